@@ -1,0 +1,114 @@
+//! `tools/list` and `tools/call`: their params and results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::Content;
+use crate::jsonrpc::JsonObject;
+use crate::tool::Tool;
+use crate::version::ProtocolVersion;
+
+/// The params of `tools/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListToolsParams {
+    /// Where to continue, from a previous `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// The result of `tools/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// One page of tools.
+    pub tools: Vec<Tool>,
+    /// Present when there are more tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// The params of `tools/call`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallToolParams {
+    /// The tool to call.
+    pub name: String,
+    /// Its arguments; absent and `null` mean none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Request metadata (`progressToken`, …).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// The result of `tools/call`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// What the tool produced.
+    pub content: Vec<Content>,
+    /// Structured output matching the tool's `outputSchema` (2025-06-18 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// `true` when the tool failed; the content then says why, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl CallToolResult {
+    /// A successful result with these blocks.
+    pub fn success(content: Vec<Content>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+
+    /// A tool error whose text is shown to the model.
+    pub fn error_text(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![Content::text(text)], is_error: Some(true), ..Default::default() }
+    }
+
+    /// This result as `version` knows it: structured content and resource
+    /// links are dropped before 2025-06-18 (the text mirror stays), and audio
+    /// before 2025-03-26 becomes a text note, so the client reads every block.
+    pub fn for_version(mut self, version: ProtocolVersion) -> CallToolResult {
+        if !version.has_structured_output() {
+            self.structured_content = None;
+            self.meta = None;
+            self.content.retain(|c| !matches!(c, Content::ResourceLink(_)));
+        }
+        if !version.has_audio() {
+            for block in &mut self.content {
+                if let Content::Audio(audio) = block {
+                    *block =
+                        Content::text(format!("[audio omitted: {} is not supported by this client]", audio.mime_type));
+                }
+            }
+        }
+        self
+    }
+
+    /// Whether this result reports a tool error.
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}
+
+/// The params of `notifications/cancelled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelledParams {
+    /// The request to cancel (optional since 2025-11-25, where tasks are
+    /// cancelled another way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<crate::jsonrpc::RequestId>,
+    /// Why, for logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}

@@ -1,0 +1,33 @@
+//! The Model Context Protocol, as data.
+//!
+//! This crate holds the protocol model that the rest of the project builds
+//! on and that has no async runtime in it: JSON-RPC 2.0 envelopes
+//! ([`jsonrpc`]), the MCP types a tools server exchanges ([`lifecycle`],
+//! [`tool`], [`call`], [`content`]), the protocol versions and what each
+//! one knows ([`version`]), and the schema profiles that make generated
+//! JSON Schemas acceptable to real clients ([`schema`]).
+//!
+//! Field names follow `schema/<version>/schema.ts` of the specification.
+//! Each type holds every field any version defines; `for_version` methods
+//! drop what an older version does not know.
+
+#![cfg_attr(not(test), warn(missing_docs))]
+
+pub mod call;
+pub mod content;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod methods;
+pub mod schema;
+pub mod tool;
+pub mod version;
+
+pub use call::{CallToolParams, CallToolResult, CancelledParams, ListToolsParams, ListToolsResult};
+pub use content::{Annotations, Content, EmbeddedResource, ResourceContents, ResourceLink, TextContent};
+pub use jsonrpc::{ErrorObject, JsonObject, Message, Notification, Outcome, Request, RequestId, Response, codes};
+pub use lifecycle::{
+    ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,
+};
+pub use schema::{SchemaError, SchemaProfile};
+pub use tool::{Icon, Tool, ToolAnnotations};
+pub use version::ProtocolVersion;

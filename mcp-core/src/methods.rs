@@ -1,0 +1,18 @@
+//! Method names on the wire.
+
+/// Client → server: start a session (handshake versions).
+pub const INITIALIZE: &str = "initialize";
+/// Client → server: the handshake is complete.
+pub const INITIALIZED: &str = "notifications/initialized";
+/// Either way: are you there?
+pub const PING: &str = "ping";
+/// Client → server: list tools.
+pub const TOOLS_LIST: &str = "tools/list";
+/// Client → server: call a tool.
+pub const TOOLS_CALL: &str = "tools/call";
+/// Either way: stop working on a request.
+pub const CANCELLED: &str = "notifications/cancelled";
+/// Either way: progress of a request.
+pub const PROGRESS: &str = "notifications/progress";
+/// Server → client: the tool list changed.
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";

@@ -1,0 +1,89 @@
+//! Checks that need the whole model; one small function per rule.
+
+use std::collections::HashMap;
+
+use syn::{FnArg, Type};
+
+use crate::ast::ToolFn;
+use crate::errors::Errors;
+
+pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
+    check_fn_qualifiers(tool, errors);
+    check_no_generics(tool, errors);
+    check_no_impl_trait_params(tool, errors);
+    check_tool_name(tool, errors);
+    check_unique_param_names(tool, errors);
+}
+
+/// A tool is called by the runtime through a plain (safe, Rust-ABI) call.
+fn check_fn_qualifiers(tool: &ToolFn, errors: &mut Errors) {
+    let sig = &tool.item.sig;
+    if let Some(t) = &sig.constness {
+        errors.spanned(t, "`#[tool]` functions cannot be `const`; remove `const`");
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.spanned(t, "`#[tool]` functions cannot be `unsafe`: a client may call them with any arguments");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.spanned(abi, "`#[tool]` functions cannot be `extern`; remove the ABI");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, "`#[tool]` functions cannot be variadic");
+    }
+}
+
+/// The schema is computed for concrete types; a generic tool has none.
+fn check_no_generics(tool: &ToolFn, errors: &mut Errors) {
+    let generics = &tool.item.sig.generics;
+    if !generics.params.is_empty() {
+        errors.spanned(
+            &generics.params,
+            "`#[tool]` does not support generic functions: the input schema needs concrete parameter types",
+        );
+    } else if let Some(w) = &generics.where_clause {
+        errors.spanned(w, "`#[tool]` does not support `where` clauses: the input schema needs concrete types");
+    }
+}
+
+/// `impl Trait` in argument position is a hidden generic.
+fn check_no_impl_trait_params(tool: &ToolFn, errors: &mut Errors) {
+    for input in &tool.item.sig.inputs {
+        if let FnArg::Typed(t) = input
+            && let Type::ImplTrait(it) = &*t.ty
+        {
+            errors.spanned(
+                it,
+                "`impl Trait` parameters are generic; a tool parameter needs a concrete type such as `String`",
+            );
+        }
+    }
+}
+
+/// SEP-986: 1–128 characters from `A-Za-z0-9_.-`. Clients reject others.
+fn check_tool_name(tool: &ToolFn, errors: &mut Errors) {
+    let name = &tool.name;
+    let valid_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if name.is_empty() || name.len() > 128 || !valid_chars {
+        let hint = if tool.attr.name.is_some() { "" } else { "; set one with `#[tool(name = \"…\")]`" };
+        errors.push(syn::Error::new(
+            tool.name_span,
+            format_args!("tool name `{name}` is invalid: use 1–128 characters from `A-Za-z0-9_.-`{hint}"),
+        ));
+    }
+}
+
+/// Two parameters cannot fill one JSON argument.
+fn check_unique_param_names(tool: &ToolFn, errors: &mut Errors) {
+    let mut seen = HashMap::new();
+    for p in &tool.params {
+        if seen.insert(p.name.as_str(), ()).is_some() {
+            errors.push(syn::Error::new(
+                p.name_span,
+                format_args!(
+                    "two parameters are named `{}` in the input schema; rename one with `#[arg(rename = \"…\")]`",
+                    p.name
+                ),
+            ));
+        }
+    }
+}

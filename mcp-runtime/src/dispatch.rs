@@ -1,0 +1,221 @@
+//! The protocol state of one connection (the handshake era) and what each
+//! incoming message asks for. Transport-agnostic: it never reads or writes.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt;
+use mcp_core::{
+    CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, ErrorObject, Implementation, InitializeParams,
+    InitializeResult, JsonObject, ListToolsParams, Message, Notification, ProtocolVersion, Request, RequestId,
+    Response, ServerCapabilities, ToolsCapability, methods,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tracing::Instrument;
+
+use crate::param::ToolCall;
+use crate::registry::ToolSet;
+use crate::tool::BoxFuture;
+
+/// What a server is, shared by all its connections.
+pub(crate) struct Shared {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools: ToolSet,
+    pub(crate) page_size: Option<usize>,
+}
+
+/// What the handshake settled.
+#[derive(Debug)]
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    #[allow(dead_code)] // read by the context extractors of a later change
+    pub(crate) client_info: Implementation,
+    #[allow(dead_code)] // likewise
+    pub(crate) capabilities: ClientCapabilities,
+}
+
+/// What the connection must do for one incoming message.
+pub(crate) enum Action {
+    /// Nothing (a notification, or a response to us).
+    None,
+    /// Send this response now.
+    Reply(Response),
+    /// Run this call as its own task and send its response when done.
+    Call(RequestId, BoxFuture<'static, Response>),
+    /// Stop the call with this id, if it is still running.
+    Cancel(RequestId),
+}
+
+/// One connection's protocol state.
+pub(crate) struct Session {
+    shared: Arc<Shared>,
+    negotiated: OnceLock<Negotiated>,
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        Session { shared, negotiated: OnceLock::new() }
+    }
+
+    pub(crate) fn handle(&self, message: Message) -> Action {
+        match message {
+            Message::Request(request) => self.request(request),
+            Message::Notification(notification) => self.notification(notification),
+            // We send no requests yet, so there is nothing to match a response to.
+            Message::Response(response) => {
+                tracing::debug!(id = ?response.id, "ignoring a response to a request this server did not send");
+                Action::None
+            }
+        }
+    }
+
+    fn request(&self, request: Request) -> Action {
+        let Request { id, method, params, .. } = request;
+        let reply = |outcome: Result<Value, ErrorObject>| {
+            Action::Reply(match outcome {
+                Ok(result) => Response::result(id.clone(), result),
+                Err(error) => Response::error(Some(id.clone()), error),
+            })
+        };
+        match method.as_str() {
+            methods::INITIALIZE => reply(self.initialize(params)),
+            methods::PING => reply(Ok(json!({}))),
+            _ => {
+                let Some(negotiated) = self.negotiated.get() else {
+                    return reply(Err(ErrorObject::invalid_request(format!(
+                        "`{method}` before `initialize`: the client must send `initialize` first"
+                    ))));
+                };
+                match method.as_str() {
+                    methods::TOOLS_LIST => reply(self.list_tools(params, negotiated.version)),
+                    methods::TOOLS_CALL => match self.call_tool(id.clone(), params, negotiated.version) {
+                        Ok(future) => Action::Call(id, future),
+                        Err(error) => reply(Err(error)),
+                    },
+                    _ => reply(Err(ErrorObject::method_not_found(&method))),
+                }
+            }
+        }
+    }
+
+    fn notification(&self, notification: Notification) -> Action {
+        match notification.method.as_str() {
+            methods::INITIALIZED => Action::None,
+            methods::CANCELLED => match parse::<CancelledParams>(notification.params) {
+                Ok(CancelledParams { request_id: Some(id), reason }) => {
+                    tracing::debug!(%id, ?reason, "client cancelled a request");
+                    Action::Cancel(id)
+                }
+                Ok(_) => Action::None,
+                Err(error) => {
+                    tracing::warn!(%error, "ignoring a malformed `notifications/cancelled`");
+                    Action::None
+                }
+            },
+            other => {
+                tracing::debug!(method = other, "ignoring an unknown notification");
+                Action::None
+            }
+        }
+    }
+
+    fn initialize(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+        let params: InitializeParams = parse(params)?;
+        let version = ProtocolVersion::negotiate(&params.protocol_version);
+        let negotiated = Negotiated { version, client_info: params.client_info, capabilities: params.capabilities };
+        tracing::info!(
+            client = %negotiated.client_info.name,
+            client_version = %negotiated.client_info.version,
+            requested = %params.protocol_version,
+            protocol = %version,
+            "client connected"
+        );
+        self.negotiated
+            .set(negotiated)
+            .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
+        let result = InitializeResult {
+            protocol_version: version,
+            capabilities: ServerCapabilities {
+                tools: Some(ToolsCapability { list_changed: Some(false) }),
+                ..Default::default()
+            },
+            server_info: self.shared.info.for_version(version),
+            instructions: self.shared.instructions.clone(),
+            meta: None,
+        };
+        Ok(serde_json::to_value(result).expect("an initialize result is JSON"))
+    }
+
+    fn list_tools(&self, params: Option<JsonObject>, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+        let params: ListToolsParams = parse(params)?;
+        let entries = self.shared.tools.entries();
+        let start = match params.cursor.as_deref() {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0 && n < entries.len())
+                .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?,
+        };
+        let end = self.shared.page_size.map_or(entries.len(), |size| (start + size).min(entries.len()));
+        let tools: Vec<Value> = entries[start..end].iter().map(|e| e.listed(version).clone()).collect();
+        let mut result = Map::new();
+        result.insert("tools".into(), Value::Array(tools));
+        if end < entries.len() {
+            result.insert("nextCursor".into(), Value::String(end.to_string()));
+        }
+        Ok(Value::Object(result))
+    }
+
+    fn call_tool(
+        &self,
+        id: RequestId,
+        params: Option<JsonObject>,
+        version: ProtocolVersion,
+    ) -> Result<BoxFuture<'static, Response>, ErrorObject> {
+        let params: CallToolParams = parse(params)?;
+        let entry = self
+            .shared
+            .tools
+            .get(&params.name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
+        let call = ToolCall {
+            arguments: params.arguments.unwrap_or_default(),
+            request_id: id.clone(),
+            meta: params.meta,
+            protocol_version: version,
+        };
+        let future = entry.handler.call(call);
+        let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
+        Ok(Box::pin(
+            async move {
+                let result = match AssertUnwindSafe(future).catch_unwind().await {
+                    Ok(result) => result,
+                    Err(panic) => {
+                        let message = panic_message(&panic);
+                        tracing::error!(panic = message, "tool panicked (reported to the client as an internal error)");
+                        CallToolResult::error_text("internal error")
+                    }
+                };
+                let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
+                Response::result(id, result)
+            }
+            .instrument(span),
+        ))
+    }
+}
+
+/// Parse `params` into `T`; absent params read as `{}`.
+fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
+    serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload")
+}

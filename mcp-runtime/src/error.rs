@@ -1,0 +1,73 @@
+//! Errors that stop a server from starting or serving. (Failures of a
+//! single request never do: they become JSON-RPC errors or `isError`
+//! results.)
+
+use std::fmt;
+use std::io;
+
+/// Why a server could not start or stopped serving.
+#[non_exhaustive]
+pub enum Error {
+    /// Two tools share a name; a client could reach only one of them.
+    DuplicateTool {
+        /// The shared name.
+        name: String,
+        /// The Rust item of the first tool.
+        first: String,
+        /// The Rust item of the second tool.
+        second: String,
+    },
+    /// A tool's input schema cannot be shaped by the server's profile.
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What is wrong with the schema.
+        source: mcp_core::SchemaError,
+    },
+    /// Reading or writing the transport failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::DuplicateTool { name, first, second } if first == second => {
+                write!(f, "tool `{name}` (`{first}`) is registered twice; register each tool once")
+            }
+            Error::DuplicateTool { name, first, second } => write!(
+                f,
+                "two tools are named `{name}`: `{first}` and `{second}`; rename one with `#[tool(name = \"…\")]`"
+            ),
+            Error::Schema { tool, rust_path, source } => {
+                write!(f, "tool `{tool}` (`{rust_path}`) has an unusable input schema: {source}")
+            }
+            Error::Io(e) => write!(f, "transport error: {e}"),
+        }
+    }
+}
+
+/// The same as `Display`, so `fn main() -> Result<(), mcp_runtime::Error>`
+/// prints a readable message.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Schema { source, .. } => Some(source),
+            Error::Io(e) => Some(e),
+            Error::DuplicateTool { .. } => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::Io(e)
+    }
+}

@@ -1,0 +1,67 @@
+//! Write MCP servers from plain Rust functions.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Add two numbers.
+//! #[tool]
+//! async fn add(
+//!     /// The left operand
+//!     a: f64,
+//!     /// The right operand
+//!     b: f64,
+//! ) -> f64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_runtime::Error> {
+//!     Server::new("adder", "1.0.0").serve_stdio().await
+//! }
+//! ```
+//!
+//! [`#[tool]`](macro@tool) turns a function and its doc comments into a tool
+//! whose input schema comes from the parameter types (via schemars), shaped
+//! so every client accepts it. [`Server::new`] finds every `#[tool]` in the
+//! binary; [`Server::empty`] with [`Server::tool`] picks a subset. Failures
+//! of one request never stop the server: protocol mistakes get JSON-RPC
+//! errors, tool failures and bad arguments get `isError` results the model
+//! can act on.
+
+mod dispatch;
+mod error;
+pub mod logging;
+mod param;
+mod registry;
+mod result;
+mod server;
+mod tool;
+pub mod transport;
+
+pub use error::Error;
+/// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
+pub use mcp_core as protocol;
+pub use mcp_core::{CallToolResult, Content, SchemaProfile};
+pub use mcp_macros::tool;
+pub use param::{ArgumentError, ToolCall, ToolParam, ViaArgument};
+pub use result::{IntoToolResult, ToolError};
+pub use server::Server;
+pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
+pub use transport::memory::InMemoryClient;
+
+/// What a tool author needs, in one import.
+pub mod prelude {
+    pub use crate::{CallToolResult, Content, IntoToolResult, Server, ToolError, tool};
+}
+
+// Used by generated code. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::param::{ArgumentErrors, ToolCall, ToolParam};
+    pub use crate::result::IntoToolResult;
+    pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
+    pub use ::core::option::Option::{None, Some};
+    pub use ::std::boxed::Box;
+    pub use inventory;
+    pub use mcp_core::CallToolResult;
+}

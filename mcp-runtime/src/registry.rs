@@ -1,0 +1,72 @@
+//! A server's tools, built once: names checked for duplicates, schemas
+//! shaped, and each definition projected for every protocol version, so
+//! no request recomputes any of it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_core::{ProtocolVersion, SchemaProfile};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::tool::{Tool, ToolDefinition, shape};
+
+/// One registered tool.
+pub(crate) struct Entry {
+    pub(crate) handler: Arc<dyn Tool>,
+    pub(crate) definition: ToolDefinition,
+    /// The definition as JSON, per protocol version (indexed like
+    /// `ProtocolVersion::ALL`).
+    listed: Vec<Value>,
+}
+
+impl Entry {
+    pub(crate) fn listed(&self, version: ProtocolVersion) -> &Value {
+        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+        &self.listed[index]
+    }
+}
+
+/// The tools of one server, sorted by name (so `tools/list` is the same on
+/// every connection and every run).
+pub(crate) struct ToolSet {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+}
+
+impl ToolSet {
+    pub(crate) fn build(handlers: Vec<Arc<dyn Tool>>, profile: SchemaProfile) -> Result<ToolSet, Error> {
+        let mut entries = Vec::with_capacity(handlers.len());
+        for handler in handlers {
+            let raw = handler.definition();
+            let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
+            let definition = shape(raw, profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
+            let listed = ProtocolVersion::ALL
+                .iter()
+                .map(|v| serde_json::to_value(definition.tool.for_version(*v)).expect("a tool definition is JSON"))
+                .collect();
+            entries.push(Entry { handler, definition, listed });
+        }
+        entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));
+        for pair in entries.windows(2) {
+            let (a, b) = (&pair[0].definition, &pair[1].definition);
+            if a.tool.name == b.tool.name {
+                let (mut first, mut second) = (a.rust_path.clone(), b.rust_path.clone());
+                if first > second {
+                    std::mem::swap(&mut first, &mut second);
+                }
+                return Err(Error::DuplicateTool { name: a.tool.name.clone(), first, second });
+            }
+        }
+        let index = entries.iter().enumerate().map(|(i, e)| (e.definition.tool.name.clone(), i)).collect();
+        Ok(ToolSet { entries, index })
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+}

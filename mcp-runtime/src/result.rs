@@ -1,0 +1,178 @@
+//! What a tool returns: [`IntoToolResult`] turns it into a `CallToolResult`,
+//! and [`ToolError`] is the failure whose text the model may see.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use mcp_core::{CallToolResult, Content};
+
+/// A value a `#[tool]` function can return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "not a tool result",
+    note = "a tool returns text (`String`, `&str`, numbers, `bool`, `char`), `()`, `Content`, `Vec<Content>`, `CallToolResult`, or a `Result<T, E>` of those whose error converts into `ToolError`"
+)]
+pub trait IntoToolResult {
+    /// The result sent to the client.
+    fn into_tool_result(self) -> CallToolResult;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+/// No output: an empty, successful result.
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(Vec::new())
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> CallToolResult {
+        Content::text(self).into_tool_result()
+    }
+}
+
+impl IntoToolResult for &str {
+    fn into_tool_result(self) -> CallToolResult {
+        Content::text(self).into_tool_result()
+    }
+}
+
+impl IntoToolResult for Cow<'_, str> {
+    fn into_tool_result(self) -> CallToolResult {
+        Content::text(self).into_tool_result()
+    }
+}
+
+macro_rules! display_as_text {
+    ($($t:ty)*) => {$(
+        /// The value as text.
+        impl IntoToolResult for $t {
+            fn into_tool_result(self) -> CallToolResult {
+                Content::text(self.to_string()).into_tool_result()
+            }
+        }
+    )*};
+}
+
+display_as_text!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 bool char);
+
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(error) => error.into().into_tool_result(),
+        }
+    }
+}
+
+/// A tool failure, reported to the client as a result with `isError: true`.
+///
+/// [`ToolError::new`] makes an error whose message the model sees (say what
+/// went wrong and how to fix it). Any other error converts with `?` into an
+/// *internal* error: the client sees only "internal error", and the full
+/// error is logged on stderr, so internals never leak.
+pub struct ToolError {
+    message: String,
+    internal: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ToolError {
+    /// An error whose message is shown to the client.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), internal: None }
+    }
+
+    /// An error whose details are logged but never shown to the client.
+    pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ToolError { message: "internal error".into(), internal: Some(error.into()) }
+    }
+
+    /// What the client sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the details are hidden from the client.
+    pub fn is_internal(&self) -> bool {
+        self.internal.is_some()
+    }
+}
+
+impl IntoToolResult for ToolError {
+    fn into_tool_result(self) -> CallToolResult {
+        if let Some(error) = &self.internal {
+            tracing::error!(error = %error, details = ?error, "tool failed with an internal error (masked for the client)");
+        }
+        CallToolResult::error_text(self.message)
+    }
+}
+
+/// Any error converts with `?`, as an internal (masked) error. `ToolError`
+/// deliberately does not implement `std::error::Error`, which is what makes
+/// this blanket conversion possible.
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::internal(error)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.internal {
+            Some(e) => write!(f, "internal error: {e}"),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolError").field("message", &self.message).field("internal", &self.internal).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(r: &CallToolResult) -> &str {
+        r.content[0].as_text().unwrap()
+    }
+
+    #[test]
+    fn values_become_text() {
+        assert_eq!(text(&8.0_f64.into_tool_result()), "8");
+        assert_eq!(text(&"hi".into_tool_result()), "hi");
+        assert!(().into_tool_result().content.is_empty());
+        assert!(!42_u8.into_tool_result().is_error());
+    }
+
+    #[test]
+    fn public_errors_show_and_others_are_masked() {
+        let r: Result<String, ToolError> = Err(ToolError::new("division by zero"));
+        let r = r.into_tool_result();
+        assert!(r.is_error());
+        assert_eq!(text(&r), "division by zero");
+        let io: Result<String, std::io::Error> = Err(std::io::Error::other("secret path /etc/x"));
+        let r = io.into_tool_result();
+        assert!(r.is_error());
+        assert_eq!(text(&r), "internal error");
+    }
+}

@@ -1,0 +1,171 @@
+//! The server builder: what a server offers, and how it is served.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::{Implementation, SchemaProfile};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::dispatch::Shared;
+use crate::error::Error;
+use crate::registry::ToolSet;
+use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
+use crate::transport::connection::{self, Limits};
+use crate::transport::memory::InMemoryClient;
+use crate::transport::stdio;
+use crate::{ToolCall, logging};
+
+/// An MCP server: its identity, its tools and its limits.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), mcp_runtime::Error> {
+/// mcp_runtime::Server::new("calculator", "1.0.0").serve_stdio().await
+/// # }
+/// ```
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn Tool>>,
+    profile: SchemaProfile,
+    page_size: Option<usize>,
+    limits: Limits,
+}
+
+impl Server {
+    /// A server offering every `#[tool]` in the binary.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let mut server = Server::empty(name, version);
+        server.tools.extend(collected().map(|tool| Arc::new(Collected(tool)) as Arc<dyn Tool>));
+        server
+    }
+
+    /// A server offering only the tools added with [`tool`](Self::tool):
+    /// for two servers in one binary, or where link-time collection is not
+    /// available.
+    pub fn empty(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            profile: SchemaProfile::default(),
+            page_size: None,
+            limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
+        }
+    }
+
+    /// Add a tool: `server.tool(add::Tool)` for a `#[tool] fn add`.
+    pub fn tool(mut self, tool: impl Tool) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// A display title for the server (sent to 2025-06-18 clients and later).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Instructions for the model on how to use this server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// How input schemas are shaped: [`SchemaProfile::Portable`] (the
+    /// default) or [`SchemaProfile::Strict`].
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Send `tools/list` in pages of `size` tools (at least 1); by default
+    /// every tool comes in one page.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// The largest message accepted, in bytes (16 MiB by default). A longer
+    /// line is answered with an error and skipped.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.limits.max_message_size = bytes;
+        self
+    }
+
+    /// How long running calls may go on after the client closes its input
+    /// (5 s by default); calls still running then are cancelled.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.limits.shutdown_grace = grace;
+        self
+    }
+
+    /// The tool definitions as clients of the newest protocol version see
+    /// them, in `tools/list` order. This is also the start-up check
+    /// (duplicate names, unusable schemas): call it in a test.
+    pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
+        let tools = ToolSet::build(self.tools.clone(), self.profile)?;
+        Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
+    }
+
+    /// Serve one client on stdin/stdout until stdin closes. Stdout is
+    /// reserved for the protocol from this call on (stray prints, including
+    /// those of child processes, go to stderr; anything printed *before* this
+    /// call has already reached the client, so print banners with
+    /// `eprintln!`), logs go to stderr, and on EOF running calls finish and
+    /// every response is flushed.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        logging::init_stderr();
+        let (shared, limits) = self.build()?;
+        let (stdin, stdout) = stdio::streams(&shared.info.name)?;
+        tracing::info!(
+            server = %shared.info.name,
+            version = %shared.info.version,
+            tools = shared.tools.entries().len(),
+            "serving MCP over stdio"
+        );
+        connection::serve(shared, stdin, stdout, limits).await?;
+        Ok(())
+    }
+
+    /// Serve one client over any byte stream of newline-delimited JSON-RPC.
+    pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (shared, limits) = self.build()?;
+        connection::serve(shared, reader, writer, limits).await?;
+        Ok(())
+    }
+
+    /// Start serving in a background task and return a client connected to
+    /// it in memory. Must be called inside a Tokio runtime.
+    pub fn connect_in_memory(self) -> Result<InMemoryClient, Error> {
+        let (shared, limits) = self.build()?;
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let task = tokio::spawn(async move {
+            let (reader, writer) = tokio::io::split(server);
+            connection::serve(shared, reader, writer, limits).await
+        });
+        Ok(InMemoryClient::new(client, task))
+    }
+
+    fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
+        let tools = ToolSet::build(self.tools, self.profile)?;
+        let shared = Shared { info: self.info, instructions: self.instructions, tools, page_size: self.page_size };
+        Ok((Arc::new(shared), self.limits))
+    }
+}
+
+/// A tool found by link-time collection.
+struct Collected(&'static dyn Tool);
+
+impl Tool for Collected {
+    fn definition(&self) -> ToolDefinition {
+        self.0.definition()
+    }
+
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, mcp_core::CallToolResult> {
+        self.0.call(call)
+    }
+}

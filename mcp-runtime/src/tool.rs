@@ -1,0 +1,196 @@
+//! The `Tool` trait that `#[tool]` implements, the builder its expansion
+//! uses to describe a tool, and the link-time registration slot.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use mcp_core::schema::SchemaProfile;
+use mcp_core::{CallToolResult, JsonObject, ToolAnnotations};
+use schemars::JsonSchema;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde_json::{Map, Value};
+
+use crate::param::ToolCall;
+
+/// A boxed, sendable future, as tools return them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A tool: its definition and how to call it.
+///
+/// `#[tool]` implements this for the companion type it generates
+/// (`add::Tool` for `fn add`). Implement it by hand for tools whose shape is
+/// only known at run time.
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's definition. Called once, when a server is built.
+    fn definition(&self) -> ToolDefinition;
+
+    /// Run the tool. Argument failures are part of the result (`isError`),
+    /// so a model can correct itself.
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
+}
+
+/// A tool's definition before a server shapes its schema, plus where it
+/// came from (for error messages such as duplicate names).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDefinition {
+    /// The protocol definition; `input_schema` is full JSON Schema 2020-12,
+    /// shaped by the server's [`SchemaProfile`] when it is registered.
+    pub tool: mcp_core::Tool,
+    /// The Rust item the tool is made from, e.g. `calculator::add`.
+    pub rust_path: String,
+}
+
+/// Builds a [`ToolDefinition`] from a function's name, docs and parameter
+/// types. Used by `#[tool]` expansions; hand-written tools may use it too.
+pub struct ToolBuilder {
+    tool: mcp_core::Tool,
+    rust_path: String,
+    annotations: ToolAnnotations,
+    generator: SchemaGenerator,
+    properties: JsonObject,
+    required: Vec<Value>,
+}
+
+impl ToolBuilder {
+    /// Start a tool named `name`, made from `fn_name` in `module_path`.
+    pub fn new(name: &str, module_path: &str, fn_name: &str) -> Self {
+        ToolBuilder {
+            tool: mcp_core::Tool::new(name, JsonObject::new()),
+            rust_path: format!("{module_path}::{fn_name}"),
+            annotations: ToolAnnotations::default(),
+            generator: SchemaSettings::draft2020_12().into_generator(),
+            properties: JsonObject::new(),
+            required: Vec::new(),
+        }
+    }
+
+    /// The description; surrounding blank lines are trimmed, and an empty
+    /// text counts as none.
+    pub fn description(&mut self, description: Option<&str>) -> &mut Self {
+        self.tool.description = description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned);
+        self
+    }
+
+    /// The display title. Without one, a title is derived from the name
+    /// (`text_analyzer` → "Text Analyzer"), since some clients drop tools
+    /// that have none.
+    pub fn title(&mut self, title: Option<&str>) -> &mut Self {
+        self.tool.title = title.map(str::to_owned);
+        self
+    }
+
+    /// The `readOnlyHint`.
+    pub fn read_only(&mut self, hint: bool) -> &mut Self {
+        self.annotations.read_only_hint = Some(hint);
+        self
+    }
+
+    /// The `destructiveHint`.
+    pub fn destructive(&mut self, hint: bool) -> &mut Self {
+        self.annotations.destructive_hint = Some(hint);
+        self
+    }
+
+    /// The `idempotentHint`.
+    pub fn idempotent(&mut self, hint: bool) -> &mut Self {
+        self.annotations.idempotent_hint = Some(hint);
+        self
+    }
+
+    /// The `openWorldHint`.
+    pub fn open_world(&mut self, hint: bool) -> &mut Self {
+        self.annotations.open_world_hint = Some(hint);
+        self
+    }
+
+    /// Add a JSON argument of type `T`.
+    pub fn argument<T: JsonSchema>(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
+        let mut schema = match Value::from(self.generator.subschema_for::<T>()) {
+            Value::Object(map) => map,
+            // `true` (any value, e.g. `serde_json::Value`) as an object, so
+            // it can carry a description.
+            _ => Map::new(),
+        };
+        if let Some(description) = description.map(str::trim).filter(|d| !d.is_empty()) {
+            schema.insert("description".into(), description.into());
+        }
+        self.properties.insert(name.to_owned(), Value::Object(schema));
+        if required {
+            self.required.push(name.into());
+        }
+        self
+    }
+
+    /// The finished definition, with a raw 2020-12 input schema.
+    pub fn build(mut self) -> ToolDefinition {
+        let mut schema = JsonObject::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), Value::Object(self.properties));
+        if !self.required.is_empty() {
+            schema.insert("required".into(), Value::Array(self.required));
+        }
+        let definitions = self.generator.take_definitions(true);
+        if !definitions.is_empty() {
+            schema.insert("$defs".into(), Value::Object(definitions));
+        }
+        self.tool.input_schema = schema;
+        if self.tool.title.is_none() {
+            self.tool.title = Some(title_from_name(&self.tool.name));
+        }
+        if !self.annotations.is_empty() {
+            self.tool.annotations = Some(self.annotations);
+        }
+        ToolDefinition { tool: self.tool, rust_path: self.rust_path }
+    }
+}
+
+/// `text_analyzer` → "Text Analyzer".
+fn title_from_name(name: &str) -> String {
+    name.split(['_', '-', '.'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+            first + chars.as_str()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One tool in the link-time collection. `#[tool]` submits one per tool.
+pub struct Registration {
+    pub(crate) tool: &'static dyn Tool,
+}
+
+impl Registration {
+    /// A registration of `tool`.
+    pub const fn new(tool: &'static dyn Tool) -> Self {
+        Registration { tool }
+    }
+}
+
+inventory::collect!(Registration);
+
+/// Every tool registered with `#[tool]` anywhere in the binary.
+pub(crate) fn collected() -> impl Iterator<Item = &'static dyn Tool> {
+    inventory::iter::<Registration>.into_iter().map(|r| r.tool)
+}
+
+/// Shape a definition's input schema with `profile`.
+pub(crate) fn shape(mut def: ToolDefinition, profile: SchemaProfile) -> Result<ToolDefinition, mcp_core::SchemaError> {
+    let raw = std::mem::take(&mut def.tool.input_schema);
+    def.tool.input_schema = mcp_core::schema::input_schema(profile, Value::Object(raw))?;
+    Ok(def)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_derived_from_names() {
+        assert_eq!(title_from_name("text_analyzer"), "Text Analyzer");
+        assert_eq!(title_from_name("get-user.v2"), "Get User V2");
+        assert_eq!(title_from_name("add"), "Add");
+    }
+}

@@ -1,0 +1,155 @@
+//! Serve one connection over a byte stream of newline-delimited JSON-RPC:
+//! read, dispatch, run each tool call as its own task, write.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::{ErrorObject, Message, RequestId, Response};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, JoinSet};
+
+use super::lines::{Line, read_line, write_lines};
+use crate::dispatch::{Action, Session, Shared};
+
+/// Limits of one connection.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) max_message_size: usize,
+    pub(crate) shutdown_grace: Duration,
+}
+
+/// Serve until the peer closes its side (or the output breaks), then let
+/// running calls finish within the grace period and flush every response.
+pub(crate) async fn serve<R, W>(shared: Arc<Shared>, reader: R, writer: W, limits: Limits) -> io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, queue) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_lines(writer, queue));
+    let session = Session::new(shared);
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut line = Vec::new();
+    let mut calls = JoinSet::new();
+    let mut running: HashMap<RequestId, AbortHandle> = HashMap::new();
+
+    loop {
+        let read = read_line(&mut reader, &mut line, limits.max_message_size).await;
+        // Forget calls that have finished so their ids are free again.
+        while let Some(done) = calls.try_join_next() {
+            if let Ok(id) = done {
+                running.remove(&id);
+            }
+        }
+        let parsed = match read {
+            Ok(Line::Message) => parse_line(&line),
+            Ok(Line::TooLong(size)) => Parsed::Reply(Response::error(
+                None,
+                ErrorObject::invalid_request(format!(
+                    "message of {size} bytes exceeds the limit of {} bytes",
+                    limits.max_message_size
+                )),
+            )),
+            Ok(Line::Eof) => break,
+            Err(e) => {
+                tracing::error!(error = %e, "reading the transport failed");
+                break;
+            }
+        };
+        let message = match parsed {
+            Parsed::Message(message) => message,
+            Parsed::Blank => continue,
+            Parsed::Reply(response) => {
+                send(&out, &response);
+                continue;
+            }
+        };
+        match session.handle(message) {
+            Action::None => {}
+            Action::Reply(response) => send(&out, &response),
+            Action::Call(id, future) => {
+                if running.contains_key(&id) {
+                    let error =
+                        ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
+                    send(&out, &Response::error(Some(id), error));
+                    continue;
+                }
+                let out = out.clone();
+                let task_id = id.clone();
+                let handle = calls.spawn(async move {
+                    send(&out, &future.await);
+                    task_id
+                });
+                running.insert(id, handle);
+            }
+            Action::Cancel(id) => {
+                // Dropping the future stops the tool at its next `.await`;
+                // the spec sends no response for a cancelled request.
+                if let Some(handle) = running.remove(&id) {
+                    handle.abort();
+                }
+            }
+        }
+        if out.is_closed() {
+            break;
+        }
+    }
+
+    if !calls.is_empty() {
+        let drained =
+            tokio::time::timeout(limits.shutdown_grace, async { while calls.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!(
+                running = calls.len(),
+                grace = ?limits.shutdown_grace,
+                "input closed; cancelling calls still running after the grace period"
+            );
+            calls.shutdown().await;
+        }
+    }
+    drop(out);
+    match writer.await {
+        Ok(result) => result,
+        Err(e) => Err(io::Error::other(e)),
+    }
+}
+
+/// What one line holds.
+enum Parsed {
+    Message(Message),
+    /// A blank line, ignored.
+    Blank,
+    /// Not a message: the error response it deserves.
+    Reply(Response),
+}
+
+fn parse_line(line: &[u8]) -> Parsed {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Parsed::Blank;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) => return Parsed::Reply(Response::error(None, ErrorObject::parse_error(e))),
+    };
+    if value.is_array() {
+        let error = ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per line");
+        return Parsed::Reply(Response::error(None, error));
+    }
+    match Message::from_value(value) {
+        Ok(message) => Parsed::Message(message),
+        Err(invalid) => Parsed::Reply(invalid.into_response()),
+    }
+}
+
+fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl Serialize) {
+    match serde_json::to_vec(message) {
+        // A closed queue means the output is gone; the read loop notices.
+        Ok(bytes) => drop(out.send(bytes)),
+        Err(e) => tracing::error!(error = %e, "a response could not be serialized"),
+    }
+}

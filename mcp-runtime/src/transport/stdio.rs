@@ -1,0 +1,41 @@
+//! The stdio transport: JSON-RPC on stdin/stdout, with stdout reserved for
+//! the protocol so that a stray `println!` cannot corrupt the stream.
+
+use std::io::{self, IsTerminal, Write};
+use std::pin::Pin;
+
+use tokio::io::AsyncWrite;
+
+/// Where protocol messages are written.
+pub(crate) type ProtocolOut = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// Take stdout for the protocol and return (stdin, protocol output).
+///
+/// On Unix the real stdout is duplicated for the protocol (close-on-exec,
+/// so child processes cannot write to it), and fd 1 is pointed at stderr:
+/// from then on `println!`, `print!` and any library writing to stdout land
+/// on stderr, where clients show logs, instead of breaking the protocol.
+pub(crate) fn streams(server_name: &str) -> io::Result<(tokio::io::Stdin, ProtocolOut)> {
+    if io::stdin().is_terminal() {
+        eprintln!(
+            "{server_name} is an MCP server speaking JSON-RPC on stdin/stdout: start it from an MCP client \
+             (e.g. `npx @modelcontextprotocol/inspector <this command>`), or type JSON-RPC lines here; Ctrl-D ends it."
+        );
+    }
+    Ok((tokio::io::stdin(), protocol_out()?))
+}
+
+#[cfg(unix)]
+fn protocol_out() -> io::Result<ProtocolOut> {
+    use std::os::fd::AsFd;
+
+    io::stdout().flush()?;
+    let protocol = rustix::io::fcntl_dupfd_cloexec(io::stdout().as_fd(), 0)?;
+    rustix::stdio::dup2_stdout(io::stderr().as_fd())?;
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(protocol))))
+}
+
+#[cfg(not(unix))]
+fn protocol_out() -> io::Result<ProtocolOut> {
+    Ok(Box::pin(tokio::io::stdout()))
+}

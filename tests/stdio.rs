@@ -1,0 +1,195 @@
+//! End to end over real pipes: spawn the built example servers and speak
+//! JSON-RPC to them as a client would, checking every line they print.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Lines<BufReader<ChildStdout>>,
+}
+
+impl Process {
+    fn spawn(path: &Path) -> Process {
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawning {}: {e}", path.display()));
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        Process { child, stdin, stdout }
+    }
+
+    async fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_line(&message.to_string()).await;
+    }
+
+    /// The next stdout line, which must be a JSON-RPC 2.0 message.
+    async fn recv(&mut self) -> Option<Value> {
+        let line =
+            tokio::time::timeout(TIMEOUT, self.stdout.next_line()).await.expect("the server answered").unwrap()?;
+        let value: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"));
+        assert_eq!(value["jsonrpc"], "2.0", "stdout carried a non-JSON-RPC message: {line}");
+        Some(value)
+    }
+
+    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let response = self.recv().await.expect("a response");
+        assert_eq!(response["id"], id, "{response}");
+        response
+    }
+
+    async fn initialize(&mut self) -> Value {
+        let params = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "stdio-test", "version": "0"}});
+        let response = self.request(0, "initialize", params).await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        response["result"].clone()
+    }
+
+    /// Close stdin; return what is left on stdout, the exit code and stderr.
+    async fn finish(mut self) -> (Vec<Value>, i32, String) {
+        drop(self.stdin.take());
+        let mut rest = Vec::new();
+        while let Some(message) = self.recv().await {
+            rest.push(message);
+        }
+        let status = tokio::time::timeout(TIMEOUT, self.child.wait()).await.expect("the server exited").unwrap();
+        let mut stderr = String::new();
+        self.child.stderr.take().unwrap().read_to_string(&mut stderr).await.unwrap();
+        (rest, status.code().expect("an exit code"), stderr)
+    }
+}
+
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {response}"))
+}
+
+#[tokio::test]
+async fn calculator_example_serves_a_client_over_stdio() {
+    let mut server = Process::spawn(&common::example("calculator"));
+    let init = server.initialize().await;
+    assert_eq!(init["protocolVersion"], "2025-06-18");
+    assert_eq!(init["serverInfo"]["name"], "calculator");
+    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": false}));
+
+    let list = server.request(1, "tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["calculator", "text_analyzer"]);
+    let calculator = &tools[0];
+    assert_eq!(calculator["description"], "Perform basic arithmetic on two numbers.");
+    assert_eq!(
+        calculator["inputSchema"],
+        json!({"type": "object", "properties": {
+            "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"],
+                          "description": "Which operation to apply"},
+            "a": {"type": "number", "description": "The first operand"},
+            "b": {"type": "number", "description": "The second operand"}
+        }, "required": ["operation", "a", "b"]})
+    );
+    assert_eq!(tools[1]["inputSchema"]["properties"]["text"]["description"], "The text to analyze");
+
+    let call = |id, name: &str, arguments: Value| (id, json!({"name": name, "arguments": arguments}));
+    for (op, expected) in [("add", "result: 8"), ("subtract", "result: -2"), ("multiply", "result: 15")] {
+        let (id, params) = call(2, "calculator", json!({"operation": op, "a": 3, "b": 5}));
+        assert_eq!(text(&server.request(id, "tools/call", params).await), expected);
+    }
+    let (id, params) = call(3, "calculator", json!({"operation": "divide", "a": 1, "b": 4}));
+    assert_eq!(text(&server.request(id, "tools/call", params).await), "result: 0.25");
+
+    let (id, params) = call(4, "calculator", json!({"operation": "divide", "a": 1, "b": 0}));
+    let response = server.request(id, "tools/call", params).await;
+    assert_eq!(response["result"]["isError"], true);
+    assert!(text(&response).contains("divide by zero"), "{response}");
+
+    let sample = "Grüße, мир 🌍\n\tand  more";
+    let (id, params) = call(5, "text_analyzer", json!({"text": sample}));
+    // 23 Unicode scalar values in 31 bytes: characters are not bytes.
+    assert_eq!((sample.chars().count(), sample.len()), (23, 31));
+    assert_eq!(text(&server.request(id, "tools/call", params).await), "characters: 23\nwords: 5");
+
+    let (id, params) = call(6, "no_such_tool", json!({}));
+    let response = server.request(id, "tools/call", params).await;
+    assert_eq!(response["error"]["code"], -32602);
+
+    server.send_line("this is not json").await;
+    let response = server.recv().await.unwrap();
+    assert_eq!((response["error"]["code"].clone(), response["id"].clone()), (json!(-32700), Value::Null));
+    let (id, params) = call(7, "calculator", json!({"operation": "add", "a": 1, "b": 1}));
+    assert_eq!(text(&server.request(id, "tools/call", params).await), "result: 2");
+
+    // A notification gets no reply: the next line answers the ping.
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}})).await;
+    assert_eq!(server.request(8, "ping", json!({})).await["result"], json!({}));
+
+    let (rest, code, stderr) = server.finish().await;
+    assert!(rest.is_empty(), "unexpected messages: {rest:?}");
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert!(stderr.contains("serving MCP over stdio"), "logs go to stderr: {stderr}");
+}
+
+#[tokio::test]
+async fn sixty_four_requests_in_flight_are_all_answered_even_after_eof() {
+    let mut server = Process::spawn(&common::example("calculator"));
+    server.initialize().await;
+    let mut batch = String::new();
+    for id in 1..=64 {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "calculator", "arguments": {"operation": "multiply", "a": id, "b": 2}}});
+        batch.push_str(&request.to_string());
+        batch.push('\n');
+    }
+    // All 64 at once, then EOF at once: every call must still be answered.
+    server.send_line(batch.trim_end()).await;
+    let (responses, code, stderr) = server.finish().await;
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert_eq!(responses.len(), 64);
+    let mut seen = HashSet::new();
+    for response in &responses {
+        let id = response["id"].as_i64().unwrap();
+        assert!(seen.insert(id), "id {id} answered twice");
+        assert_eq!(text(response), format!("result: {}", id * 2), "response for id {id}");
+    }
+    assert_eq!(seen, (1..=64).collect());
+}
+
+#[tokio::test]
+async fn stray_stdout_writes_never_reach_the_protocol_stream() {
+    let mut server = Process::spawn(Path::new(env!("CARGO_BIN_EXE_noisy-server")));
+    server.initialize().await;
+    let params = json!({"name": "noisy", "arguments": {"word": "boo"}});
+    let response = server.request(1, "tools/call", params).await;
+    assert_eq!(text(&response), "said boo (child ran: true)");
+    assert_eq!(server.request(2, "ping", json!({})).await["result"], json!({}));
+    let (rest, code, stderr) = server.finish().await;
+    assert!(rest.is_empty(), "{rest:?}");
+    assert_eq!(code, 0);
+    let strays =
+        ["stray println from a tool: boo", "stray output of a child process", "a partial line without newline"];
+    for stray in strays {
+        assert!(stderr.contains(stray), "{stray:?} should have gone to stderr: {stderr}");
+    }
+}

@@ -1,0 +1,9 @@
+use mcp_runtime::tool;
+
+#[tool]
+fn echo<T: serde::de::DeserializeOwned>(value: T) -> String {
+    let _ = value;
+    String::new()
+}
+
+fn main() {}
