@@ -101,6 +101,21 @@ fn add_again(a: f64) -> f64 {
     a
 }
 
+/// A hand-written tool that panics before it returns its future.
+struct PanicsEarly;
+
+impl mcp_runtime::Tool for PanicsEarly {
+    fn definition(&self) -> mcp_runtime::ToolDefinition {
+        let mut builder = mcp_runtime::ToolBuilder::new("panics_early", module_path!(), "PanicsEarly");
+        builder.description(Some("Panics in `call` itself.")).argument::<u8>("n", None, false);
+        builder.build()
+    }
+
+    fn call(&self, _: mcp_runtime::ToolCall) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
+        panic!("panicked before returning a future")
+    }
+}
+
 fn server() -> Server {
     Server::empty("test-server", "1.2.3")
         .title("Test Server")
@@ -325,6 +340,16 @@ async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
     assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "internal error"));
     // The server is still there.
     assert_eq!(text(&call(&mut client, "add", json!({"a": 1, "b": 1})).await), "2");
+
+    let mut client = connected(Server::empty("s", "1").tool(PanicsEarly)).await;
+    let list = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        list["result"]["tools"][0]["inputSchema"],
+        json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 255}}})
+    );
+    let result = call(&mut client, "panics_early", json!({})).await;
+    assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "internal error"));
+    assert_eq!(client.request("ping", json!({})).await.unwrap()["result"], json!({}));
 }
 
 #[tokio::test]

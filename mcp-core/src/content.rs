@@ -158,6 +158,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The text.
         text: String,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
     /// Binary contents.
     Blob {
@@ -168,5 +171,8 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// Base64-encoded data.
         blob: String,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
 }

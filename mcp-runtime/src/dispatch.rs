@@ -187,18 +187,14 @@ impl Session {
             meta: params.meta,
             protocol_version: version,
         };
-        let future = entry.handler.call(call);
+        // A hand-written tool may panic before it even returns its future;
+        // that must not unwind into the connection.
+        let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(call)))
+            .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic))));
         let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
         Ok(Box::pin(
             async move {
-                let result = match AssertUnwindSafe(future).catch_unwind().await {
-                    Ok(result) => result,
-                    Err(panic) => {
-                        let message = panic_message(&panic);
-                        tracing::error!(panic = message, "tool panicked (reported to the client as an internal error)");
-                        CallToolResult::error_text("internal error")
-                    }
-                };
+                let result = AssertUnwindSafe(future).catch_unwind().await.unwrap_or_else(|panic| panicked(&*panic));
                 let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
                 Response::result(id, result)
             }
@@ -212,10 +208,13 @@ fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObje
     serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
+/// A tool panicked: log the panic, tell the client only "internal error".
+fn panicked(panic: &(dyn std::any::Any + Send)) -> CallToolResult {
+    let message = panic
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload")
+        .unwrap_or("a non-string panic payload");
+    tracing::error!(panic = message, "tool panicked (reported to the client as an internal error)");
+    CallToolResult::error_text("internal error")
 }

@@ -27,12 +27,23 @@ pub(crate) fn streams(server_name: &str) -> io::Result<(tokio::io::Stdin, Protoc
 
 #[cfg(unix)]
 fn protocol_out() -> io::Result<ProtocolOut> {
-    use std::os::fd::AsFd;
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::sync::OnceLock;
 
-    io::stdout().flush()?;
-    let protocol = rustix::io::fcntl_dupfd_cloexec(io::stdout().as_fd(), 0)?;
-    rustix::stdio::dup2_stdout(io::stderr().as_fd())?;
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(protocol))))
+    // The real stdout, taken once: after the first call fd 1 is stderr, so a
+    // second server in the same process must reuse this, not fd 1.
+    static PROTOCOL: OnceLock<OwnedFd> = OnceLock::new();
+    let protocol = match PROTOCOL.get() {
+        Some(fd) => fd,
+        None => {
+            io::stdout().flush()?;
+            let fd = rustix::io::fcntl_dupfd_cloexec(io::stdout().as_fd(), 0)?;
+            rustix::stdio::dup2_stdout(io::stderr().as_fd())?;
+            PROTOCOL.get_or_init(|| fd)
+        }
+    };
+    let own = rustix::io::fcntl_dupfd_cloexec(protocol, 0)?;
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(own))))
 }
 
 #[cfg(not(unix))]
