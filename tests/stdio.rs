@@ -177,6 +177,29 @@ async fn sixty_four_requests_in_flight_are_all_answered_even_after_eof() {
 }
 
 #[tokio::test]
+async fn the_smallest_server_runs_on_its_own_runtime() {
+    let mut server = Process::spawn(&common::example("adder"));
+    server.initialize().await;
+    let list = server.request(1, "tools/list", json!({})).await;
+    let names: Vec<&str> =
+        list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add", "negate"]);
+    let add = server.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 0.5, "b": 2}})).await;
+    assert_eq!(text(&add), "2.5");
+    let negate = server.request(3, "tools/call", json!({"name": "negate", "arguments": {"x": 4}})).await;
+    assert_eq!(text(&negate), "-4");
+    let (rest, code, stderr) = server.finish().await;
+    assert!(rest.is_empty(), "{rest:?}");
+    assert_eq!(code, 0, "stderr: {stderr}");
+}
+
+#[tokio::test]
+async fn run_stdio_inside_a_runtime_is_an_error_not_a_panic() {
+    let err = mcp_runtime::Server::empty("s", "1").run_stdio().unwrap_err();
+    assert!(err.to_string().contains("use `serve_stdio().await`"), "{err}");
+}
+
+#[tokio::test]
 async fn stray_stdout_writes_never_reach_the_protocol_stream() {
     let mut server = Process::spawn(Path::new(env!("CARGO_BIN_EXE_noisy-server")));
     server.initialize().await;

@@ -14,10 +14,10 @@ pub enum Content {
     Text(TextContent),
     /// A base64-encoded image.
     #[serde(rename = "image")]
-    Image(ImageContent),
+    Image(MediaContent),
     /// Base64-encoded audio (2025-03-26 and later).
     #[serde(rename = "audio")]
-    Audio(AudioContent),
+    Audio(MediaContent),
     /// A link to a resource (2025-06-18 and later).
     #[serde(rename = "resource_link")]
     ResourceLink(ResourceLink),
@@ -69,29 +69,13 @@ pub struct TextContent {
     pub meta: Option<JsonObject>,
 }
 
-/// An image block.
+/// Base64-encoded media: the body of an image or audio block.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ImageContent {
-    /// Base64-encoded image data.
+pub struct MediaContent {
+    /// Base64-encoded data.
     pub data: String,
-    /// e.g. `image/png`.
-    pub mime_type: String,
-    /// Client hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}
-
-/// An audio block (2025-03-26 and later).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AudioContent {
-    /// Base64-encoded audio data.
-    pub data: String,
-    /// e.g. `audio/wav`.
+    /// e.g. `image/png`, `audio/wav`.
     pub mime_type: String,
     /// Client hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]

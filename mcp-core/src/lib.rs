@@ -23,7 +23,7 @@ pub mod tool;
 pub mod version;
 
 pub use call::{CallToolParams, CallToolResult, CancelledParams, ListToolsParams, ListToolsResult};
-pub use content::{Annotations, Content, EmbeddedResource, ResourceContents, ResourceLink, TextContent};
+pub use content::{Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, TextContent};
 pub use jsonrpc::{ErrorObject, JsonObject, Message, Notification, Outcome, Request, RequestId, Response, codes};
 pub use lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,

@@ -127,6 +127,27 @@ impl Server {
         Ok(())
     }
 
+    /// [`serve_stdio`](Self::serve_stdio) on a multi-threaded runtime of its
+    /// own, for a `main` with no async runtime set up (and no `tokio`
+    /// dependency):
+    ///
+    /// ```no_run
+    /// fn main() -> Result<(), mcp_runtime::Error> {
+    ///     mcp_runtime::Server::new("adder", "1.0.0").run_stdio()
+    /// }
+    /// ```
+    ///
+    /// Inside an async runtime, call `serve_stdio().await` instead; this
+    /// returns an error there rather than blocking a runtime thread.
+    pub fn run_stdio(self) -> Result<(), Error> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Error::Io(std::io::Error::other(
+                "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
+            )));
+        }
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(self.serve_stdio())
+    }
+
     /// Serve one client over any byte stream of newline-delimited JSON-RPC.
     pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<(), Error>
     where

@@ -1,20 +1,29 @@
 //! Helpers shared by the tests that run real server processes.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
 
-/// The path of the built example `name`, building it if `cargo test` did not
-/// (e.g. when only this package's tests were selected).
+/// The path of the example `name`, built up to date in the same profile as
+/// this test (once per test process; cheap when nothing changed). Building
+/// here rather than trusting what is on disk means `cargo test -p
+/// mcp-tests` never runs a stale example.
 pub fn example(name: &str) -> PathBuf {
+    static BUILT: Mutex<Option<HashSet<String>>> = Mutex::new(None);
     // This test binary lives in `<target>/<profile>/deps/`; examples are
     // built into `<target>/<profile>/examples/`.
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("a target directory");
+    let profile = profile_dir.file_name().and_then(|p| p.to_str()).expect("a profile directory");
     let path = profile_dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
+
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if built.get_or_insert_with(HashSet::new).insert(name.to_owned()) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(cargo)
-            .args(["build", "-p", "mcp-examples", "--example", name])
+            .args(["build", "--quiet", "-p", "mcp-examples", "--profile", profile, "--example", name])
             .status()
             .expect("running cargo to build the example");
         assert!(status.success(), "building example {name} failed");
