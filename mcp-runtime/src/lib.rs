@@ -33,7 +33,7 @@ mod error;
 pub mod logging;
 mod param;
 mod registry;
-mod result;
+mod response;
 mod server;
 mod tool;
 pub mod transport;
@@ -44,7 +44,7 @@ pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, SchemaProfile};
 pub use mcp_macros::tool;
 pub use param::{ArgumentError, ToolCall, ToolParam, ViaArgument};
-pub use result::{IntoToolResult, ToolError};
+pub use response::{IntoToolResult, ToolError};
 pub use server::Server;
 pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
 pub use transport::memory::InMemoryClient;
@@ -58,7 +58,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::param::{ArgumentErrors, ToolCall, ToolParam};
-    pub use crate::result::IntoToolResult;
+    pub use crate::response::IntoToolResult;
     pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
     pub use ::core::option::Option::{None, Some};
     pub use ::std::boxed::Box;
