@@ -393,12 +393,19 @@ async fn a_slow_call_never_delays_ping_or_other_calls() {
         "params": {"name": "slow", "arguments": {"ms": 400}}}))
         .await
         .unwrap();
-    let started = std::time::Instant::now();
-    assert_eq!(client.request("ping", json!({})).await.unwrap()["result"], json!({}));
-    assert_eq!(text(&call(&mut client, "add", json!({"a": 1, "b": 2})).await), "3");
-    assert!(started.elapsed() < Duration::from_millis(400), "ping and add waited for the slow call");
-    let response = client.recv().await.unwrap().unwrap();
-    assert_eq!((response["id"].clone(), text(&response["result"])), (json!("slow"), "slept 400"));
+    // Read raw, in arrival order: were calls handled one after another, the
+    // slow call's answer would come first.
+    client.send(&json!({"jsonrpc": "2.0", "id": "ping", "method": "ping"})).await.unwrap();
+    assert_eq!(client.recv().await.unwrap().unwrap()["id"], "ping");
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": "add", "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}))
+        .await
+        .unwrap();
+    let add = client.recv().await.unwrap().unwrap();
+    assert_eq!((add["id"].clone(), text(&add["result"])), (json!("add"), "3"));
+    let slow = client.recv().await.unwrap().unwrap();
+    assert_eq!((slow["id"].clone(), text(&slow["result"])), (json!("slow"), "slept 400"));
 }
 
 #[tokio::test]
@@ -419,14 +426,15 @@ async fn cancelling_a_call_drops_it_and_sends_nothing() {
     let mut client = connected(server()).await;
     client
         .send(&json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
-        "params": {"name": "record", "arguments": {"ms": 200, "key": "cancelled-call"}}}))
+        "params": {"name": "record", "arguments": {"ms": 500, "key": "cancelled-call"}}}))
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     client.notify("notifications/cancelled", json!({"requestId": 77, "reason": "user gave up"})).await.unwrap();
     // Cancelling unknown or finished requests is ignored.
     client.notify("notifications/cancelled", json!({"requestId": 12345})).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Past the moment the tool would have recorded, had it not been dropped.
+    tokio::time::sleep(Duration::from_millis(800)).await;
     assert!(!recorded("cancelled-call"), "the cancelled tool ran to completion");
     client.send(&json!({"jsonrpc": "2.0", "id": 78, "method": "ping"})).await.unwrap();
     assert_eq!(client.recv().await.unwrap().unwrap()["id"], 78, "a response was sent for the cancelled call");
@@ -459,10 +467,10 @@ async fn calls_past_the_grace_period_are_cancelled_at_close() {
         "params": {"name": "record", "arguments": {"ms": 2000, "key": "after-grace"}}}))
         .await
         .unwrap();
-    let started = std::time::Instant::now();
+    // Had close waited for the call, its response would be here and its
+    // side effect recorded.
     let rest = client.close().await.unwrap();
     assert!(rest.is_empty(), "{rest:?}");
-    assert!(started.elapsed() < Duration::from_millis(1500));
     assert!(!recorded("after-grace"));
 }
 
