@@ -196,6 +196,8 @@ async fn the_smallest_server_runs_on_its_own_runtime() {
 #[tokio::test]
 async fn run_stdio_inside_a_runtime_is_an_error_not_a_panic() {
     let err = mcp_runtime::Server::empty("s", "1").run_stdio().unwrap_err();
+    assert!(matches!(err, mcp_runtime::Error::Runtime(_)), "{err}");
+    assert!(err.to_string().starts_with("cannot start the async runtime: "), "{err}");
     assert!(err.to_string().contains("use `serve_stdio().await`"), "{err}");
 }
 

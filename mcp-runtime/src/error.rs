@@ -26,6 +26,9 @@ pub enum Error {
         /// What is wrong with the schema.
         source: mcp_core::SchemaError,
     },
+    /// The async runtime could not be started (or `run_stdio` was called
+    /// inside one).
+    Runtime(io::Error),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -43,6 +46,7 @@ impl fmt::Display for Error {
             Error::Schema { tool, rust_path, source } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an unusable input schema: {source}")
             }
+            Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
     }
@@ -60,7 +64,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Schema { source, .. } => Some(source),
-            Error::Io(e) => Some(e),
+            Error::Runtime(e) | Error::Io(e) => Some(e),
             Error::DuplicateTool { .. } => None,
         }
     }

@@ -141,11 +141,12 @@ impl Server {
     /// returns an error there rather than blocking a runtime thread.
     pub fn run_stdio(self) -> Result<(), Error> {
         if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(Error::Io(std::io::Error::other(
+            return Err(Error::Runtime(std::io::Error::other(
                 "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
             )));
         }
-        tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(self.serve_stdio())
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Runtime)?;
+        runtime.block_on(self.serve_stdio())
     }
 
     /// Serve one client over any byte stream of newline-delimited JSON-RPC.

@@ -28,18 +28,20 @@ pub(crate) fn streams(server_name: &str) -> io::Result<(tokio::io::Stdin, Protoc
 #[cfg(unix)]
 fn protocol_out() -> io::Result<ProtocolOut> {
     use std::os::fd::{AsFd, OwnedFd};
-    use std::sync::OnceLock;
+    use std::sync::Mutex;
 
-    // The real stdout, taken once: after the first call fd 1 is stderr, so a
-    // second server in the same process must reuse this, not fd 1.
-    static PROTOCOL: OnceLock<OwnedFd> = OnceLock::new();
-    let protocol = match PROTOCOL.get() {
+    // The real stdout, taken once and under one lock: after the first take
+    // fd 1 is stderr, so every later server (even one starting at the same
+    // moment) must reuse this fd, never duplicate fd 1 again.
+    static PROTOCOL: Mutex<Option<OwnedFd>> = Mutex::new(None);
+    let mut slot = PROTOCOL.lock().unwrap_or_else(|e| e.into_inner());
+    let protocol = match &mut *slot {
         Some(fd) => fd,
-        None => {
+        empty => {
             io::stdout().flush()?;
             let fd = rustix::io::fcntl_dupfd_cloexec(io::stdout().as_fd(), 0)?;
             rustix::stdio::dup2_stdout(io::stderr().as_fd())?;
-            PROTOCOL.get_or_init(|| fd)
+            empty.insert(fd)
         }
     };
     let own = rustix::io::fcntl_dupfd_cloexec(protocol, 0)?;
