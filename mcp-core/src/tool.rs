@@ -123,3 +123,28 @@ pub struct Icon {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
 }
+
+impl Icon {
+    /// An icon at `src` (an `https:` URL or a `data:` URI).
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), mime_type: None, sizes: None, theme: None }
+    }
+
+    /// The MIME type, e.g. `"image/png"`.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The sizes it can be shown at, e.g. `["48x48", "96x96"]` or `["any"]`.
+    pub fn with_sizes(mut self, sizes: &[&str]) -> Self {
+        self.sizes = Some(sizes.iter().map(|s| (*s).to_owned()).collect());
+        self
+    }
+
+    /// The theme it is drawn for: `"light"` or `"dark"`.
+    pub fn with_theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+}

@@ -9,7 +9,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, Type};
 
-use crate::attr::{ArgAttr, ToolAttr, unraw};
+use crate::attr::{ArgAttr, DefaultValue, ToolAttr, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 
@@ -34,6 +34,7 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     pub(crate) doc: Doc,
     pub(crate) description: Option<LitStr>,
+    pub(crate) default: Option<DefaultValue>,
 }
 
 impl ToolFn {
@@ -46,7 +47,26 @@ impl ToolFn {
             Some(lit) => (lit.value(), lit.span()),
             None => (unraw(&item.sig.ident), item.sig.ident.span()),
         };
+        // `#[arg]` belongs on parameters; on the function rustc would only
+        // say it cannot find the attribute.
+        item.attrs.retain(|a| {
+            let misplaced = a.path().is_ident("arg");
+            if misplaced {
+                errors.spanned(
+                    a.path(),
+                    "`#[arg(...)]` goes on a parameter: `fn f(#[arg(rename = \"…\")] x: T)`; settings for the tool go in `#[tool(...)]`",
+                );
+            }
+            !misplaced
+        });
         let doc = Doc::from_attrs(&item.attrs);
+        // A description given in the attribute also documents the function,
+        // so `missing_docs` and rustdoc see what clients see.
+        if doc.is_empty()
+            && let Some(description) = &attr.description
+        {
+            item.attrs.push(syn::parse_quote!(#[doc = #description]));
+        }
         let mut params = Vec::new();
         for input in item.sig.inputs.iter_mut() {
             match input {
@@ -82,6 +102,7 @@ impl ToolFn {
                         ty: (*typed.ty).clone(),
                         doc: Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc"))),
                         description: arg.description,
+                        default: arg.default,
                     });
                 }
             }

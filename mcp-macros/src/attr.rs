@@ -1,15 +1,33 @@
 //! `#[tool(...)]` and `#[arg(...)]`: their keys, parsed into typed slots.
+//!
+//! Every key is checked here, where its tokens are: a bad value is reported
+//! at the value, an unknown key at the key (with a "did you mean"), and
+//! parsing goes on so that one compile shows every mistake.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
-use syn::parse::Parser;
-use syn::{Attribute, LitBool, LitStr, Token};
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprArray, Lit, LitStr, Token};
 
 use crate::errors::Errors;
+use crate::suggest::did_you_mean;
 
-const TOOL_KEYS: &str =
-    "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, `open_world`, `crate`";
-const ARG_KEYS: &str = "`rename`, `description`";
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "timeout",
+    "icon",
+    "meta",
+    "crate",
+];
+const ARG_KEYS: &[&str] = &["rename", "description", "default"];
+const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 
 /// The arguments of `#[tool(...)]`.
 #[derive(Default)]
@@ -21,33 +39,68 @@ pub(crate) struct ToolAttr {
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
+    /// In milliseconds.
+    pub(crate) timeout: Option<u64>,
+    pub(crate) icons: Vec<IconAttr>,
+    pub(crate) meta: Vec<(LitStr, Expr)>,
     pub(crate) krate: Option<syn::Path>,
+}
+
+/// One `icon = "…"` or `icon(src = "…", …)`.
+pub(crate) struct IconAttr {
+    pub(crate) src: LitStr,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) sizes: Vec<LitStr>,
+    pub(crate) theme: Option<LitStr>,
 }
 
 impl ToolAttr {
     pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
         let mut attr = ToolAttr::default();
+        // #[tool("add")]: a common guess at the syntax.
+        if let Ok(lit) = syn::parse2::<LitStr>(args.clone()) {
+            errors.spanned(&lit, format_args!("name the key: `#[tool(name = {})]`", quote::quote!(#lit)));
+            return attr;
+        }
         let parser = syn::meta::parser(|meta| {
-            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            match key.as_str() {
+            match key_of(&meta).as_str() {
                 // #[tool(name = "…")]
-                "name" => set(&mut attr.name, string(&meta)?, &meta, errors),
+                "name" => set(&mut attr.name, string(&meta, errors)?, &meta, errors),
                 // #[tool(title = "…")]
-                "title" => set(&mut attr.title, string(&meta)?, &meta, errors),
+                "title" => set(&mut attr.title, string(&meta, errors)?, &meta, errors),
                 // #[tool(description = "…")]
-                "description" => set(&mut attr.description, string(&meta)?, &meta, errors),
+                "description" => set(&mut attr.description, string(&meta, errors)?, &meta, errors),
                 // #[tool(read_only)] or #[tool(read_only = false)]
-                "read_only" => set(&mut attr.read_only, flag(&meta)?, &meta, errors),
-                "destructive" => set(&mut attr.destructive, flag(&meta)?, &meta, errors),
-                "idempotent" => set(&mut attr.idempotent, flag(&meta)?, &meta, errors),
-                "open_world" => set(&mut attr.open_world, flag(&meta)?, &meta, errors),
+                "read_only" => set(&mut attr.read_only, flag(&meta, errors)?, &meta, errors),
+                "destructive" => set(&mut attr.destructive, flag(&meta, errors)?, &meta, errors),
+                "idempotent" => set(&mut attr.idempotent, flag(&meta, errors)?, &meta, errors),
+                "open_world" => set(&mut attr.open_world, flag(&meta, errors)?, &meta, errors),
+                // #[tool(timeout = "30s")]
+                "timeout" => {
+                    let ms = duration(&meta, errors)?;
+                    set(&mut attr.timeout, ms, &meta, errors);
+                }
+                // #[tool(icon = "https://…")] or #[tool(icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark"))]
+                "icon" => {
+                    if let Some(icon) = icon(&meta, errors)? {
+                        attr.icons.push(icon);
+                    }
+                }
+                // #[tool(meta("com.example/key" = <expr>, …))]
+                "meta" => meta_entries(&meta, &mut attr.meta, errors)?,
                 // #[tool(crate = "my_framework::mcp")]
                 "crate" => {
-                    let lit = string(&meta)?;
-                    match lit.parse::<syn::Path>() {
-                        Ok(path) => set(&mut attr.krate, path, &meta, errors),
-                        Err(_) => errors.spanned(&lit, "`crate` must be a path such as \"::mcp_runtime\""),
-                    }
+                    let path = string(&meta, errors)?.and_then(|lit| {
+                        lit.parse::<syn::Path>()
+                            .map_err(|_| {
+                                errors.spanned(
+                                    &lit,
+                                    "`crate` is the path the runtime is re-exported at, e.g. \"::my_framework::mcp\"",
+                                )
+                            })
+                            .ok()
+                    });
+                    set(&mut attr.krate, path, &meta, errors);
                 }
                 _ => unknown(&meta, "#[tool]", TOOL_KEYS, errors)?,
             }
@@ -65,6 +118,15 @@ impl ToolAttr {
 pub(crate) struct ArgAttr {
     pub(crate) rename: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    pub(crate) default: Option<DefaultValue>,
+}
+
+/// Where an argument's default comes from.
+pub(crate) enum DefaultValue {
+    /// `#[arg(default)]`: the type's `Default`; the span is the key's.
+    Trait(Span),
+    /// `#[arg(default = <expr>)]`.
+    Expr(Expr),
 }
 
 impl ArgAttr {
@@ -73,12 +135,20 @@ impl ArgAttr {
         let mut arg = ArgAttr::default();
         for attr in attrs {
             let result = attr.parse_nested_meta(|meta| {
-                let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                match key.as_str() {
+                match key_of(&meta).as_str() {
                     // #[arg(rename = "…")]
-                    "rename" => set(&mut arg.rename, string(&meta)?, &meta, errors),
+                    "rename" => set(&mut arg.rename, string(&meta, errors)?, &meta, errors),
                     // #[arg(description = "…")]
-                    "description" => set(&mut arg.description, string(&meta)?, &meta, errors),
+                    "description" => set(&mut arg.description, string(&meta, errors)?, &meta, errors),
+                    // #[arg(default)] or #[arg(default = <expr>)]
+                    "default" => {
+                        let value = if meta.input.peek(Token![=]) {
+                            DefaultValue::Expr(meta.value()?.parse()?)
+                        } else {
+                            DefaultValue::Trait(meta.path.get_ident().map_or_else(Span::call_site, |i| i.span()))
+                        };
+                        set(&mut arg.default, Some(value), &meta, errors);
+                    }
                     _ => unknown(&meta, "#[arg]", ARG_KEYS, errors)?,
                 }
                 Ok(())
@@ -91,34 +161,62 @@ impl ArgAttr {
     }
 }
 
-fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
-    let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+fn key_of(meta: &ParseNestedMeta) -> String {
+    meta.path.get_ident().map(unraw).unwrap_or_default()
+}
+
+/// `key = "…"`. A value of the wrong kind is reported (and consumed) here,
+/// so the keys after it are still checked; then the result is `None`.
+fn string(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
+    let key = key_of(meta);
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format_args!("`{key}` needs a value: `{key} = \"…\"`")));
     }
-    let value = meta.value()?;
-    value
-        .parse::<LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), format_args!("`{key}` takes a string literal: `{key} = \"…\"`")))
+    match meta.value()?.parse::<Expr>()? {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
+        Expr::Lit(syn::ExprLit { lit, .. }) => {
+            errors.spanned(&lit, format_args!("`{key}` takes a string literal: `{key} = \"{}\"`", lit_text(&lit)));
+            Ok(None)
+        }
+        other => {
+            errors.spanned(other, format_args!("`{key}` takes a string literal: `{key} = \"…\"`"));
+            Ok(None)
+        }
+    }
 }
 
-fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
-    if meta.input.peek(Token![=]) {
-        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        let lit = meta.value()?.parse::<LitBool>().map_err(|e| {
-            syn::Error::new(e.span(), format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"))
-        })?;
-        Ok(lit.value)
-    } else {
-        Ok(true)
+/// A literal's text without quotes, for "write it like this" hints.
+fn lit_text(lit: &Lit) -> String {
+    match lit {
+        Lit::Int(i) => i.to_string(),
+        Lit::Float(f) => f.to_string(),
+        Lit::Bool(b) => b.value.to_string(),
+        _ => "…".into(),
+    }
+}
+
+/// `key` or `key = true/false`; like [`string`], a wrong value is reported
+/// and gives `None`.
+fn flag(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<bool>> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some(true));
+    }
+    let key = key_of(meta);
+    match meta.value()?.parse::<Expr>()? {
+        Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Ok(Some(b.value)),
+        other => {
+            errors.spanned(other, format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"));
+            Ok(None)
+        }
     }
 }
 
 /// Store `value` in `slot`, or report the key as a duplicate (at the second
 /// occurrence, where the user will delete it).
-fn set<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, errors: &mut Errors) {
+fn set<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta, errors: &mut Errors) {
+    let Some(value) = value else { return };
     if slot.is_some() {
-        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let key = key_of(meta);
         errors.spanned(&meta.path, format_args!("duplicate `{key}`; give it once"));
     } else {
         *slot = Some(value);
@@ -127,20 +225,222 @@ fn set<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, errors: &mut E
 
 /// Report an unknown key, then skip its value so the remaining keys are
 /// still checked.
-fn unknown(meta: &ParseNestedMeta, attr: &str, expected: &str, errors: &mut Errors) -> syn::Result<()> {
+fn unknown(meta: &ParseNestedMeta, attr: &str, expected: &[&str], errors: &mut Errors) -> syn::Result<()> {
     let key = quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "");
-    errors.spanned(&meta.path, format_args!("unknown `{attr}` argument `{key}`; expected one of {expected}"));
+    let message = match did_you_mean(&key, expected) {
+        Some(close) => format!("unknown `{attr}` argument `{key}`; did you mean `{close}`?"),
+        None => {
+            let list: Vec<String> = expected.iter().map(|k| format!("`{k}`")).collect();
+            format!("unknown `{attr}` argument `{key}`; expected one of {}", list.join(", "))
+        }
+    };
+    errors.spanned(&meta.path, message);
+    skip_value(meta)
+}
+
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
-        meta.value()?.parse::<syn::Expr>()?;
+        meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|inner| {
-            if inner.input.peek(Token![=]) {
-                inner.value()?.parse::<syn::Expr>()?;
-            }
-            Ok(())
-        })?;
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
     }
     Ok(())
+}
+
+/// `timeout = "30s"`, in milliseconds; `None` after reporting a bad value.
+fn duration(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<u64>> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error("`timeout` needs a value: `timeout = \"30s\"`"));
+    }
+    match meta.value()?.parse::<Lit>()? {
+        Lit::Str(lit) => match parse_duration(&lit.value()) {
+            Ok(ms) => Ok(Some(ms)),
+            Err(why) => {
+                errors.spanned(&lit, why);
+                Ok(None)
+            }
+        },
+        Lit::Int(n) => {
+            errors.spanned(&n, format_args!("`timeout` takes a duration with its unit: `timeout = \"{n}s\"`"));
+            Ok(None)
+        }
+        other => {
+            errors.spanned(&other, "`timeout` takes a duration: `timeout = \"30s\"`");
+            Ok(None)
+        }
+    }
+}
+
+/// `"30s"`, `"1.5s"`, `"500ms"`, `"2m"`, `"1h"` → milliseconds.
+pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
+    let invalid = || {
+        format!(
+            "invalid timeout \"{text}\": write a number and a unit (`ms`, `s`, `m` or `h`), e.g. \"30s\" or \"500ms\""
+        )
+    };
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(invalid)?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().map_err(|_| invalid())?;
+    let scale = match unit.trim() {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" | "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return Err(invalid()),
+    };
+    let ms = number * scale;
+    if ms < 1.0 {
+        return Err(format!("timeout \"{text}\" is too short: the smallest is \"1ms\""));
+    }
+    if ms.fract() != 0.0 || ms > u64::MAX as f64 {
+        return Err(format!("timeout \"{text}\" is not a whole number of milliseconds"));
+    }
+    Ok(ms as u64)
+}
+
+fn icon(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<IconAttr>> {
+    if meta.input.peek(Token![=]) {
+        let Some(src) = string(meta, errors)? else { return Ok(None) };
+        return Ok(check_src(&src, errors).then_some(IconAttr {
+            src,
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }));
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(
+            meta.error("`icon` needs a source: `icon = \"https://…\"` or `icon(src = \"…\", mime_type = \"…\")`")
+        );
+    }
+    let (mut src, mut mime_type, mut sizes, mut theme) = (None, None, None::<Vec<LitStr>>, None);
+    let span = meta.path.get_ident().map_or_else(Span::call_site, |i| i.span());
+    meta.parse_nested_meta(|inner| {
+        match key_of(&inner).as_str() {
+            "src" => set(&mut src, string(&inner, errors)?, &inner, errors),
+            "mime_type" => set(&mut mime_type, string(&inner, errors)?, &inner, errors),
+            // sizes = ["48x48", "any"]
+            "sizes" => {
+                let array: ExprArray = inner.value()?.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`sizes` takes an array of strings: `sizes = [\"48x48\", \"any\"]`")
+                })?;
+                let mut list = Vec::new();
+                for element in array.elems {
+                    match element {
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) if valid_size(&s.value()) => list.push(s),
+                        other => {
+                            errors.spanned(other, "an icon size is \"<width>x<height>\" (e.g. \"48x48\") or \"any\"")
+                        }
+                    }
+                }
+                set(&mut sizes, Some(list), &inner, errors);
+            }
+            "theme" => {
+                let lit = string(&inner, errors)?.filter(|lit| {
+                    let ok = matches!(lit.value().as_str(), "light" | "dark");
+                    if !ok {
+                        errors.spanned(lit, "an icon theme is \"light\" or \"dark\"");
+                    }
+                    ok
+                });
+                set(&mut theme, lit, &inner, errors);
+            }
+            _ => unknown(&inner, "icon(…)", ICON_KEYS, errors)?,
+        }
+        Ok(())
+    })?;
+    let Some(src) = src else {
+        errors.push(syn::Error::new(span, "`icon(…)` needs `src = \"https://…\"`"));
+        return Ok(None);
+    };
+    Ok(check_src(&src, errors).then_some(IconAttr { src, mime_type, sizes: sizes.unwrap_or_default(), theme }))
+}
+
+/// Icons are fetched or decoded by clients, which accept these schemes.
+fn check_src(src: &LitStr, errors: &mut Errors) -> bool {
+    let value = src.value();
+    let ok = ["https://", "http://", "data:"].iter().any(|scheme| value.starts_with(scheme)) && value.len() > 8;
+    if !ok {
+        errors.spanned(src, "an icon `src` is an `https://` URL or a `data:` URI");
+    }
+    ok
+}
+
+fn valid_size(size: &str) -> bool {
+    size == "any"
+        || size
+            .split_once('x')
+            .is_some_and(|(w, h)| [w, h].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// `meta("com.example/key" = <expr>, …)`: keys are checked against the
+/// spec's `_meta` naming rules here, values are serialized at run time.
+fn meta_entries(meta: &ParseNestedMeta, out: &mut Vec<(LitStr, Expr)>, errors: &mut Errors) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error("`meta` takes entries: `meta(\"com.example/key\" = \"value\")`"));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let entries = Punctuated::<(LitStr, Expr), Token![,]>::parse_terminated_with(&content, |input: ParseStream| {
+        let key: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "a `meta` key is a string literal: `meta(\"com.example/key\" = \"value\")`")
+        })?;
+        input.parse::<Token![=]>()?;
+        Ok((key, input.parse()?))
+    })?;
+    for (key, value) in entries {
+        if let Some(problem) = meta_key_problem(&key.value()) {
+            errors.spanned(&key, problem);
+        } else if out.iter().any(|(k, _)| k.value() == key.value()) {
+            errors.spanned(&key, format_args!("duplicate `meta` key \"{}\"; give it once", key.value()));
+        } else {
+            out.push((key, value));
+        }
+    }
+    Ok(())
+}
+
+/// The spec's rules for a `_meta` key: an optional `label.label/` prefix
+/// (not one reserved for MCP) and a name.
+pub(crate) fn meta_key_problem(key: &str) -> Option<String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let labels: Vec<&str> = prefix.split('.').collect();
+        let label_ok = |l: &&str| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphabetic()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        };
+        if !labels.iter().all(label_ok) {
+            return Some(format!(
+                "`_meta` key \"{key}\" has an invalid prefix: use dot-separated labels of letters, digits and `-`, then `/` (e.g. \"com.example/{name}\")"
+            ));
+        }
+        if labels.get(1).is_some_and(|l| *l == "modelcontextprotocol" || *l == "mcp") {
+            return Some(format!(
+                "`_meta` prefix \"{prefix}/\" is reserved for MCP itself; use your own reverse-DNS prefix such as \"com.example/\""
+            ));
+        }
+    }
+    let b = name.as_bytes();
+    let name_ok = b.is_empty()
+        || (b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')));
+    if !name_ok || (prefix.is_none() && b.is_empty()) {
+        return Some(format!(
+            "`_meta` key \"{key}\" has an invalid name: it starts and ends with a letter or digit, with only letters, digits, `-`, `_` and `.` between"
+        ));
+    }
+    None
 }
 
 /// `name` or `r#name` → `name`.
@@ -149,7 +449,33 @@ pub(crate) fn unraw(ident: &syn::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-/// A span for diagnostics about the attribute as a whole.
-pub(crate) fn call_site() -> Span {
-    Span::call_site()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_milliseconds() {
+        assert_eq!(parse_duration("30s"), Ok(30_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1_500));
+        assert_eq!(parse_duration("500ms"), Ok(500));
+        assert_eq!(parse_duration("2m"), Ok(120_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000));
+        assert!(parse_duration("30").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("0.5ms").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn meta_keys_follow_the_spec() {
+        assert_eq!(meta_key_problem("com.example/priority"), None);
+        assert_eq!(meta_key_problem("priority"), None);
+        assert_eq!(meta_key_problem("com.example.mcp/x"), None);
+        assert!(meta_key_problem("io.modelcontextprotocol/x").is_some());
+        assert!(meta_key_problem("dev.mcp/x").is_some());
+        assert!(meta_key_problem("1com/x").is_some());
+        assert!(meta_key_problem("com.example/-x").is_some());
+        assert!(meta_key_problem("").is_some());
+    }
 }

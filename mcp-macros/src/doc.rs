@@ -39,6 +39,10 @@ impl Doc {
         Doc { parts }
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
     /// `Some(concat!(…))` or `None`, as an `Option<&'static str>` expression.
     pub(crate) fn to_option_tokens(&self, krate: &TokenStream) -> TokenStream {
         if self.parts.is_empty() {

@@ -1,13 +1,13 @@
 //! Model → tokens: the user's function, its companion `Tool` type, the
 //! trait impl that describes and calls it, and its link-time registration.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, ReturnType};
+use syn::{Item, ItemFn, ReturnType};
 
-use crate::ast::ToolFn;
-use crate::attr::{ToolAttr, call_site};
+use crate::ast::{Param, ToolFn};
+use crate::attr::{DefaultValue, ToolAttr};
 use crate::errors::Errors;
 use crate::valid;
 
@@ -18,17 +18,50 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let err = syn::Error::new(
-                call_site(),
-                "`#[tool]` goes on a function: `#[tool] async fn name(arg: Type) -> Output { … }`",
-            );
-            let err = err.into_compile_error();
+            let err = not_a_function(&input).into_compile_error();
             return quote!(#err #input);
         }
     };
     let tool = ToolFn::from_syn(item, attr, &mut errors);
     valid::check(&tool, &mut errors);
     if errors.is_empty() { expand(&tool) } else { fallback(&tool, errors) }
+}
+
+/// The error for `#[tool]` on anything but a function, at the keyword that
+/// says what the item is.
+fn not_a_function(input: &TokenStream) -> syn::Error {
+    const HOW: &str = "write `#[tool] async fn name(arg: Type) -> Output { … }`";
+    let kind = |token: &dyn ToTokens, what: &str| {
+        syn::Error::new_spanned(
+            token.to_token_stream(),
+            format_args!("`#[tool]` goes on a function, not {what}: {HOW}"),
+        )
+    };
+    match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Struct(i)) => kind(&i.struct_token, "a struct"),
+        Ok(Item::Enum(i)) => kind(&i.enum_token, "an enum"),
+        Ok(Item::Union(i)) => kind(&i.union_token, "a union"),
+        Ok(Item::Trait(i)) => kind(&i.trait_token, "a trait"),
+        Ok(Item::Const(i)) => kind(&i.const_token, "a constant"),
+        Ok(Item::Static(i)) => kind(&i.static_token, "a static"),
+        Ok(Item::Type(i)) => kind(&i.type_token, "a type alias"),
+        Ok(Item::Use(i)) => kind(&i.use_token, "a `use`"),
+        Ok(Item::Impl(i)) => syn::Error::new_spanned(
+            i.impl_token,
+            "`#[tool]` goes on a function, not an impl block: tools are free functions, so move each one out of the impl and mark it `#[tool]`",
+        ),
+        Ok(Item::Mod(i)) => syn::Error::new_spanned(
+            i.mod_token,
+            "`#[tool]` goes on a function, not a module: mark each function inside it with `#[tool]`",
+        ),
+        _ => match syn::parse2::<syn::TraitItemFn>(input.clone()) {
+            Ok(f) => syn::Error::new_spanned(
+                &f.sig.ident,
+                "`#[tool]` needs a function with a body, not a trait method declaration: tools are free functions",
+            ),
+            Err(_) => syn::Error::new(Span::call_site(), format_args!("`#[tool]` goes on a function: {HOW}")),
+        },
+    }
 }
 
 fn expand(tool: &ToolFn) -> TokenStream {
@@ -56,31 +89,24 @@ fn expand(tool: &ToolFn) -> TokenStream {
         let method = format_ident!("{hint}");
         value.map(|v| quote!(__mcp_builder.#method(#v);))
     });
-
-    let describes = params.iter().map(|p| {
-        let ty = &p.ty;
-        let pname = &p.name;
-        let pdesc = match &p.description {
-            Some(d) => quote!(#krate::__private::Some(#d)),
-            None => p.doc.to_option_tokens(krate),
-        };
-        quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::ToolParam<_>>::describe(&mut __mcp_builder, #pname, #pdesc);
-        }
+    let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
+    let icons = attr.icons.iter().map(|icon| {
+        let src = &icon.src;
+        let mime = icon.mime_type.iter().map(|m| quote!(.with_mime_type(#m)));
+        let sizes = &icon.sizes;
+        let sizes = (!sizes.is_empty()).then(|| quote!(.with_sizes(&[#(#sizes),*])));
+        let theme = icon.theme.iter().map(|t| quote!(.with_theme(#t)));
+        quote!(__mcp_builder.icon(#krate::__private::Icon::new(#src) #(#mime)* #sizes #(#theme)*);)
     });
+    let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
 
+    let describes = params.iter().enumerate().map(|(i, p)| describe(p, i, krate));
+    let default_fns = default_fns(params, krate);
     let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
-    let extracts = params.iter().zip(&vars).map(|(p, var)| {
-        let ty = &p.ty;
-        let pname = &p.name;
-        quote_spanned! {ty.span()=>
-            let #var = __mcp_errors.take(<#ty as #krate::__private::ToolParam<_>>::extract(&mut __mcp_call, #pname));
-        }
+    let extracts = params.iter().enumerate().zip(&vars).map(|((i, p), var)| {
+        let extract = extract(p, i, krate);
+        quote!(let #var = __mcp_errors.take(#extract);)
     });
-    let invoke = match item.sig.asyncness {
-        Some(_) => quote!(#ident(#(#vars),*).await),
-        None => quote!(#ident(#(#vars),*)),
-    };
     let output_span = match &item.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => ident.span(),
@@ -88,23 +114,34 @@ fn expand(tool: &ToolFn) -> TokenStream {
     let into_result = quote_spanned! {output_span=>
         #krate::__private::IntoToolResult::into_tool_result(__mcp_out)
     };
+    // An async tool's own future is boxed, so a future that is not `Send`
+    // is reported at the function's name; a sync tool runs when the call
+    // is first polled, on the call's task.
+    let run = match item.sig.asyncness {
+        Some(_) => quote_spanned! {ident.span()=>
+            #krate::__private::boxed_call(#ident(#(#vars),*), |__mcp_out| #into_result)
+        },
+        None => quote! {
+            #krate::__private::Box::pin(async move {
+                let __mcp_out = #ident(#(#vars),*);
+                #into_result
+            })
+        },
+    };
     let body = if params.is_empty() {
         quote! {
             let _ = __mcp_call;
-            let __mcp_out = #invoke;
-            #into_result
+            #run
         }
     } else {
         let somes = vars.iter().map(|v| quote!(#krate::__private::Some(#v)));
         quote! {
-            let mut __mcp_errors = #krate::__private::ArgumentErrors::new();
+            let mut __mcp_errors = #krate::__private::ParamErrors::new();
             #(#extracts)*
-            if let (#(#somes,)*) = (#(#vars,)*) {
-                let __mcp_out = #invoke;
-                #into_result
-            } else {
-                __mcp_errors.into_result()
-            }
+            let (#(#somes,)*) = (#(#vars,)*) else {
+                return #krate::__private::ready(__mcp_errors.into_result());
+            };
+            #run
         }
     };
 
@@ -112,6 +149,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
         #item
         #companion
         const _: () = {
+            #default_fns
             #[automatically_derived]
             impl #krate::__private::Tool for #ident::Tool {
                 fn definition(&self) -> #krate::__private::ToolDefinition {
@@ -119,6 +157,9 @@ fn expand(tool: &ToolFn) -> TokenStream {
                     __mcp_builder.description(#description);
                     __mcp_builder.title(#title);
                     #(#hints)*
+                    #timeout
+                    #(#icons)*
+                    #(#meta)*
                     #(#describes)*
                     __mcp_builder.build()
                 }
@@ -127,7 +168,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
                     &self,
                     mut __mcp_call: #krate::__private::ToolCall,
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
-                    #krate::__private::Box::pin(async move { #body })
+                    #body
                 }
             }
             #krate::__private::inventory::submit! {
@@ -135,6 +176,67 @@ fn expand(tool: &ToolFn) -> TokenStream {
             }
         };
     }
+}
+
+/// What one parameter adds to the definition. Spanned at its type, so a
+/// type that cannot be a parameter is reported there.
+fn describe(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
+    let Param { ty, name, .. } = p;
+    let description = match &p.description {
+        Some(d) => quote!(#krate::__private::Some(#d)),
+        None => p.doc.to_option_tokens(krate),
+    };
+    match &p.default {
+        None => quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::ToolParam<_>>::describe(&mut __mcp_builder, #name, #description);
+        },
+        Some(_) => {
+            let default = default_fn(index);
+            quote_spanned! {ty.span()=>
+                <#ty as #krate::__private::DefaultArgument>::describe_with_default(
+                    &mut __mcp_builder, #name, #description, &#default(),
+                );
+            }
+        }
+    }
+}
+
+/// The expression producing one parameter's value (or its error) for a call.
+fn extract(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
+    let Param { ty, name, .. } = p;
+    match &p.default {
+        None => quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::ToolParam<_>>::extract(&mut __mcp_call, #name)
+        },
+        Some(_) => {
+            let default = default_fn(index);
+            quote_spanned! {ty.span()=>
+                <#ty as #krate::__private::DefaultArgument>::extract_or_else(&mut __mcp_call, #name, #default)
+            }
+        }
+    }
+}
+
+fn default_fn(index: usize) -> syn::Ident {
+    format_ident!("__mcp_default{index}")
+}
+
+/// One function per `#[arg(default)]`, so the default expression is written
+/// (and type-checked, and reported) once, against the parameter's type.
+fn default_fns(params: &[Param], krate: &TokenStream) -> TokenStream {
+    params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let ty = &p.ty;
+            let name = default_fn(i);
+            let body = match p.default.as_ref()? {
+                DefaultValue::Expr(expr) => quote!(#expr),
+                DefaultValue::Trait(span) => quote_spanned!(*span=> <#ty as #krate::__private::Default>::default()),
+            };
+            Some(quote!(fn #name() -> #ty { #body }))
+        })
+        .collect()
 }
 
 /// `mod <fn name> { pub struct Tool; }`: `use tools::add;` brings the
@@ -160,7 +262,13 @@ fn companion(tool: &ToolFn) -> TokenStream {
 /// second wall of errors. A method (it has `self`) sits in an `impl`, where
 /// no module can go, so it gets no companion.
 fn fallback(tool: &ToolFn, errors: Errors) -> TokenStream {
-    let item = &tool.item;
+    // A variadic is already reported; without it rustc adds no second error.
+    let mut item = tool.item.clone();
+    if item.sig.variadic.take().is_some() {
+        let inputs = std::mem::take(&mut item.sig.inputs);
+        item.sig.inputs = inputs.into_iter().collect();
+    }
+    let item = &item;
     let errors = errors.into_compile_errors();
     if item.sig.receiver().is_some() {
         return quote!(#item #errors);

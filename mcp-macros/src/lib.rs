@@ -6,6 +6,7 @@ mod attr;
 mod doc;
 mod errors;
 mod expand;
+mod suggest;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -52,5 +53,10 @@ use proc_macro::TokenStream;
 /// offending token.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool(args.into(), item.into()).into()
+    let expanded = expand::tool(args.into(), item.into());
+    // Set `MCP_MACROS_DEBUG` to see what `#[tool]` generates.
+    if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
+        eprintln!("{expanded}");
+    }
+    expanded.into()
 }

@@ -22,13 +22,13 @@ fn check_fn_qualifiers(tool: &ToolFn, errors: &mut Errors) {
         errors.spanned(t, "`#[tool]` functions cannot be `const`; remove `const`");
     }
     if let Some(t) = &sig.unsafety {
-        errors.spanned(t, "`#[tool]` functions cannot be `unsafe`: a client may call them with any arguments");
+        errors.spanned(t, "`#[tool]` functions cannot be `unsafe`: a client may call them with any arguments; remove `unsafe` and keep `unsafe` blocks inside the body");
     }
     if let Some(abi) = &sig.abi {
         errors.spanned(abi, "`#[tool]` functions cannot be `extern`; remove the ABI");
     }
     if let Some(v) = &sig.variadic {
-        errors.spanned(v, "`#[tool]` functions cannot be variadic");
+        errors.spanned(v, "`#[tool]` functions cannot be variadic; take the values as one `Vec<T>` parameter");
     }
 }
 
@@ -62,14 +62,17 @@ fn check_no_impl_trait_params(tool: &ToolFn, errors: &mut Errors) {
 /// SEP-986: 1–128 characters from `A-Za-z0-9_.-`. Clients reject others.
 fn check_tool_name(tool: &ToolFn, errors: &mut Errors) {
     let name = &tool.name;
-    let valid_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if name.is_empty() || name.len() > 128 || !valid_chars {
-        let hint = if tool.attr.name.is_some() { "" } else { "; set one with `#[tool(name = \"…\")]`" };
-        errors.push(syn::Error::new(
-            tool.name_span,
-            format_args!("tool name `{name}` is invalid: use 1–128 characters from `A-Za-z0-9_.-`{hint}"),
-        ));
-    }
+    let fix = if tool.attr.name.is_some() { "" } else { "; set one with `#[tool(name = \"…\")]`" };
+    let problem = if name.is_empty() {
+        "a tool name cannot be empty: use 1–128 characters from `A-Za-z0-9_.-`".to_owned()
+    } else if name.chars().count() > 128 {
+        format!("tool name is {} characters long; clients accept at most 128", name.chars().count())
+    } else if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        format!("tool name `{name}` contains {bad:?}; use only characters from `A-Za-z0-9_.-`{fix}")
+    } else {
+        return;
+    };
+    errors.push(syn::Error::new(tool.name_span, problem));
 }
 
 /// Two parameters cannot fill one JSON argument.

@@ -192,9 +192,21 @@ impl Session {
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(call)))
             .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic))));
         let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
+        let timeout = entry.definition.timeout;
         Ok(Box::pin(
             async move {
-                let result = AssertUnwindSafe(future).catch_unwind().await.unwrap_or_else(|panic| panicked(&*panic));
+                let run = AssertUnwindSafe(future).catch_unwind();
+                let outcome = match timeout {
+                    // Dropping the future at the deadline is what stops the
+                    // tool: its next `.await` never resumes.
+                    Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
+                    None => Ok(run.await),
+                };
+                let result = match outcome {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(panic)) => panicked(&*panic),
+                    Err(limit) => timed_out(&params.name, limit),
+                };
                 let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
                 Response::result(id, result)
             }
@@ -206,6 +218,14 @@ impl Session {
 /// Parse `params` into `T`; absent params read as `{}`.
 fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
     serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)
+}
+
+/// A call ran past its tool's timeout and was stopped.
+fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
+    tracing::warn!(tool, timeout = ?limit, "tool call timed out and was stopped");
+    let seconds = limit.as_secs_f64();
+    let unit = if seconds == 1.0 { "second" } else { "seconds" };
+    CallToolResult::error_text(format!("tool `{tool}` timed out after {seconds} {unit} and was stopped"))
 }
 
 /// A tool panicked: log the panic, tell the client only "internal error".

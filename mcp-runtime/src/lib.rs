@@ -43,7 +43,7 @@ pub use error::Error;
 pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, SchemaProfile};
 pub use mcp_macros::tool;
-pub use param::{ArgumentError, ToolCall, ToolParam, ViaArgument};
+pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCall, ToolParam, ViaArgument, ViaCall};
 pub use response::{IntoToolResult, ToolError};
 pub use server::Server;
 pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
@@ -57,11 +57,14 @@ pub mod prelude {
 // Used by generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::param::{ArgumentErrors, ToolCall, ToolParam};
+    pub use crate::param::{DefaultArgument, ParamErrors, ToolCall, ToolParam};
     pub use crate::response::IntoToolResult;
-    pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
+    pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition, boxed_call, ready};
+    pub use ::core::default::Default;
     pub use ::core::option::Option::{None, Some};
+    pub use ::core::time::Duration;
     pub use ::std::boxed::Box;
     pub use inventory;
     pub use mcp_core::CallToolResult;
+    pub use mcp_core::Icon;
 }

@@ -3,15 +3,18 @@
 //! Traits decide, never the spelling of a type: every parameter goes through
 //! [`ToolParam<M>`], whose marker `M` tells the implementations apart
 //! (axum's pattern). JSON arguments (`Deserialize + JsonSchema`) use
-//! [`ViaArgument`]; context extractors will use a marker of their own.
+//! [`ViaArgument`]; values the runtime supplies ([`FromToolCall`]) use
+//! [`ViaCall`].
 
 use std::fmt;
 
 use mcp_core::{CallToolResult, JsonObject, ProtocolVersion, RequestId};
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Value;
 
+use crate::response::{IntoToolResult, ToolError};
 use crate::tool::ToolBuilder;
 
 /// One call of a tool: its arguments and what is known about the request.
@@ -56,32 +59,142 @@ impl ToolCall {
 }
 
 /// A value a `#[tool]` function can take as a parameter.
+///
+/// Never implemented directly: a JSON argument gets it from
+/// `Deserialize + JsonSchema`, and an injected value from [`FromToolCall`].
+/// A type with both is ambiguous, and the compiler says so.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "not a JSON argument",
-    note = "a tool parameter is a JSON argument: its type implements `serde::Deserialize` and `schemars::JsonSchema` (`#[derive(Deserialize, JsonSchema)]`)"
+    label = "neither a JSON argument nor an injected value",
+    note = "to take it as a JSON argument, derive `serde::Deserialize` and `schemars::JsonSchema` for it",
+    note = "to have the runtime supply it, implement `mcp_runtime::FromToolCall` for it"
 )]
 pub trait ToolParam<M>: Sized {
     /// Add what this parameter contributes to the tool's definition.
     fn describe(builder: &mut ToolBuilder, name: &'static str, description: Option<&'static str>);
 
     /// Produce the value for one call.
-    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ArgumentError>;
+    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ParamError>;
 }
 
 /// Marker: the parameter is a JSON argument.
 #[derive(Debug)]
 pub enum ViaArgument {}
 
+/// Marker: the parameter is supplied by the runtime ([`FromToolCall`]).
+#[derive(Debug)]
+pub enum ViaCall {}
+
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolParam<ViaArgument> for T {
     fn describe(builder: &mut ToolBuilder, name: &'static str, description: Option<&'static str>) {
         builder.argument::<T>(name, description, !accepts_absent::<T>());
     }
 
-    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ArgumentError> {
+    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ParamError> {
         match call.take_argument(name) {
-            None => T::deserialize(Absent).map_err(|_| ArgumentError::missing(name)),
-            Some(value) => T::deserialize(value).map_err(|e| ArgumentError::invalid(name, &e)),
+            None => T::deserialize(Absent).map_err(|_| ArgumentError::missing(name).into()),
+            Some(value) => T::deserialize(value).map_err(|e| ArgumentError::invalid(name, &e).into()),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromToolCall> ToolParam<ViaCall> for T {
+    fn describe(builder: &mut ToolBuilder, _: &'static str, _: Option<&'static str>) {
+        T::describe(builder);
+    }
+
+    fn extract(call: &mut ToolCall, _: &'static str) -> Result<Self, ParamError> {
+        T::from_tool_call(call).map_err(ParamError::Failed)
+    }
+}
+
+/// A parameter the runtime supplies from the call itself instead of from
+/// the client's arguments; it never appears in the input schema.
+///
+/// Implement it to inject your own values into tools:
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::{FromToolCall, ToolCall};
+///
+/// /// The id of the request being served, as text.
+/// struct RequestTag(String);
+///
+/// impl FromToolCall for RequestTag {
+///     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+///         Ok(RequestTag(call.request_id().to_string()))
+///     }
+/// }
+///
+/// /// Echo a message, tagged with the request that asked for it.
+/// #[tool]
+/// fn echo(message: String, tag: RequestTag) -> String {
+///     format!("[{}] {message}", tag.0)
+/// }
+/// # fn main() {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be supplied by the runtime",
+    note = "implement `mcp_runtime::FromToolCall` for it, or take it as a JSON argument"
+)]
+pub trait FromToolCall: Sized {
+    /// Add what this parameter needs to the tool's definition (nothing by
+    /// default). Called once, when a server is built.
+    fn describe(builder: &mut ToolBuilder) {
+        let _ = builder;
+    }
+
+    /// Produce the value for one call. An error ends the call with that
+    /// error as its result, before the tool runs.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError>;
+}
+
+/// The parameter of a `#[tool]` function with `#[arg(default = …)]`: a JSON
+/// argument that may be left out, and whose default the schema shows.
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(default)]` needs `{Self}` to be a JSON argument that implements `serde::Serialize`",
+    label = "no default for this type",
+    note = "the default is shown in the input schema, so the type must implement `Serialize`, `Deserialize` and `JsonSchema`"
+)]
+pub trait DefaultArgument: Sized {
+    /// Add the argument, with `default` in its schema and not required.
+    fn describe_with_default(
+        builder: &mut ToolBuilder,
+        name: &'static str,
+        description: Option<&'static str>,
+        default: &Self,
+    );
+
+    /// The argument, or `default()` when the client left it out (or sent
+    /// `null`).
+    fn extract_or_else(
+        call: &mut ToolCall,
+        name: &'static str,
+        default: impl FnOnce() -> Self,
+    ) -> Result<Self, ParamError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Serialize> DefaultArgument for T {
+    fn describe_with_default(
+        builder: &mut ToolBuilder,
+        name: &'static str,
+        description: Option<&'static str>,
+        default: &Self,
+    ) {
+        builder.argument_with_default::<T>(name, description, default);
+    }
+
+    fn extract_or_else(
+        call: &mut ToolCall,
+        name: &'static str,
+        default: impl FnOnce() -> Self,
+    ) -> Result<Self, ParamError> {
+        match call.take_argument(name) {
+            None | Some(Value::Null) => Ok(default()),
+            Some(value) => T::deserialize(value).map_err(|e| ArgumentError::invalid(name, &e).into()),
         }
     }
 }
@@ -138,27 +251,58 @@ impl fmt::Display for ArgumentError {
     }
 }
 
-/// Gathers every argument failure of one call, so the model sees all of
-/// them at once.
-#[derive(Debug, Default)]
-pub struct ArgumentErrors {
-    errors: Vec<ArgumentError>,
+/// Why a parameter got no value.
+#[derive(Debug)]
+pub enum ParamError {
+    /// The client's argument is missing or does not fit; the model can fix
+    /// this, so every such error of a call is reported together.
+    Argument(ArgumentError),
+    /// An injected value could not be produced; this ends the call.
+    Failed(ToolError),
 }
 
-impl ArgumentErrors {
+impl From<ArgumentError> for ParamError {
+    fn from(error: ArgumentError) -> Self {
+        ParamError::Argument(error)
+    }
+}
+
+/// Gathers every parameter failure of one call, so the model sees all of
+/// them at once.
+#[derive(Debug, Default)]
+pub struct ParamErrors {
+    arguments: Vec<ArgumentError>,
+    failed: Option<ToolError>,
+}
+
+impl ParamErrors {
     /// No errors yet.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// The value, or `None` after recording its error.
-    pub fn take<T>(&mut self, result: Result<T, ArgumentError>) -> Option<T> {
-        result.map_err(|e| self.errors.push(e)).ok()
+    pub fn take<T>(&mut self, result: Result<T, ParamError>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(ParamError::Argument(e)) => {
+                self.arguments.push(e);
+                None
+            }
+            Err(ParamError::Failed(e)) => {
+                self.failed.get_or_insert(e);
+                None
+            }
+        }
     }
 
-    /// The `isError` result listing every failure.
+    /// The `isError` result: the first injected value that failed, else
+    /// every argument failure.
     pub fn into_result(self) -> CallToolResult {
-        let lines: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+        if let Some(failed) = self.failed {
+            return failed.into_tool_result();
+        }
+        let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
         CallToolResult::error_text(format!("invalid arguments: {}", lines.join("; ")))
     }
 }
@@ -182,16 +326,53 @@ mod tests {
         assert!(!accepts_absent::<Value>());
     }
 
+    fn extract<T: ToolParam<M>, M>(call: &mut ToolCall, name: &'static str) -> Result<T, String> {
+        T::extract(call, name).map_err(|e| match e {
+            ParamError::Argument(e) => e.to_string(),
+            ParamError::Failed(e) => format!("failed: {e}"),
+        })
+    }
+
     #[test]
     fn extraction_reports_missing_and_mistyped_arguments() {
         let mut c = call(json!({"a": 1, "b": "two"}));
-        assert_eq!(<f64 as ToolParam<_>>::extract(&mut c, "a"), Ok(1.0));
-        let err = <f64 as ToolParam<_>>::extract(&mut c, "b").unwrap_err();
-        assert_eq!(err.to_string(), "argument `b`: invalid type: string \"two\", expected f64");
-        let err = <f64 as ToolParam<_>>::extract(&mut c, "c").unwrap_err();
-        assert_eq!(err.to_string(), "argument `c`: required but not sent");
-        assert_eq!(<Option<f64> as ToolParam<_>>::extract(&mut c, "c"), Ok(None));
+        assert_eq!(extract::<f64, _>(&mut c, "a"), Ok(1.0));
+        let err = extract::<f64, _>(&mut c, "b").unwrap_err();
+        assert_eq!(err, "argument `b`: invalid type: string \"two\", expected f64");
+        let err = extract::<f64, _>(&mut c, "c").unwrap_err();
+        assert_eq!(err, "argument `c`: required but not sent");
+        assert_eq!(extract::<Option<f64>, _>(&mut c, "c"), Ok(None));
         let mut c = call(json!({"x": null}));
-        assert_eq!(<Option<f64> as ToolParam<_>>::extract(&mut c, "x"), Ok(None));
+        assert_eq!(extract::<Option<f64>, _>(&mut c, "x"), Ok(None));
+    }
+
+    #[test]
+    fn defaults_fill_absent_and_null_arguments_only() {
+        let mut c = call(json!({"n": 3, "z": null, "bad": "x"}));
+        let take = |c: &mut ToolCall, name| <u32 as DefaultArgument>::extract_or_else(c, name, || 7);
+        assert!(matches!(take(&mut c, "n"), Ok(3)));
+        assert!(matches!(take(&mut c, "z"), Ok(7)));
+        assert!(matches!(take(&mut c, "absent"), Ok(7)));
+        assert!(matches!(take(&mut c, "bad"), Err(ParamError::Argument(_))));
+    }
+
+    struct Tag(String);
+
+    impl FromToolCall for Tag {
+        fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+            match call.request_id() {
+                RequestId::Number(n) => Ok(Tag(n.to_string())),
+                RequestId::String(_) => Err(ToolError::new("string ids are not tagged")),
+            }
+        }
+    }
+
+    #[test]
+    fn injected_values_come_from_the_call_and_leave_arguments_alone() {
+        let mut c = call(json!({"tag": "client's"}));
+        assert_eq!(extract::<Tag, _>(&mut c, "tag").map(|t| t.0), Ok("1".to_owned()));
+        assert!(c.arguments().contains_key("tag"));
+        let mut c = ToolCall::new(RequestId::String("x".into()), JsonObject::new());
+        assert_eq!(extract::<Tag, _>(&mut c, "tag").map(|t| t.0), Err("failed: string ids are not tagged".to_owned()));
     }
 }

@@ -3,11 +3,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use mcp_core::schema::SchemaProfile;
-use mcp_core::{CallToolResult, JsonObject, ToolAnnotations};
+use mcp_core::{CallToolResult, Icon, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::param::ToolCall;
@@ -38,6 +40,8 @@ pub struct ToolDefinition {
     pub tool: mcp_core::Tool,
     /// The Rust item the tool is made from, e.g. `calculator::add`.
     pub rust_path: String,
+    /// How long one call may run before it is stopped with an error.
+    pub timeout: Option<Duration>,
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -49,6 +53,7 @@ pub struct ToolBuilder {
     generator: SchemaGenerator,
     properties: JsonObject,
     required: Vec<Value>,
+    timeout: Option<Duration>,
 }
 
 impl ToolBuilder {
@@ -61,6 +66,7 @@ impl ToolBuilder {
             generator: SchemaSettings::draft2020_12().into_generator(),
             properties: JsonObject::new(),
             required: Vec::new(),
+            timeout: None,
         }
     }
 
@@ -103,8 +109,62 @@ impl ToolBuilder {
         self
     }
 
+    /// Stop each call after `timeout`, with an error result saying so.
+    pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Add an icon (sent to 2025-11-25 clients and later).
+    pub fn icon(&mut self, icon: Icon) -> &mut Self {
+        self.tool.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Add a `_meta` entry (sent to 2025-06-18 clients and later). A value
+    /// that cannot be JSON is left out and logged.
+    pub fn meta(&mut self, key: &str, value: &impl Serialize) -> &mut Self {
+        match serde_json::to_value(value) {
+            Ok(value) => {
+                self.tool.meta.get_or_insert_with(JsonObject::new).insert(key.to_owned(), value);
+            }
+            Err(error) => tracing::error!(tool = %self.tool.name, key, %error, "`_meta` value is not JSON; left out"),
+        }
+        self
+    }
+
     /// Add a JSON argument of type `T`.
     pub fn argument<T: JsonSchema>(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
+        let schema = self.argument_schema::<T>(description);
+        self.properties.insert(name.to_owned(), Value::Object(schema));
+        if required {
+            self.required.push(name.into());
+        }
+        self
+    }
+
+    /// Add a JSON argument of type `T` that clients may leave out, with
+    /// `default` shown in its schema.
+    pub fn argument_with_default<T: JsonSchema + Serialize>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        default: &T,
+    ) -> &mut Self {
+        let mut schema = self.argument_schema::<T>(description);
+        match serde_json::to_value(default) {
+            Ok(value) => {
+                schema.insert("default".into(), value);
+            }
+            Err(error) => {
+                tracing::error!(tool = %self.tool.name, argument = name, %error, "default is not JSON; left out of the schema")
+            }
+        }
+        self.properties.insert(name.to_owned(), Value::Object(schema));
+        self
+    }
+
+    fn argument_schema<T: JsonSchema>(&mut self, description: Option<&str>) -> JsonObject {
         let mut schema = match Value::from(self.generator.subschema_for::<T>()) {
             Value::Object(map) => map,
             // `true` (any value, e.g. `serde_json::Value`) as an object, so
@@ -114,11 +174,7 @@ impl ToolBuilder {
         if let Some(description) = description.map(str::trim).filter(|d| !d.is_empty()) {
             schema.insert("description".into(), description.into());
         }
-        self.properties.insert(name.to_owned(), Value::Object(schema));
-        if required {
-            self.required.push(name.into());
-        }
-        self
+        schema
     }
 
     /// The finished definition, with a raw 2020-12 input schema.
@@ -140,7 +196,7 @@ impl ToolBuilder {
         if !self.annotations.is_empty() {
             self.tool.annotations = Some(self.annotations);
         }
-        ToolDefinition { tool: self.tool, rust_path: self.rust_path }
+        ToolDefinition { tool: self.tool, rust_path: self.rust_path, timeout: self.timeout }
     }
 }
 
@@ -155,6 +211,22 @@ fn title_from_name(name: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The future of one call of an async tool: `future`, then `convert` on its
+/// output. The `Send` bound lives here, so `#[tool]` can point a future
+/// that is not `Send` at the function that made it.
+pub fn boxed_call<F, C>(future: F, convert: C) -> BoxFuture<'static, CallToolResult>
+where
+    F: Future + Send + 'static,
+    C: FnOnce(F::Output) -> CallToolResult + Send + 'static,
+{
+    Box::pin(async move { convert(future.await) })
+}
+
+/// A call that is already over (its parameters could not be made).
+pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
+    Box::pin(std::future::ready(result))
 }
 
 /// One tool in the link-time collection. `#[tool]` submits one per tool.

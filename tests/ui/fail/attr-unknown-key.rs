@@ -1,6 +1,7 @@
 use mcp_runtime::tool;
 
-#[tool(nmae = "add", read_only)]
+/// Add two numbers.
+#[tool(nmae = "add", readOnlyHint, colour = "red")]
 fn add(a: f64, b: f64) -> f64 {
     a + b
 }

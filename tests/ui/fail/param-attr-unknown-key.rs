@@ -1,8 +1,9 @@
 use mcp_runtime::tool;
 
+/// Greet someone.
 #[tool]
-fn greet(#[arg(default = "world")] name: String) -> String {
-    name
+fn greet(#[arg(name = "who")] name: String, #[arg(colour = "red")] shade: String) -> String {
+    format!("{name} {shade}")
 }
 
 fn main() {}

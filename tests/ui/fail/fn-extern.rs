@@ -1,0 +1,9 @@
+use mcp_runtime::tool;
+
+/// Add two numbers.
+#[tool]
+extern "C" fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+fn main() {}

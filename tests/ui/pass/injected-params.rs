@@ -1,0 +1,56 @@
+//! A parameter the runtime supplies (`FromToolCall`) sits beside JSON
+//! arguments: it is left out of the schema and filled on every call. What a
+//! parameter is comes from its type's traits, so an alias works too.
+
+#[path = "../support/client.rs"]
+mod client;
+
+use client::{call, connect, error, find, list, text};
+use mcp_runtime::prelude::*;
+use mcp_runtime::{FromToolCall, ToolCall};
+use serde_json::json;
+
+/// The request's id, as the runtime knows it.
+struct RequestTag(String);
+
+impl FromToolCall for RequestTag {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(RequestTag(call.request_id().to_string()))
+    }
+}
+
+/// Refuses to be made.
+struct Unavailable;
+
+impl FromToolCall for Unavailable {
+    fn from_tool_call(_: &mut ToolCall) -> Result<Self, ToolError> {
+        Err(ToolError::new("the database is down"))
+    }
+}
+
+type Tag = RequestTag;
+
+/// Echo a message with the request's tag.
+#[tool]
+fn echo(before: String, tag: Tag, after: Option<String>) -> String {
+    format!("{before} [{}] {}", tag.0, after.unwrap_or_default())
+}
+
+/// Needs something that is not there.
+#[tool]
+fn needs_db(query: String, _db: Unavailable) -> String {
+    query
+}
+
+#[tokio::main]
+async fn main() {
+    let mut client = connect(Server::new("injected", "1")).await;
+    let tools = list(&mut client).await;
+    assert_eq!(
+        find(&tools, "echo")["inputSchema"],
+        json!({"type": "object", "properties": {"before": {"type": "string"}, "after": {"type": "string"}}, "required": ["before"]})
+    );
+    // The in-memory client numbers requests from 1: initialize, tools/list, then this.
+    assert_eq!(text(&call(&mut client, "echo", json!({"before": "hi", "after": "there"})).await), "hi [3] there");
+    assert_eq!(error(&call(&mut client, "needs_db", json!({"query": "x"})).await), "the database is down");
+}
