@@ -110,3 +110,98 @@ impl ToolFn {
         ToolFn { item, attr, krate, name, name_span, doc, params }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::valid;
+    use proc_macro2::TokenStream;
+
+    fn model(args: TokenStream, item: TokenStream) -> (ToolFn, Vec<String>) {
+        let mut errors = Errors::default();
+        let attr = ToolAttr::parse(args, &mut errors);
+        let tool = ToolFn::from_syn(syn::parse2(item).unwrap(), attr, &mut errors);
+        valid::check(&tool, &mut errors);
+        (tool, errors.messages())
+    }
+
+    #[test]
+    fn parameters_take_names_docs_and_defaults_from_their_attributes() {
+        let (tool, errors) = model(
+            quote!(name = "calc.add", timeout = "2s"),
+            quote! {
+                /// Add.
+                async fn add(
+                    /// Left
+                    a: f64,
+                    #[arg(rename = "right", description = "Right", default = 1.0)] r#b: f64,
+                    #[serde(skip)] c: Option<u8>,
+                ) -> f64 { a + b }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(tool.name, "calc.add");
+        assert_eq!(tool.attr.timeout, Some(2_000));
+        let names: Vec<&str> = tool.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "right", "c"]);
+        assert!(!tool.params[0].doc.is_empty());
+        assert_eq!(tool.params[1].description.as_ref().map(LitStr::value).as_deref(), Some("Right"));
+        assert!(matches!(tool.params[1].default, Some(DefaultValue::Expr(_))));
+        assert!(tool.params[2].default.is_none());
+    }
+
+    #[test]
+    fn helper_attributes_leave_the_function_and_others_stay() {
+        let (tool, _) = model(
+            quote!(),
+            quote! {
+                /// Doc.
+                fn f(/// Doc
+                     #[arg(rename = "y")] #[serde(skip)] x: u8) {}
+            },
+        );
+        let FnArg::Typed(param) = &tool.item.sig.inputs[0] else { panic!("a typed parameter") };
+        let kept: Vec<String> = param.attrs.iter().map(|a| quote!(#a).to_string()).collect();
+        assert_eq!(kept, ["# [serde (skip)]"]);
+        assert_eq!(tool.item.attrs.len(), 1, "the function keeps its own doc");
+    }
+
+    #[test]
+    fn an_attribute_description_documents_an_undocumented_function() {
+        let (tool, _) = model(
+            quote!(description = "Say hi."),
+            quote!(
+                fn hi() {}
+            ),
+        );
+        let doc = &tool.item.attrs[0];
+        assert_eq!(quote!(#doc).to_string(), "# [doc = \"Say hi.\"]");
+    }
+
+    #[test]
+    fn every_mistake_in_one_function_is_collected() {
+        let (_, errors) = model(
+            quote!(name = "bad name", read_only = 1, colour),
+            quote! {
+                #[arg(rename = "z")]
+                const fn f<T>(&self, (a, b): (u8, u8), #[arg(rename = "x")] c: u8, #[arg(rename = "x")] d: impl Copy) {}
+            },
+        );
+        let expected = [
+            "`read_only` is a flag",
+            "unknown `#[tool]` argument `colour`",
+            "`#[arg(...)]` goes on a parameter",
+            "cannot take `self`",
+            "must be plain identifiers",
+            "cannot be `const`",
+            "does not support generic functions",
+            "`impl Trait` parameters are generic",
+            "tool name `bad name` contains ' '",
+            "two parameters are named `x`",
+        ];
+        assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+        for (error, fragment) in errors.iter().zip(expected) {
+            assert!(error.contains(fragment), "{error:?} should contain {fragment:?}");
+        }
+    }
+}

@@ -26,4 +26,9 @@ impl Errors {
     pub(crate) fn into_compile_errors(self) -> TokenStream {
         self.list.into_iter().map(|e| e.into_compile_error()).collect()
     }
+
+    #[cfg(test)]
+    pub(crate) fn messages(&self) -> Vec<String> {
+        self.list.iter().map(ToString::to_string).collect()
+    }
 }

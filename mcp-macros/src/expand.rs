@@ -100,6 +100,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
     });
     let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
 
+    let require_var = valid::REQUIRE_DESCRIPTIONS;
     let describes = params.iter().enumerate().map(|(i, p)| describe(p, i, krate));
     let default_fns = default_fns(params, krate);
     let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
@@ -146,9 +147,15 @@ fn expand(tool: &ToolFn) -> TokenStream {
     };
 
     quote! {
+        // Parameters are owned by design (they are decoded from JSON), and a
+        // tool cannot be `const`; these lints would ask for both.
+        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
         #item
         #companion
         const _: () = {
+            // Tells cargo this crate depends on the variable, so changing it
+            // recompiles the crate and the check above runs again.
+            const _: ::core::option::Option<&str> = ::core::option_env!(#require_var);
             #default_fns
             #[automatically_derived]
             impl #krate::__private::Tool for #ident::Tool {

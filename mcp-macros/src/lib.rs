@@ -13,44 +13,137 @@ use proc_macro::TokenStream;
 
 /// Turn a function into an MCP tool.
 ///
-/// ```ignore
+/// ```
 /// use mcp_runtime::prelude::*;
 ///
 /// /// Add two numbers.
-/// #[tool]
+/// #[tool(read_only)]
 /// async fn add(
 ///     /// The left operand
 ///     a: f64,
 ///     /// The right operand
+///     #[arg(default = 1.0)]
 ///     b: f64,
 /// ) -> f64 {
 ///     a + b
 /// }
+///
+/// # fn main() -> Result<(), mcp_runtime::Error> {
+/// let tools = Server::empty("calculator", "1.0.0").tool(add::Tool).tool_definitions()?;
+/// assert_eq!(tools[0].name, "add");
+/// assert_eq!(tools[0].description.as_deref(), Some("Add two numbers."));
+/// assert_eq!(tools[0].input_schema["required"], serde_json::json!(["a"]));
+/// assert_eq!(tools[0].input_schema["properties"]["b"]["default"], 1.0);
+/// # Ok(())
+/// # }
 /// ```
 ///
-/// - The tool's name is the function's (`#[tool(name = "…")]` overrides it);
-///   it must be 1–128 characters from `A-Za-z0-9_.-`.
-/// - Its description is the function's whole doc comment
-///   (`#[tool(description = "…")]` overrides it); `#[doc = include_str!(…)]`
-///   works.
-/// - Each parameter is a JSON argument named after it, described by its own
-///   `///` comment. `#[arg(rename = "…")]` and `#[arg(description = "…")]`
-///   override both. A parameter whose type can be absent (`Option<T>`) is
-///   not required.
-/// - `#[tool(title = "…")]` sets the display title, and `read_only`,
-///   `destructive`, `idempotent`, `open_world` set the behaviour hints.
-/// - `#[tool(crate = "path::to::mcp_runtime")]` is for frameworks that
-///   re-export the runtime.
+/// # What it accepts
 ///
-/// The function itself is left as written, so tests can call it directly.
-/// Next to it the macro defines a module of the same name holding
-/// `Tool`, a unit struct that implements the runtime's `Tool` trait; the
-/// tool is also registered so that `Server::new` finds it. Register a subset
-/// by hand with `Server::empty(..).tool(add::Tool)`.
+/// | | |
+/// |---|---|
+/// | functions | `async fn` and `fn`, any visibility, in any module; sync tools run on the call's task |
+/// | parameters | any `Deserialize + JsonSchema` type (integers, floats, `bool`, `char`, `String`, `Vec<T>`, `HashMap<String, T>`, `Option<T>`, your enums and structs, `serde_json::Value`), or a type the runtime supplies ([`FromToolCall`](../mcp_runtime/trait.FromToolCall.html)); none at all is fine |
+/// | returns | anything [`IntoToolResult`](../mcp_runtime/trait.IntoToolResult.html) accepts: text, numbers, `bool`, `()`, `Content`, `Vec<Content>`, `CallToolResult`, and `Result<T, E>` of those with `E: Into<ToolError>` |
 ///
-/// Functions with `self`, generics, patterns as parameters, or
-/// `const`/`unsafe`/`extern` qualifiers are rejected with a message at the
-/// offending token.
+/// What a parameter *is* comes from its type's traits, never its spelling,
+/// so aliases and re-exports work. A parameter that may be absent
+/// (`Option<T>`) is not required.
+///
+/// # `#[tool(...)]`
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "…"` | the name clients call (default: the function's); 1–128 characters from `A-Za-z0-9_.-` |
+/// | `title = "…"` | the display title (default: from the name, `text_analyzer` → "Text Analyzer") |
+/// | `description = "…"` | replaces the doc comment as the description (and documents the function if it has no doc) |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | behaviour hints; `key = false` states the opposite |
+/// | `timeout = "30s"` | each call is stopped after this long (`ms`, `s`, `m`, `h`) with an error result |
+/// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
+/// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |
+/// | `crate = "path"` | where the runtime is, for frameworks that re-export it |
+///
+/// # `#[arg(...)]` and docs on parameters
+///
+/// `///` on a parameter describes it. `#[arg(rename = "…")]` changes its
+/// name on the wire, `#[arg(description = "…")]` replaces its doc, and
+/// `#[arg(default = <expr>)]` (or `#[arg(default)]` for `Default`) makes it
+/// optional with that default, shown in the schema. The default expression
+/// has the parameter's type and runs when the tool is listed and on each
+/// call that leaves the argument out (or sends `null`).
+///
+/// # Descriptions
+///
+/// The description is the whole doc comment, trimmed: models choose tools
+/// by it, and whatever you wrote for them is worth sending. Lines keep their
+/// indentation, so lists and code blocks stay readable, and
+/// `#[doc = include_str!("…")]` works. To send less than the rustdoc text,
+/// use `#[tool(description = "…")]`. A crate that wants every tool described
+/// sets `MCP_REQUIRE_DESCRIPTIONS=1` while it compiles (from its `build.rs`:
+/// `println!("cargo::rustc-env=MCP_REQUIRE_DESCRIPTIONS=1")`); tools without
+/// one are then compile errors. `#![deny(missing_docs)]` also covers public
+/// tools.
+///
+/// # What it generates
+///
+/// The function itself is left as written (so tests can call it directly),
+/// except that `clippy::needless_pass_by_value` and
+/// `clippy::missing_const_for_fn` are allowed on it: tool parameters are
+/// owned by design, and a tool cannot be `const`. Next to it, a module of
+/// the same name holds `Tool`, a unit struct implementing the runtime's
+/// [`Tool`](../mcp_runtime/trait.Tool.html) trait, and the tool is
+/// registered so that `Server::new` finds it. `Server::empty(..).tool(add::Tool)`
+/// registers a subset by hand. Set `MCP_MACROS_DEBUG=1` while compiling to
+/// print the expansion.
+///
+/// # Mistakes
+///
+/// Every mistake is reported at the token responsible, with the fix, and
+/// all of them in one compile. A parameter type that is neither a JSON
+/// argument nor supplied by the runtime:
+///
+/// ```compile_fail,E0277
+/// use mcp_runtime::prelude::*;
+///
+/// struct Point { x: f64, y: f64 }
+///
+/// /// Distance from the origin.
+/// #[tool]
+/// fn norm(point: Point) -> f64 {
+///     point.x.hypot(point.y)
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A method (tools are free functions):
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// struct Calculator;
+///
+/// impl Calculator {
+///     /// Add.
+///     #[tool]
+///     fn add(&self, a: f64, b: f64) -> f64 {
+///         a + b
+///     }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A misspelled key (the error asks "did you mean `read_only`?"):
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// /// Look something up.
+/// #[tool(readonly)]
+/// fn lookup(key: String) -> String {
+///     key
+/// }
+/// # fn main() {}
+/// ```
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = expand::tool(args.into(), item.into());

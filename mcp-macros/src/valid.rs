@@ -13,6 +13,27 @@ pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
     check_no_impl_trait_params(tool, errors);
     check_tool_name(tool, errors);
     check_unique_param_names(tool, errors);
+    check_description(tool, errors);
+}
+
+/// The variable that makes a crate require a description on every tool.
+pub(crate) const REQUIRE_DESCRIPTIONS: &str = "MCP_REQUIRE_DESCRIPTIONS";
+
+/// A model chooses tools by their descriptions, so a crate may insist on
+/// one: set `MCP_REQUIRE_DESCRIPTIONS=1` while it compiles (from its
+/// `build.rs`: `cargo::rustc-env=MCP_REQUIRE_DESCRIPTIONS=1`).
+fn check_description(tool: &ToolFn, errors: &mut Errors) {
+    let required = std::env::var(REQUIRE_DESCRIPTIONS).is_ok_and(|v| !v.is_empty() && v != "0");
+    if required && tool.doc.is_empty() && tool.attr.description.is_none() {
+        errors.push(syn::Error::new(
+            tool.item.sig.ident.span(),
+            format_args!(
+                "tool `{}` has no description, and this crate requires one ({REQUIRE_DESCRIPTIONS} is set): \
+                 add a `///` doc comment saying what it does, or `#[tool(description = \"…\")]`",
+                tool.name
+            ),
+        ));
+    }
 }
 
 /// A tool is called by the runtime through a plain (safe, Rust-ABI) call.
