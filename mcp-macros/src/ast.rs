@@ -59,6 +59,14 @@ impl ToolFn {
             }
             !misplaced
         });
+        // A second `#[tool]` would define the companion module twice.
+        item.attrs.retain(|a| {
+            let again = a.path().segments.last().is_some_and(|s| s.ident == "tool");
+            if again {
+                errors.spanned(a, "`#[tool]` is applied twice; keep one and put every setting in it");
+            }
+            !again
+        });
         let doc = Doc::from_attrs(&item.attrs);
         // A description given in the attribute also documents the function,
         // so `missing_docs` and rustdoc see what clients see.

@@ -12,4 +12,16 @@ fn odd() {}
 #[tool(icon(mime_type = "image/png"))]
 fn sourceless() {}
 
+/// No source at all.
+#[tool(icon)]
+fn bare() {}
+
+/// Sizes as one string.
+#[tool(icon(src = "https://example.com/i.png", sizes = "48x48"))]
+fn sized() {}
+
+/// A misspelled icon key.
+#[tool(icon(source = "https://example.com/i.png"))]
+fn misspelled() {}
+
 fn main() {}

@@ -5,4 +5,8 @@ fn add(a: f64, b: f64) -> f64 {
     a + b
 }
 
+/// A number where text belongs.
+#[tool(description = 5)]
+fn five() {}
+
 fn main() {}

@@ -12,4 +12,16 @@ async fn slower() {}
 #[tool(timeout = "0s")]
 async fn instant() {}
 
+/// No value.
+#[tool(timeout)]
+async fn unset() {}
+
+/// Not a duration.
+#[tool(timeout = true)]
+async fn flagged() {}
+
+/// Finer than a millisecond.
+#[tool(timeout = "1.5ms")]
+async fn fine() {}
+
 fn main() {}

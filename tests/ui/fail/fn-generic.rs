@@ -6,4 +6,12 @@ fn echo<T: serde::de::DeserializeOwned>(value: T) -> String {
     String::new()
 }
 
+#[tool]
+fn bounded(value: String) -> String
+where
+    String: Clone,
+{
+    value
+}
+
 fn main() {}

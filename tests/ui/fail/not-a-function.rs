@@ -3,4 +3,19 @@ use mcp_runtime::tool;
 #[tool]
 struct Calculator;
 
-fn main() {}
+#[tool]
+enum Operation {
+    Add,
+}
+
+#[tool]
+mod tools {}
+
+#[tool]
+macro_rules! m {
+    () => {};
+}
+
+fn main() {
+    m!();
+}

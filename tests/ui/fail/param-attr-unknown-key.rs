@@ -7,3 +7,9 @@ fn greet(#[arg(name = "who")] name: String, #[arg(colour = "red")] shade: String
 }
 
 fn main() {}
+
+/// The same key twice.
+#[tool]
+fn twice(#[arg(rename = "a")] #[arg(rename = "b")] x: u8) -> u8 {
+    x
+}
