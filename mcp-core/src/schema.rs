@@ -197,6 +197,21 @@ fn is_data_key(key: &str) -> bool {
     matches!(key, "enum" | "const" | "default" | "examples" | "example")
 }
 
+/// The range of schemars' fixed-width integer formats.
+fn integer_bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" => (0.into(), u64::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// The keyword-level rules of the portable profile, applied to one schema
 /// and then to each of its subschemas (never to a property *named* like a
 /// keyword).
@@ -211,6 +226,12 @@ fn clean(schema: &mut Value) {
     if let Some(Value::String(format)) = map.get("format")
         && !STANDARD_FORMATS.contains(&format.as_str())
     {
+        // An integer width is a bound a validator and a model can use; keep
+        // it as one before the format goes.
+        if let Some((min, max)) = integer_bounds(format) {
+            map.entry("minimum").or_insert(min);
+            map.entry("maximum").or_insert(max);
+        }
         map.remove("format");
     }
     for (key, child) in map.iter_mut() {
@@ -344,7 +365,7 @@ mod tests {
         assert_eq!(
             portable(raw),
             json!({"type": "object", "properties": {
-                "n": {"type": "integer", "minimum": 0},
+                "n": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
                 "when": {"type": "string", "format": "date-time"},
                 "x": {"description": "d", "type": "number"},
                 "y": {"type": "string"}

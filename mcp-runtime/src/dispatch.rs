@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
+use crate::arguments::problems_result;
 use crate::param::ToolCall;
 use crate::registry::ToolSet;
 use crate::tool::BoxFuture;
@@ -24,6 +25,8 @@ pub(crate) struct Shared {
     pub(crate) instructions: Option<String>,
     pub(crate) tools: ToolSet,
     pub(crate) page_size: Option<usize>,
+    /// Decode JSON that models send as strings (`Server::strict_arguments`).
+    pub(crate) lenient_arguments: bool,
 }
 
 /// What the handshake settled.
@@ -175,18 +178,26 @@ impl Session {
         params: Option<JsonObject>,
         version: ProtocolVersion,
     ) -> Result<BoxFuture<'static, Response>, ErrorObject> {
-        let params: CallToolParams = parse(params)?;
+        // The arguments are the tool's business, and any mistake in them is
+        // reported to the model as a tool result, so they are taken out
+        // before the rest is parsed.
+        let mut params = params.unwrap_or_default();
+        let arguments = params.remove("arguments");
+        let params: CallToolParams = parse(Some(params))?;
         let entry = self
             .shared
             .tools
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
-        let call = ToolCall {
-            arguments: params.arguments.unwrap_or_default(),
-            request_id: id.clone(),
-            meta: params.meta,
-            protocol_version: version,
+        let arguments = match entry.check.prepare(arguments, self.shared.lenient_arguments) {
+            Ok(arguments) => arguments,
+            Err(problems) => {
+                let result = serde_json::to_value(problems_result(&problems).for_version(version));
+                let response = Response::result(id, result.expect("a tool result is JSON"));
+                return Ok(Box::pin(std::future::ready(response)));
+            }
         };
+        let call = ToolCall { arguments, request_id: id.clone(), meta: params.meta, protocol_version: version };
         // A hand-written tool may panic before it even returns its future;
         // that must not unwind into the connection.
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(call)))

@@ -26,6 +26,16 @@ pub enum Error {
         /// What is wrong with the schema.
         source: mcp_core::SchemaError,
     },
+    /// A tool's input schema is not valid JSON Schema 2020-12, so its
+    /// arguments cannot be checked.
+    InvalidSchema {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What the validator objected to.
+        reason: String,
+    },
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -46,6 +56,9 @@ impl fmt::Display for Error {
             Error::Schema { tool, rust_path, source } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an unusable input schema: {source}")
             }
+            Error::InvalidSchema { tool, rust_path, reason } => {
+                write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that is not valid JSON Schema: {reason}")
+            }
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -65,7 +78,7 @@ impl std::error::Error for Error {
         match self {
             Error::Schema { source, .. } => Some(source),
             Error::Runtime(e) | Error::Io(e) => Some(e),
-            Error::DuplicateTool { .. } => None,
+            Error::DuplicateTool { .. } | Error::InvalidSchema { .. } => None,
         }
     }
 }

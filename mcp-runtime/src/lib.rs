@@ -28,6 +28,7 @@
 //! errors, tool failures and bad arguments get `isError` results the model
 //! can act on.
 
+mod arguments;
 mod dispatch;
 mod error;
 pub mod logging;

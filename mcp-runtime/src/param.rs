@@ -303,7 +303,7 @@ impl ParamErrors {
             return failed.into_tool_result();
         }
         let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
-        CallToolResult::error_text(format!("invalid arguments: {}", lines.join("; ")))
+        crate::arguments::problems_result(&lines)
     }
 }
 

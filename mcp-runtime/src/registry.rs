@@ -8,6 +8,7 @@ use std::sync::Arc;
 use mcp_core::{ProtocolVersion, SchemaProfile};
 use serde_json::Value;
 
+use crate::arguments::ArgumentCheck;
 use crate::error::Error;
 use crate::tool::{Tool, ToolDefinition, shape};
 
@@ -15,6 +16,8 @@ use crate::tool::{Tool, ToolDefinition, shape};
 pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
+    /// The validator of its arguments, built from the advertised schema.
+    pub(crate) check: ArgumentCheck,
     /// The definition as JSON, per protocol version (indexed like
     /// `ProtocolVersion::ALL`).
     listed: Vec<Value>,
@@ -40,12 +43,21 @@ impl ToolSet {
         for handler in handlers {
             let raw = handler.definition();
             let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
-            let definition = shape(raw, profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
+            let definition = shape(raw, profile).map_err(|source| Error::Schema {
+                tool: tool.clone(),
+                rust_path: rust_path.clone(),
+                source,
+            })?;
+            let check = ArgumentCheck::new(&definition.tool.input_schema).map_err(|reason| Error::InvalidSchema {
+                tool,
+                rust_path,
+                reason,
+            })?;
             let listed = ProtocolVersion::ALL
                 .iter()
                 .map(|v| serde_json::to_value(definition.tool.for_version(*v)).expect("a tool definition is JSON"))
                 .collect();
-            entries.push(Entry { handler, definition, listed });
+            entries.push(Entry { handler, definition, check, listed });
         }
         entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));
         for pair in entries.windows(2) {

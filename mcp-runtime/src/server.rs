@@ -28,6 +28,7 @@ pub struct Server {
     tools: Vec<Arc<dyn Tool>>,
     profile: SchemaProfile,
     page_size: Option<usize>,
+    lenient_arguments: bool,
     limits: Limits,
 }
 
@@ -49,6 +50,7 @@ impl Server {
             tools: Vec::new(),
             profile: SchemaProfile::default(),
             page_size: None,
+            lenient_arguments: true,
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -82,6 +84,16 @@ impl Server {
     /// every tool comes in one page.
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Take arguments exactly as sent (`false` by default). Models often
+    /// send an object or array argument as a string of JSON, or the whole
+    /// `arguments` object as one; by default such a string is decoded once
+    /// where the schema expects an object or array (never for a `String`
+    /// parameter). Strict servers report it as an argument error instead.
+    pub fn strict_arguments(mut self, strict: bool) -> Self {
+        self.lenient_arguments = !strict;
         self
     }
 
@@ -174,7 +186,13 @@ impl Server {
 
     fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
         let tools = ToolSet::build(self.tools, self.profile)?;
-        let shared = Shared { info: self.info, instructions: self.instructions, tools, page_size: self.page_size };
+        let shared = Shared {
+            info: self.info,
+            instructions: self.instructions,
+            tools,
+            page_size: self.page_size,
+            lenient_arguments: self.lenient_arguments,
+        };
         Ok((Arc::new(shared), self.limits))
     }
 }

@@ -43,7 +43,7 @@ async fn main() {
             "type": "object",
             "properties": {
                 "who": {"type": "string", "description": "Whom to greet"},
-                "times": {"type": "integer", "minimum": 0, "description": "How many times", "default": 1},
+                "times": {"type": "integer", "minimum": 0, "maximum": 4294967295u32, "description": "How many times", "default": 1},
                 "greeting": {"type": "string", "description": "The greeting word", "default": "hello"},
                 "loud": {"type": "boolean", "description": "Whether to shout", "default": false},
                 "type": {"type": "string"}

@@ -1,0 +1,255 @@
+//! A call's arguments, checked against the input schema the tool advertises
+//! before the tool runs, with failures described so that a model can
+//! correct its next call.
+//!
+//! The schema is the contract: bounds it declares (`minimum`, `maxLength`,
+//! `pattern`, `enum`, `required`, `additionalProperties`) are enforced here,
+//! by a validator built once per tool.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use mcp_core::JsonObject;
+use serde_json::Value;
+
+/// One tool's argument check.
+pub(crate) struct ArgumentCheck {
+    validator: Validator,
+    /// Arguments whose schema is an object or an array: a string sent for
+    /// one of these is decoded as JSON once (models often send them so).
+    structural: HashSet<String>,
+    /// The arguments the tool declares, for "unknown argument" messages.
+    declared: Vec<String>,
+    /// Declared but not required: `null` for one of these means "not sent"
+    /// (the portable schema has no `null` branch for `Option<T>`).
+    optional: HashSet<String>,
+}
+
+impl ArgumentCheck {
+    /// The check for a tool with this (shaped) input schema.
+    pub(crate) fn new(schema: &JsonObject) -> Result<Self, String> {
+        let schema = Value::Object(schema.clone());
+        let validator = jsonschema::draft202012::new(&schema).map_err(|e| e.to_string())?;
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let declared: Vec<String> = properties.map(|p| p.keys().cloned().collect()).unwrap_or_default();
+        let structural = properties
+            .into_iter()
+            .flatten()
+            .filter(|(_, property)| is_structural(property, &schema))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let required: HashSet<&str> =
+            schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let optional = declared.iter().filter(|n| !required.contains(n.as_str())).cloned().collect();
+        Ok(ArgumentCheck { validator, structural, declared, optional })
+    }
+
+    /// The arguments as the tool should see them, or every problem with
+    /// them. `lenient` allows the decoding of JSON sent as a string.
+    pub(crate) fn prepare(&self, arguments: Option<Value>, lenient: bool) -> Result<JsonObject, Vec<String>> {
+        let mut arguments = match arguments {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(map)) => map,
+            Some(Value::String(text)) if lenient => match serde_json::from_str(&text) {
+                Ok(Value::Object(map)) => map,
+                _ => {
+                    return Err(vec![format!(
+                        "`arguments` must be a JSON object, got {}",
+                        describe(&Value::String(text))
+                    )]);
+                }
+            },
+            Some(other) => return Err(vec![format!("`arguments` must be a JSON object, got {}", describe(&other))]),
+        };
+        arguments.retain(|name, value| !(value.is_null() && self.optional.contains(name)));
+        if lenient {
+            for name in &self.structural {
+                if let Some(value @ Value::String(_)) = arguments.get_mut(name)
+                    && let Some(decoded) = value.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok())
+                    && (decoded.is_object() || decoded.is_array())
+                {
+                    *value = decoded;
+                }
+            }
+        }
+        let instance = Value::Object(arguments);
+        let problems: Vec<String> = self.validator.iter_errors(&instance).map(|e| self.explain(&e)).collect();
+        let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
+        if problems.is_empty() { Ok(arguments) } else { Err(problems) }
+    }
+
+    /// One validation error in words: where, what was expected, what came.
+    fn explain(&self, error: &ValidationError<'_>) -> String {
+        let at = path(error);
+        let sent = describe(error.instance());
+        let expected = match error.kind() {
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                let at = if at.is_empty() { format!("argument `{name}`") } else { format!("{at}: field `{name}`") };
+                return format!("{at}: required but not sent");
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected } if at.is_empty() => {
+                let names = unexpected.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                let known = self.declared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                let known = if known.is_empty() { "no arguments".to_owned() } else { known };
+                return format!("unknown argument {names}; this tool takes {known}");
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let names = unexpected.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                return format!("{at}: unknown field {names}");
+            }
+            ValidationErrorKind::Type { kind } => format!("expected {}", type_names(kind)),
+            ValidationErrorKind::Minimum { limit } => format!("must be at least {limit}"),
+            ValidationErrorKind::Maximum { limit } => format!("must be at most {limit}"),
+            ValidationErrorKind::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
+            ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
+            ValidationErrorKind::MultipleOf { multiple_of, .. } => format!("must be a multiple of {multiple_of}"),
+            ValidationErrorKind::MinLength { limit } => format!("must be at least {limit} characters long"),
+            ValidationErrorKind::MaxLength { limit } => format!("must be at most {limit} characters long"),
+            ValidationErrorKind::Pattern { pattern } => format!("must match the pattern `{pattern}`"),
+            ValidationErrorKind::MinItems { limit } => format!("must have at least {limit} items"),
+            ValidationErrorKind::MaxItems { limit } => format!("must have at most {limit} items"),
+            ValidationErrorKind::UniqueItems => "must not repeat items".to_owned(),
+            ValidationErrorKind::MinProperties { limit } => format!("must have at least {limit} fields"),
+            ValidationErrorKind::MaxProperties { limit } => format!("must have at most {limit} fields"),
+            ValidationErrorKind::Enum { options } => format!("expected one of {}", list(options)),
+            ValidationErrorKind::Constant { expected_value } => format!("expected exactly {expected_value}"),
+            ValidationErrorKind::Format { format } => format!("expected a {format}"),
+            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+                "does not match any of the accepted shapes".to_owned()
+            }
+            ValidationErrorKind::OneOfMultipleValid { .. } => "matches more than one accepted shape".to_owned(),
+            _ => error.to_string(),
+        };
+        let at = if at.is_empty() { "`arguments`".to_owned() } else { at };
+        format!("{at}: {expected}, got {sent}")
+    }
+}
+
+/// The `isError` result for argument problems: one line for one problem,
+/// a list for several.
+pub(crate) fn problems_result(problems: &[String]) -> mcp_core::CallToolResult {
+    let text = match problems {
+        [one] => one.clone(),
+        many => {
+            let mut text = format!("{} problems with the arguments:", many.len());
+            for problem in many {
+                let _ = write!(text, "\n- {problem}");
+            }
+            text
+        }
+    };
+    mcp_core::CallToolResult::error_text(text)
+}
+
+/// `argument `route.stops[2].x``, or empty for the arguments object itself.
+fn path(error: &ValidationError<'_>) -> String {
+    let mut out = String::new();
+    for (i, segment) in error.instance_path().segments().enumerate() {
+        match segment {
+            jsonschema::paths::LocationSegment::Property(name) if i == 0 => out.push_str(&name),
+            jsonschema::paths::LocationSegment::Property(name) => {
+                let _ = write!(out, ".{name}");
+            }
+            jsonschema::paths::LocationSegment::Index(index) => {
+                let _ = write!(out, "[{index}]");
+            }
+        }
+    }
+    if out.is_empty() { out } else { format!("argument `{out}`") }
+}
+
+/// A value, as "the string \"two\"" or "the number 5": enough to see what
+/// was sent without repeating a large payload.
+pub(crate) fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.chars().count() > 60 => {
+            format!("the string {:?}… ({} characters)", s.chars().take(60).collect::<String>(), s.chars().count())
+        }
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(items) => format!("an array of {} items", items.len()),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+fn type_names(kind: &TypeKind) -> String {
+    let article = |t: &str| match t {
+        "null" => "null".to_owned(),
+        "integer" | "object" | "array" => format!("an {t}"),
+        "boolean" => "a boolean (true or false)".to_owned(),
+        _ => format!("a {t}"),
+    };
+    match kind {
+        TypeKind::Single(t) => article(&t.to_string()),
+        TypeKind::Multiple(set) => {
+            let names: Vec<String> = set.iter().map(|t| article(&t.to_string())).collect();
+            names.join(" or ")
+        }
+    }
+}
+
+fn list(options: &Value) -> String {
+    match options {
+        Value::Array(items) => items.iter().map(Value::to_string).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `schema` (a property of `root`) describes an object or array,
+/// following one local `$ref` (the strict profile keeps them).
+fn is_structural(schema: &Value, root: &Value) -> bool {
+    let resolved = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/")) {
+        Some(pointer) => root.pointer(&format!("/{pointer}")).unwrap_or(schema),
+        None => schema,
+    };
+    let structural = |t: &Value| matches!(t.as_str(), Some("object" | "array"));
+    match resolved.get("type") {
+        Some(Value::Array(types)) => types.iter().any(structural) && !types.iter().any(|t| t == "string"),
+        Some(t) => structural(t),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(schema: Value) -> ArgumentCheck {
+        ArgumentCheck::new(schema.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn structural_arguments_sent_as_strings_are_decoded_once_and_strings_never() {
+        let c = check(json!({"type": "object", "properties": {
+            "list": {"type": "array", "items": {"type": "integer"}},
+            "text": {"type": "string"}
+        }}));
+        let args = c.prepare(Some(json!({"list": "[1, 2]", "text": "[1, 2]"})), true).unwrap();
+        assert_eq!(Value::Object(args), json!({"list": [1, 2], "text": "[1, 2]"}));
+        let problems = c.prepare(Some(json!({"list": "[1, 2]"})), false).unwrap_err();
+        assert_eq!(problems, ["argument `list`: expected an array, got the string \"[1, 2]\""]);
+        // Decoded once: a string holding a string holding JSON stays a string.
+        let problems = c.prepare(Some(json!({"list": "\"[1]\""})), true).unwrap_err();
+        assert_eq!(problems, ["argument `list`: expected an array, got the string \"\\\"[1]\\\"\""]);
+    }
+
+    #[test]
+    fn arguments_sent_as_a_string_are_decoded_when_lenient() {
+        let c = check(json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}));
+        assert_eq!(Value::Object(c.prepare(Some(json!("{\"a\": 1}")), true).unwrap()), json!({"a": 1}));
+        assert_eq!(
+            c.prepare(Some(json!("{\"a\": 1}")), false).unwrap_err(),
+            ["`arguments` must be a JSON object, got the string \"{\\\"a\\\": 1}\""]
+        );
+        assert_eq!(
+            c.prepare(Some(json!([1])), true).unwrap_err(),
+            ["`arguments` must be a JSON object, got an array of 1 items"]
+        );
+    }
+}
