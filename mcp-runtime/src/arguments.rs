@@ -75,20 +75,35 @@ impl ArgumentCheck {
             }
         }
         let instance = Value::Object(arguments);
-        let problems: Vec<String> = self.validator.iter_errors(&instance).map(|e| self.explain(&e)).collect();
+        let errors: Vec<ValidationError<'_>> = self.validator.iter_errors(&instance).collect();
+        // A value of the wrong type also breaks every other rule at its
+        // place (an `enum`, a bound); the type is what to fix, so say only it.
+        let mistyped: HashSet<&str> = errors
+            .iter()
+            .filter(|e| matches!(e.kind(), ValidationErrorKind::Type { .. }))
+            .map(|e| e.instance_path().as_str())
+            .collect();
+        let problems: Vec<String> = errors
+            .iter()
+            .filter(|e| {
+                matches!(e.kind(), ValidationErrorKind::Type { .. }) || !mistyped.contains(e.instance_path().as_str())
+            })
+            .map(|e| self.explain(e))
+            .collect();
         let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
         if problems.is_empty() { Ok(arguments) } else { Err(problems) }
     }
 
     /// One validation error in words: where, what was expected, what came.
     fn explain(&self, error: &ValidationError<'_>) -> String {
-        let at = path(error);
+        let raw = path(error);
+        let at = if raw.is_empty() { raw.clone() } else { format!("argument `{raw}`") };
         let sent = describe(error.instance());
         let expected = match error.kind() {
             ValidationErrorKind::Required { property } => {
                 let name = property.as_str().unwrap_or_default();
-                let at = if at.is_empty() { format!("argument `{name}`") } else { format!("{at}: field `{name}`") };
-                return format!("{at}: required but not sent");
+                let full = if raw.is_empty() { name.to_owned() } else { format!("{raw}.{name}") };
+                return format!("argument `{full}`: required but not sent");
             }
             ValidationErrorKind::AdditionalProperties { unexpected } if at.is_empty() => {
                 let names = unexpected.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
@@ -106,14 +121,16 @@ impl ArgumentCheck {
             ValidationErrorKind::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
             ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
             ValidationErrorKind::MultipleOf { multiple_of, .. } => format!("must be a multiple of {multiple_of}"),
-            ValidationErrorKind::MinLength { limit } => format!("must be at least {limit} characters long"),
-            ValidationErrorKind::MaxLength { limit } => format!("must be at most {limit} characters long"),
+            ValidationErrorKind::MinLength { limit } => {
+                format!("must be at least {} long", plural(*limit, "character"))
+            }
+            ValidationErrorKind::MaxLength { limit } => format!("must be at most {} long", plural(*limit, "character")),
             ValidationErrorKind::Pattern { pattern } => format!("must match the pattern `{pattern}`"),
-            ValidationErrorKind::MinItems { limit } => format!("must have at least {limit} items"),
-            ValidationErrorKind::MaxItems { limit } => format!("must have at most {limit} items"),
+            ValidationErrorKind::MinItems { limit } => format!("must have at least {}", plural(*limit, "item")),
+            ValidationErrorKind::MaxItems { limit } => format!("must have at most {}", plural(*limit, "item")),
             ValidationErrorKind::UniqueItems => "must not repeat items".to_owned(),
-            ValidationErrorKind::MinProperties { limit } => format!("must have at least {limit} fields"),
-            ValidationErrorKind::MaxProperties { limit } => format!("must have at most {limit} fields"),
+            ValidationErrorKind::MinProperties { limit } => format!("must have at least {}", plural(*limit, "field")),
+            ValidationErrorKind::MaxProperties { limit } => format!("must have at most {}", plural(*limit, "field")),
             ValidationErrorKind::Enum { options } => format!("expected one of {}", list(options)),
             ValidationErrorKind::Constant { expected_value } => format!("expected exactly {expected_value}"),
             ValidationErrorKind::Format { format } => format!("expected a {format}"),
@@ -144,7 +161,12 @@ pub(crate) fn problems_result(problems: &[String]) -> mcp_core::CallToolResult {
     mcp_core::CallToolResult::error_text(text)
 }
 
-/// `argument `route.stops[2].x``, or empty for the arguments object itself.
+/// `3 items`, `1 item`.
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// `route.stops[2].x`, or empty for the arguments object itself.
 fn path(error: &ValidationError<'_>) -> String {
     let mut out = String::new();
     for (i, segment) in error.instance_path().segments().enumerate() {
@@ -158,7 +180,7 @@ fn path(error: &ValidationError<'_>) -> String {
             }
         }
     }
-    if out.is_empty() { out } else { format!("argument `{out}`") }
+    out
 }
 
 /// A value, as "the string \"two\"" or "the number 5": enough to see what
@@ -172,7 +194,7 @@ pub(crate) fn describe(value: &Value) -> String {
             format!("the string {:?}… ({} characters)", s.chars().take(60).collect::<String>(), s.chars().count())
         }
         Value::String(s) => format!("the string {s:?}"),
-        Value::Array(items) => format!("an array of {} items", items.len()),
+        Value::Array(items) => format!("an array of {}", plural(items.len() as u64, "item")),
         Value::Object(_) => "an object".to_owned(),
     }
 }
@@ -249,7 +271,7 @@ mod tests {
         );
         assert_eq!(
             c.prepare(Some(json!([1])), true).unwrap_err(),
-            ["`arguments` must be a JSON object, got an array of 1 items"]
+            ["`arguments` must be a JSON object, got an array of 1 item"]
         );
     }
 }

@@ -1,0 +1,265 @@
+//! Argument failures, through the protocol: each bad call gets an `isError`
+//! result whose text names the field, what was expected and what was sent,
+//! and the tool never runs.
+
+use std::collections::HashMap;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::{InMemoryClient, Server};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// How to deliver.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Speed {
+    Standard,
+    Express,
+}
+
+/// One line of an order.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    /// The product code, like "AB-123".
+    #[schemars(regex(pattern = r"^[A-Z]{2}-\d{3}$"))]
+    sku: String,
+    /// How many.
+    #[schemars(range(min = 1, max = 99))]
+    quantity: u32,
+}
+
+/// An order.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Order {
+    /// Who ordered.
+    #[schemars(length(min = 2, max = 20))]
+    customer: String,
+    /// What they ordered.
+    #[schemars(length(min = 1, max = 3))]
+    lines: Vec<Line>,
+    /// A discount between 0 and 1.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    discount: Option<f64>,
+}
+
+/// Add two numbers.
+#[tool]
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// Place an order.
+#[tool]
+fn place(order: Order, speed: Speed, notes: Option<String>) -> String {
+    let items: Vec<String> = order.lines.iter().map(|l| format!("{}x{}", l.quantity, l.sku)).collect();
+    let discount = order.discount.unwrap_or_default();
+    format!("{} for {} at {discount} off, {speed:?}, {notes:?}", items.join(" "), order.customer)
+}
+
+/// Tally counts by name.
+#[tool]
+fn tally(counts: HashMap<String, u8>, tags: Vec<String>, flag: bool, letter: char, small: i8) -> String {
+    format!("{} {} {flag} {letter} {small}", counts.len(), tags.len())
+}
+
+fn server() -> Server {
+    Server::empty("arguments", "1").tool(add::Tool).tool(place::Tool).tool(tally::Tool)
+}
+
+async fn connect(server: Server) -> InMemoryClient {
+    let mut client = server.connect_in_memory().unwrap();
+    client.initialize().await.unwrap();
+    client
+}
+
+async fn call(client: &mut InMemoryClient, name: &str, arguments: Value) -> Value {
+    let response = client.request("tools/call", json!({"name": name, "arguments": arguments})).await.unwrap();
+    response.get("result").cloned().unwrap_or_else(|| panic!("expected a result, got {response}"))
+}
+
+fn good_order() -> Value {
+    json!({"customer": "Ada", "lines": [{"sku": "AB-123", "quantity": 2}], "discount": 0.1})
+}
+
+fn with(mut base: Value, pointer: &str, value: Value) -> Value {
+    *base.pointer_mut(pointer).unwrap_or_else(|| panic!("no {pointer} in the order")) = value;
+    base
+}
+
+#[tokio::test]
+async fn every_bad_argument_is_named_with_what_was_expected_and_sent() {
+    let order = good_order();
+    let cases: Vec<(&str, Value, &str)> = vec![
+        // Missing and mistyped scalars.
+        ("add", json!({"b": 1}), "argument `a`: required but not sent"),
+        ("add", json!({"a": "two", "b": 1}), "argument `a`: expected a number, got the string \"two\""),
+        ("add", json!({"a": true, "b": 1}), "argument `a`: expected a number, got the boolean true"),
+        ("add", json!({"a": null, "b": 1}), "argument `a`: expected a number, got null"),
+        ("add", json!({"a": [1], "b": 1}), "argument `a`: expected a number, got an array of 1 item"),
+        ("add", json!({"a": {"v": 1}, "b": 1}), "argument `a`: expected a number, got an object"),
+        (
+            "add",
+            json!({}),
+            "2 problems with the arguments:\n- argument `a`: required but not sent\n- argument `b`: required but not sent",
+        ),
+        ("add", json!("a=1"), "`arguments` must be a JSON object, got the string \"a=1\""),
+        ("add", json!(5), "`arguments` must be a JSON object, got the number 5"),
+        // Enums.
+        (
+            "place",
+            json!({"order": order, "speed": "warp"}),
+            "argument `speed`: expected one of \"standard\", \"express\", got the string \"warp\"",
+        ),
+        ("place", json!({"order": order, "speed": 1}), "argument `speed`: expected a string, got the number 1"),
+        // Nested fields: missing, bounds, lengths, patterns, unknown fields.
+        (
+            "place",
+            json!({"order": {"lines": []}, "speed": "express"}),
+            "2 problems with the arguments:\n- argument `order.customer`: required but not sent\n- argument `order.lines`: must have at least 1 item, got an array of 0 items",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/customer", json!("A")), "speed": "express"}),
+            "argument `order.customer`: must be at least 2 characters long, got the string \"A\"",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/customer", json!("A".repeat(21))), "speed": "express"}),
+            "argument `order.customer`: must be at most 20 characters long, got the string \"AAAAAAAAAAAAAAAAAAAAA\"",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines/0/quantity", json!(0)), "speed": "express"}),
+            "argument `order.lines[0].quantity`: must be at least 1, got the number 0",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines/0/quantity", json!(100)), "speed": "express"}),
+            "argument `order.lines[0].quantity`: must be at most 99, got the number 100",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines/0/quantity", json!(1.5)), "speed": "express"}),
+            "argument `order.lines[0].quantity`: expected an integer, got the number 1.5",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines/0/sku", json!("ab-1")), "speed": "express"}),
+            "argument `order.lines[0].sku`: must match the pattern `^[A-Z]{2}-\\d{3}$`, got the string \"ab-1\"",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines/0", json!({"sku": "AB-123", "quantity": 1, "gift": true})), "speed": "express"}),
+            "argument `order.lines[0]`: unknown field `gift`",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/lines", Value::Array(vec![json!({"sku": "AB-123", "quantity": 1}); 4])), "speed": "express"}),
+            "argument `order.lines`: must have at most 3 items, got an array of 4 items",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/discount", json!(1.5)), "speed": "express"}),
+            "argument `order.discount`: must be at most 1.0, got the number 1.5",
+        ),
+        (
+            "place",
+            json!({"order": with(order.clone(), "/discount", json!(-0.1)), "speed": "express"}),
+            "argument `order.discount`: must be at least 0.0, got the number -0.1",
+        ),
+        (
+            "place",
+            json!({"order": "not json", "speed": "express"}),
+            "argument `order`: expected an object, got the string \"not json\"",
+        ),
+        (
+            "place",
+            json!({"order": order, "speed": "express", "notes": 7}),
+            "argument `notes`: expected a string, got the number 7",
+        ),
+        // Maps, lists, booleans, characters and integer widths.
+        (
+            "tally",
+            json!({"counts": {"a": 300}, "tags": [], "flag": true, "letter": "x", "small": 0}),
+            "argument `counts.a`: must be at most 255, got the number 300",
+        ),
+        (
+            "tally",
+            json!({"counts": {"a": -1}, "tags": [], "flag": true, "letter": "x", "small": 0}),
+            "argument `counts.a`: must be at least 0, got the number -1",
+        ),
+        (
+            "tally",
+            json!({"counts": [], "tags": [], "flag": true, "letter": "x", "small": 0}),
+            "argument `counts`: expected an object, got an array of 0 items",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": [1], "flag": true, "letter": "x", "small": 0}),
+            "argument `tags[0]`: expected a string, got the number 1",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": "a,b", "flag": true, "letter": "x", "small": 0}),
+            "argument `tags`: expected an array, got the string \"a,b\"",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": [], "flag": "yes", "letter": "x", "small": 0}),
+            "argument `flag`: expected a boolean (true or false), got the string \"yes\"",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": [], "flag": true, "letter": "xy", "small": 0}),
+            "argument `letter`: must be at most 1 character long, got the string \"xy\"",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": [], "flag": true, "letter": "x", "small": 128}),
+            "argument `small`: must be at most 127, got the number 128",
+        ),
+        (
+            "tally",
+            json!({"counts": {}, "tags": [], "flag": true, "letter": "x", "small": -129}),
+            "argument `small`: must be at least -128, got the number -129",
+        ),
+    ];
+    assert!(cases.len() >= 30);
+    let mut client = connect(server()).await;
+    for (tool, arguments, expected) in cases {
+        let result = call(&mut client, tool, arguments.clone()).await;
+        assert_eq!(result["isError"], true, "{tool} {arguments} should fail: {result}");
+        assert_eq!(result["content"][0]["text"], expected, "{tool} {arguments}");
+    }
+}
+
+#[tokio::test]
+async fn good_arguments_pass_and_stringified_json_is_decoded_once() {
+    let mut client = connect(server()).await;
+    let ok = |result: &Value| {
+        assert_ne!(result["isError"], true, "{result}");
+        result["content"][0]["text"].as_str().unwrap().to_owned()
+    };
+    let result = call(&mut client, "place", json!({"order": good_order(), "speed": "express", "notes": null})).await;
+    assert_eq!(ok(&result), "2xAB-123 for Ada at 0.1 off, Express, None");
+    // Models often send objects, lists and whole argument objects as JSON text.
+    let order = good_order().to_string();
+    let result = call(&mut client, "place", json!({"order": order, "speed": "standard"})).await;
+    assert_eq!(ok(&result), "2xAB-123 for Ada at 0.1 off, Standard, None");
+    let arguments =
+        json!({"counts": "{\"a\": 1}", "tags": "[\"x\"]", "flag": false, "letter": "q", "small": -3}).to_string();
+    assert_eq!(ok(&call(&mut client, "tally", json!(arguments)).await), "1 1 false q -3");
+
+    // A strict server takes arguments exactly as sent.
+    let mut strict = connect(server().strict_arguments(true)).await;
+    let result = call(&mut strict, "place", json!({"order": good_order().to_string(), "speed": "standard"})).await;
+    assert_eq!(result["isError"], true);
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("argument `order`: expected an object, got the string")
+    );
+}
