@@ -248,6 +248,23 @@ fn clean(schema: &mut Value) {
             clean(child);
         }
     }
+    shared_branch_type(map);
+}
+
+/// A `oneOf`/`anyOf` whose branches all have one type gets that type too:
+/// some clients reject a property without a `type`.
+fn shared_branch_type(map: &mut JsonObject) {
+    if map.contains_key("type") {
+        return;
+    }
+    let shared = ["oneOf", "anyOf"].iter().find_map(|key| {
+        let branches = map.get(*key)?.as_array()?;
+        let first = branches.first()?.get("type")?.as_str()?;
+        branches.iter().all(|b| b.get("type").and_then(Value::as_str) == Some(first)).then(|| first.to_owned())
+    });
+    if let Some(kind) = shared {
+        map.insert("type".into(), Value::String(kind));
+    }
 }
 
 /// `Option<T>`: drop the `null` alternative, leaving the plain `T` schema

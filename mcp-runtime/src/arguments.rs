@@ -141,7 +141,7 @@ impl ArgumentCheck {
             _ => error.to_string(),
         };
         let at = if at.is_empty() { "`arguments`".to_owned() } else { at };
-        format!("{at}: {expected}, got {sent}")
+        format!("{at}: {expected}, got {sent}{}", json_in_string_hint(error))
     }
 }
 
@@ -159,6 +159,22 @@ pub(crate) fn problems_result(problems: &[String]) -> mcp_core::CallToolResult {
         }
     };
     mcp_core::CallToolResult::error_text(text)
+}
+
+/// When an object or array was expected and a string holding one arrived
+/// (a strict server does not decode it), say so.
+fn json_in_string_hint(error: &ValidationError<'_>) -> &'static str {
+    let ValidationErrorKind::Type { kind } = error.kind() else { return "" };
+    let Some(text) = error.instance().as_str() else { return "" };
+    let wanted = |name: &str| match kind {
+        TypeKind::Single(t) => t.to_string() == name,
+        TypeKind::Multiple(set) => set.iter().any(|t| t.to_string() == name),
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(_)) if wanted("object") => " (it holds JSON: send the object itself, not a string)",
+        Ok(Value::Array(_)) if wanted("array") => " (it holds JSON: send the array itself, not a string)",
+        _ => "",
+    }
 }
 
 /// `3 items`, `1 item`.
@@ -255,7 +271,12 @@ mod tests {
         let args = c.prepare(Some(json!({"list": "[1, 2]", "text": "[1, 2]"})), true).unwrap();
         assert_eq!(Value::Object(args), json!({"list": [1, 2], "text": "[1, 2]"}));
         let problems = c.prepare(Some(json!({"list": "[1, 2]"})), false).unwrap_err();
-        assert_eq!(problems, ["argument `list`: expected an array, got the string \"[1, 2]\""]);
+        assert_eq!(
+            problems,
+            [
+                "argument `list`: expected an array, got the string \"[1, 2]\" (it holds JSON: send the array itself, not a string)"
+            ]
+        );
         // Decoded once: a string holding a string holding JSON stays a string.
         let problems = c.prepare(Some(json!({"list": "\"[1]\""})), true).unwrap_err();
         assert_eq!(problems, ["argument `list`: expected an array, got the string \"\\\"[1]\\\"\""]);

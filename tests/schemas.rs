@@ -1,0 +1,195 @@
+//! The exact `inputSchema` a client sees for each common parameter type,
+//! under both schema profiles, compared with `golden/schemas.json`; and
+//! every portable schema is valid under the 2020-12 and draft-07
+//! meta-schemas. Regenerate the golden file with `UPDATE_GOLDEN=1` and read
+//! the diff before committing it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::marker::PhantomData;
+
+use mcp_runtime::protocol::CallToolResult;
+use mcp_runtime::{
+    BoxFuture, SchemaProfile, Server, Tool, ToolBuilder, ToolCall, ToolDefinition, ToolParam, ViaArgument,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// A tool with one argument `v` of type `T`, described as `#[tool]` would.
+struct One<T>(&'static str, PhantomData<fn() -> T>);
+
+impl<T: ToolParam<ViaArgument> + 'static> Tool for One<T> {
+    fn definition(&self) -> ToolDefinition {
+        let mut builder = ToolBuilder::new(self.0, module_path!(), self.0);
+        T::describe(&mut builder, "v", Some("The value"));
+        builder.build()
+    }
+
+    fn call(&self, _: ToolCall) -> BoxFuture<'static, CallToolResult> {
+        Box::pin(async { CallToolResult::success(Vec::new()) })
+    }
+}
+
+/// A unit enum.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+enum Color {
+    Red,
+    Green,
+}
+
+/// A documented unit enum.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum Mode {
+    /// Fast and rough.
+    QuickScan,
+    /// Slow and thorough.
+    DeepScan,
+}
+
+/// A data-carrying enum, externally tagged.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+enum Shape {
+    Circle { radius: f64 },
+    Square(f64),
+    Empty,
+}
+
+/// An internally tagged enum.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Event {
+    Click { x: i32, y: i32 },
+    Key { code: u16 },
+}
+
+/// A point.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Point {
+    /// Horizontal.
+    x: f64,
+    /// Vertical.
+    y: f64,
+}
+
+/// A struct holding another.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Segment {
+    from: Point,
+    to: Point,
+    label: Option<String>,
+}
+
+fn default_limit() -> u32 {
+    10
+}
+
+/// A struct with defaults.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Query {
+    text: String,
+    #[serde(default = "default_limit")]
+    limit: u32,
+    #[serde(default)]
+    exact: bool,
+}
+
+/// Renamed fields.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct Renamed {
+    first_name: String,
+    last_name: Option<String>,
+}
+
+/// A newtype.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct UserId(u64);
+
+fn tools() -> Vec<Box<dyn Fn(Server) -> Server>> {
+    macro_rules! one {
+        ($($name:literal: $ty:ty),* $(,)?) => {
+            vec![$(Box::new(|s: Server| s.tool(One::<$ty>($name, PhantomData)))),*]
+        };
+    }
+    one![
+        "i8": i8, "i16": i16, "i32": i32, "i64": i64, "i128": i128, "isize": isize,
+        "u8": u8, "u16": u16, "u32": u32, "u64": u64, "u128": u128, "usize": usize,
+        "f32": f32, "f64": f64, "bool": bool, "char": char, "string": String,
+        "vec_string": Vec<String>, "vec_points": Vec<Point>, "set_u8": HashSet<u8>,
+        "tuple": (String, i32), "array3": [f64; 3],
+        "map_f64": HashMap<String, f64>, "btree_points": BTreeMap<String, Point>,
+        "option_i32": Option<i32>, "option_point": Option<Point>, "option_vec": Option<Vec<u8>>,
+        "unit_enum": Color, "documented_enum": Mode, "data_enum": Shape, "tagged_enum": Event,
+        "struct": Point, "nested_struct": Segment, "defaults": Query, "renamed": Renamed,
+        "newtype": UserId, "json_value": Value,
+    ]
+}
+
+fn schemas(profile: SchemaProfile) -> Map<String, Value> {
+    let server = tools().into_iter().fold(Server::empty("golden", "1").schema_profile(profile), |s, add| add(s));
+    let tools = server.tool_definitions().expect("every schema is usable");
+    tools.into_iter().map(|t| (t.name, Value::Object(t.input_schema))).collect()
+}
+
+#[test]
+fn input_schemas_match_the_golden_file_under_both_profiles() {
+    let actual = json!({
+        "portable": schemas(SchemaProfile::Portable),
+        "strict": schemas(SchemaProfile::Strict),
+    });
+    assert!(actual["portable"].as_object().unwrap().len() >= 25);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/schemas.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+    }
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the golden file")).unwrap();
+    for profile in ["portable", "strict"] {
+        for (name, schema) in expected[profile].as_object().unwrap() {
+            assert_eq!(&actual[profile][name], schema, "{profile} schema of `{name}`");
+        }
+        assert_eq!(actual[profile].as_object().unwrap().len(), expected[profile].as_object().unwrap().len());
+    }
+}
+
+#[test]
+fn portable_schemas_follow_the_profile_and_both_meta_schemas() {
+    for (name, schema) in schemas(SchemaProfile::Portable) {
+        jsonschema::draft202012::meta::validate(&schema)
+            .unwrap_or_else(|e| panic!("`{name}` is not valid 2020-12: {e}\n{schema:#}"));
+        jsonschema::draft7::meta::validate(&schema).unwrap_or_else(|e| panic!("`{name}` is not valid draft-07: {e}"));
+        let text = schema.to_string();
+        for banned in ["$ref", "$defs", "$schema", "nullable", "\"null\"", "definitions"] {
+            assert!(!text.contains(banned), "`{name}` has {banned}: {text}");
+        }
+        assert!(schema["properties"].is_object(), "`{name}` has no properties");
+        every_property_has_a_type(&name, &schema["properties"]);
+    }
+    for (name, schema) in schemas(SchemaProfile::Strict) {
+        jsonschema::draft202012::meta::validate(&schema)
+            .unwrap_or_else(|e| panic!("strict `{name}` is not valid 2020-12: {e}"));
+    }
+}
+
+/// Every property of an object schema says its type (or is any JSON value,
+/// which has no type to say).
+fn every_property_has_a_type(tool: &str, properties: &Value) {
+    for (name, property) in properties.as_object().unwrap() {
+        let any_value = property.as_object().is_some_and(|p| p.keys().all(|k| k == "description"));
+        let has_type =
+            property.get("type").is_some() || property.get("oneOf").is_some() || property.get("anyOf").is_some();
+        assert!(any_value || has_type, "`{tool}`: property `{name}` has no type: {property}");
+        if let Some(nested) = property.get("properties") {
+            every_property_has_a_type(tool, nested);
+        }
+    }
+}
