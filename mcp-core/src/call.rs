@@ -78,6 +78,14 @@ impl CallToolResult {
     /// links are dropped before 2025-06-18 (the text mirror stays), and audio
     /// before 2025-03-26 becomes a text note, so the client reads every block.
     pub fn for_version(mut self, version: ProtocolVersion) -> CallToolResult {
+        if version.wraps_structured_output()
+            && let Some(value) = self.structured_content.take()
+        {
+            self.structured_content = Some(match value {
+                Value::Object(_) => value,
+                other => serde_json::json!({ "result": other }),
+            });
+        }
         if !version.has_structured_output() {
             self.structured_content = None;
             self.meta = None;

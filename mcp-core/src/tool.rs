@@ -65,6 +65,11 @@ impl Tool {
             out.output_schema = None;
             out.meta = None;
         }
+        if version.wraps_structured_output()
+            && let Some(schema) = out.output_schema.take()
+        {
+            out.output_schema = Some(wrap_output_schema(schema));
+        }
         if !version.has_icons() {
             out.icons = None;
             out.input_schema.remove("$schema");
@@ -77,6 +82,21 @@ impl Tool {
         }
         out
     }
+}
+
+/// `{"type":"object","properties":{"result": schema},"required":["result"]}`
+/// for a schema whose root is not an object; an object schema as it is.
+pub fn wrap_output_schema(schema: JsonObject) -> JsonObject {
+    if schema.get("type").and_then(serde_json::Value::as_str) == Some("object") {
+        return schema;
+    }
+    let mut properties = JsonObject::new();
+    properties.insert("result".into(), serde_json::Value::Object(schema));
+    let mut wrapped = JsonObject::new();
+    wrapped.insert("type".into(), "object".into());
+    wrapped.insert("properties".into(), serde_json::Value::Object(properties));
+    wrapped.insert("required".into(), serde_json::json!(["result"]));
+    wrapped
 }
 
 /// Hints about a tool's behaviour. Hints, never guarantees.

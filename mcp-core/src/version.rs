@@ -85,6 +85,13 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_06_18
     }
 
+    /// Structured output must be an object (2025-06-18 to 2025-11-25): a
+    /// value of another type is sent as `{"result": value}`, and its
+    /// output schema is wrapped to match.
+    pub fn wraps_structured_output(self) -> bool {
+        self.has_structured_output() && self < ProtocolVersion::V2026_07_28
+    }
+
     /// `icons`, `execution` and implementation descriptions exist (2025-11-25
     /// and later).
     pub fn has_icons(self) -> bool {

@@ -22,6 +22,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "timeout",
+    "output_schema",
     "icon",
     "meta",
     "crate",
@@ -41,6 +42,7 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Option<bool>,
     /// In milliseconds.
     pub(crate) timeout: Option<u64>,
+    pub(crate) output_schema: Option<bool>,
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Vec<(LitStr, Expr)>,
     pub(crate) krate: Option<syn::Path>,
@@ -75,6 +77,8 @@ impl ToolAttr {
                 "destructive" => set(&mut attr.destructive, flag(&meta, errors)?, &meta, errors),
                 "idempotent" => set(&mut attr.idempotent, flag(&meta, errors)?, &meta, errors),
                 "open_world" => set(&mut attr.open_world, flag(&meta, errors)?, &meta, errors),
+                // #[tool(output_schema = false)]
+                "output_schema" => set(&mut attr.output_schema, flag(&meta, errors)?, &meta, errors),
                 // #[tool(timeout = "30s")]
                 "timeout" => {
                     let ms = duration(&meta, errors)?;

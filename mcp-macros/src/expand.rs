@@ -99,6 +99,17 @@ fn expand(tool: &ToolFn) -> TokenStream {
         quote!(__mcp_builder.icon(#krate::__private::Icon::new(#src) #(#mime)* #sizes #(#theme)*);)
     });
     let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
+    // The return type says what the output is (`Json<T>` declares a schema);
+    // a type that cannot be named here (`impl Trait`) declares nothing.
+    let output = match &item.sig.output {
+        ReturnType::Type(_, ty) if !mentions_impl(ty.to_token_stream()) => quote! {{
+            #[allow(unused_imports)]
+            use #krate::__private::{DescribeOutput as _, NoOutput as _};
+            (&#krate::__private::OutputOf::<#ty>::new()).describe_output(&mut __mcp_builder);
+        }},
+        _ => quote!(),
+    };
+    let no_output_schema = (attr.output_schema == Some(false)).then(|| quote!(__mcp_builder.without_output_schema();));
 
     let require_var = valid::REQUIRE_DESCRIPTIONS;
     let describes = params.iter().enumerate().map(|(i, p)| describe(p, i, krate));
@@ -167,6 +178,8 @@ fn expand(tool: &ToolFn) -> TokenStream {
                     #timeout
                     #(#icons)*
                     #(#meta)*
+                    #output
+                    #no_output_schema
                     #(#describes)*
                     __mcp_builder.build()
                 }
@@ -183,6 +196,14 @@ fn expand(tool: &ToolFn) -> TokenStream {
             }
         };
     }
+}
+
+fn mentions_impl(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "impl",
+        proc_macro2::TokenTree::Group(g) => mentions_impl(g.stream()),
+        _ => false,
+    })
 }
 
 /// What one parameter adds to the definition. Spanned at its type, so a

@@ -44,7 +44,7 @@ use proc_macro::TokenStream;
 /// |---|---|
 /// | functions | `async fn` and `fn`, any visibility, in any module; sync tools run on the call's task |
 /// | parameters | any `Deserialize + JsonSchema` type (integers, floats, `bool`, `char`, `String`, `Vec<T>`, `HashMap<String, T>`, `Option<T>`, your enums and structs, `serde_json::Value`), or a type the runtime supplies ([`FromToolCall`](../mcp_runtime/trait.FromToolCall.html)); none at all is fine |
-/// | returns | anything [`IntoToolResult`](../mcp_runtime/trait.IntoToolResult.html) accepts: text, numbers, `bool`, `()`, `Content`, `Vec<Content>`, `CallToolResult`, and `Result<T, E>` of those with `E: Into<ToolError>` |
+/// | returns | anything [`IntoToolResult`](../mcp_runtime/trait.IntoToolResult.html) accepts: text, numbers, `bool`, `()`, `Json<T>` (structured output with an `outputSchema`), `Content`, `Vec<Content>`, `CallToolResult`, and `Result<T, E>` of those with `E: Into<ToolError>` |
 ///
 /// What a parameter *is* comes from its type's traits, never its spelling,
 /// so aliases and re-exports work. A parameter that may be absent
@@ -59,6 +59,7 @@ use proc_macro::TokenStream;
 /// | `description = "…"` | replaces the doc comment as the description (and documents the function if it has no doc) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | behaviour hints; `key = false` states the opposite |
 /// | `timeout = "30s"` | each call is stopped after this long (`ms`, `s`, `m`, `h`) with an error result |
+/// | `output_schema = false` | no `outputSchema` even when the output is `Json<T>` (the structured value is still sent) |
 /// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
 /// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |
 /// | `crate = "path"` | where the runtime is, for frameworks that re-export it |

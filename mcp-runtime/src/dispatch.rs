@@ -204,6 +204,7 @@ impl Session {
             .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic))));
         let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
         let timeout = entry.definition.timeout;
+        let wraps_output = entry.wraps_output && version.wraps_structured_output();
         Ok(Box::pin(
             async move {
                 let run = AssertUnwindSafe(future).catch_unwind();
@@ -213,11 +214,16 @@ impl Session {
                     Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
                     None => Ok(run.await),
                 };
-                let result = match outcome {
+                let mut result = match outcome {
                     Ok(Ok(result)) => result,
                     Ok(Err(panic)) => panicked(&*panic),
                     Err(limit) => timed_out(&params.name, limit),
                 };
+                // The schema was wrapped, so the value is too, even when it
+                // is an object itself (`for_version` wraps only non-objects).
+                if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
+                    *value = json!({ "result": value.take() });
+                }
                 let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
                 Response::result(id, result)
             }

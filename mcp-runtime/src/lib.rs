@@ -45,21 +45,21 @@ pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, SchemaProfile};
 pub use mcp_macros::tool;
 pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCall, ToolParam, ViaArgument, ViaCall};
-pub use response::{IntoToolResult, ToolError};
+pub use response::{IntoToolResult, Json, ToolError};
 pub use server::Server;
 pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
 pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.
 pub mod prelude {
-    pub use crate::{CallToolResult, Content, IntoToolResult, Server, ToolError, tool};
+    pub use crate::{CallToolResult, Content, IntoToolResult, Json, Server, ToolError, tool};
 }
 
 // Used by generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::param::{DefaultArgument, ParamErrors, ToolCall, ToolParam};
-    pub use crate::response::IntoToolResult;
+    pub use crate::response::{DescribeOutput, IntoToolResult, NoOutput, OutputOf};
     pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition, boxed_call, ready};
     pub use ::core::default::Default;
     pub use ::core::option::Option::{None, Some};

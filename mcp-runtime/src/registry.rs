@@ -18,6 +18,9 @@ pub(crate) struct Entry {
     pub(crate) definition: ToolDefinition,
     /// The validator of its arguments, built from the advertised schema.
     pub(crate) check: ArgumentCheck,
+    /// Its output schema's root is not an object, so clients that need an
+    /// object get schema and value wrapped as `{"result": …}`.
+    pub(crate) wraps_output: bool,
     /// The definition as JSON, per protocol version (indexed like
     /// `ProtocolVersion::ALL`).
     listed: Vec<Value>,
@@ -30,6 +33,13 @@ impl Entry {
     }
 }
 
+/// How a server presents its tools.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ToolOptions {
+    pub(crate) profile: SchemaProfile,
+    pub(crate) output_schemas: bool,
+}
+
 /// The tools of one server, sorted by name (so `tools/list` is the same on
 /// every connection and every run).
 pub(crate) struct ToolSet {
@@ -38,10 +48,14 @@ pub(crate) struct ToolSet {
 }
 
 impl ToolSet {
-    pub(crate) fn build(handlers: Vec<Arc<dyn Tool>>, profile: SchemaProfile) -> Result<ToolSet, Error> {
+    pub(crate) fn build(handlers: Vec<Arc<dyn Tool>>, options: &ToolOptions) -> Result<ToolSet, Error> {
         let mut entries = Vec::with_capacity(handlers.len());
         for handler in handlers {
-            let raw = handler.definition();
+            let mut raw = handler.definition();
+            if !options.output_schemas {
+                raw.tool.output_schema = None;
+            }
+            let profile = options.profile;
             let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
             let definition = shape(raw, profile).map_err(|source| Error::Schema {
                 tool: tool.clone(),
@@ -57,7 +71,12 @@ impl ToolSet {
                 .iter()
                 .map(|v| serde_json::to_value(definition.tool.for_version(*v)).expect("a tool definition is JSON"))
                 .collect();
-            entries.push(Entry { handler, definition, check, listed });
+            let wraps_output = definition
+                .tool
+                .output_schema
+                .as_ref()
+                .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
+            entries.push(Entry { handler, definition, check, wraps_output, listed });
         }
         entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));
         for pair in entries.windows(2) {

@@ -5,16 +5,27 @@ use std::borrow::Cow;
 use std::fmt;
 
 use mcp_core::{CallToolResult, Content};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::tool::ToolBuilder;
 
 /// A value a `#[tool]` function can return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool result",
-    note = "a tool returns text (`String`, `&str`, numbers, `bool`, `char`), `()`, `Content`, `Vec<Content>`, `CallToolResult`, or a `Result<T, E>` of those whose error converts into `ToolError`"
+    note = "a tool returns text (`String`, `&str`, numbers, `bool`, `char`), `()`, `Json<T>` for structured output, `Content`, `Vec<Content>`, `CallToolResult`, or a `Result<T, E>` of those whose error converts into `ToolError`"
 )]
 pub trait IntoToolResult {
     /// The result sent to the client.
     fn into_tool_result(self) -> CallToolResult;
+
+    /// Add what this type says about the tool's output (its
+    /// `outputSchema`) to the definition; nothing by default. `#[tool]`
+    /// calls this with the function's return type.
+    fn describe_output(builder: &mut ToolBuilder) {
+        let _ = builder;
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -74,10 +85,104 @@ macro_rules! display_as_text {
 display_as_text!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 bool char);
 
 impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn describe_output(builder: &mut ToolBuilder) {
+        T::describe_output(builder);
+    }
+
     fn into_tool_result(self) -> CallToolResult {
         match self {
             Ok(value) => value.into_tool_result(),
             Err(error) => error.into().into_tool_result(),
+        }
+    }
+}
+
+/// How `#[tool]` asks a return type for its output schema without a
+/// second error when the type is not a tool result at all (the call site
+/// reports that once): the method resolves to [`DescribeOutput`] when
+/// `T: IntoToolResult`, and to the no-op [`NoOutput`] otherwise.
+#[doc(hidden)]
+pub struct OutputOf<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> OutputOf<T> {
+    #[doc(hidden)]
+    pub const fn new() -> Self {
+        OutputOf(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OutputOf<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[doc(hidden)]
+pub trait DescribeOutput {
+    fn describe_output(&self, builder: &mut ToolBuilder);
+}
+
+impl<T: IntoToolResult> DescribeOutput for OutputOf<T> {
+    fn describe_output(&self, builder: &mut ToolBuilder) {
+        T::describe_output(builder);
+    }
+}
+
+#[doc(hidden)]
+pub trait NoOutput {
+    fn describe_output(&self, builder: &mut ToolBuilder);
+}
+
+impl<T> NoOutput for &OutputOf<T> {
+    fn describe_output(&self, _: &mut ToolBuilder) {}
+}
+
+/// Structured output: the value goes to the client as `structuredContent`
+/// (with its JSON as a text block for clients that read only text), and
+/// the tool's `outputSchema` is `T`'s schema. Both come from `T`, so the
+/// declared schema and the value cannot drift apart.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// # use schemars::JsonSchema;
+/// # use serde::Serialize;
+///
+/// /// Counts of one text.
+/// #[derive(Serialize, JsonSchema)]
+/// struct Counts {
+///     /// Unicode scalar values.
+///     characters: usize,
+///     /// Runs of non-whitespace.
+///     words: usize,
+/// }
+///
+/// /// Count the characters and words of a text.
+/// #[tool]
+/// fn count(text: String) -> Json<Counts> {
+///     Json(Counts { characters: text.chars().count(), words: text.split_whitespace().count() })
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A value that is not a JSON object (a number, a list) is sent as
+/// `{"result": value}` to clients of protocol versions that require an
+/// object, and the schema says so; clients from before structured output
+/// get only the text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn describe_output(builder: &mut ToolBuilder) {
+        builder.output::<T>();
+    }
+
+    fn into_tool_result(self) -> CallToolResult {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => {
+                let text = value.to_string();
+                CallToolResult { structured_content: Some(value), ..CallToolResult::success(vec![Content::text(text)]) }
+            }
+            Err(error) => ToolError::internal(error).into_tool_result(),
         }
     }
 }

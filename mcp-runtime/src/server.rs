@@ -8,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::dispatch::Shared;
 use crate::error::Error;
-use crate::registry::ToolSet;
+use crate::registry::{ToolOptions, ToolSet};
 use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
 use crate::transport::connection::{self, Limits};
 use crate::transport::memory::InMemoryClient;
@@ -26,7 +26,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn Tool>>,
-    profile: SchemaProfile,
+    options: ToolOptions,
     page_size: Option<usize>,
     lenient_arguments: bool,
     limits: Limits,
@@ -48,7 +48,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
-            profile: SchemaProfile::default(),
+            options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true },
             page_size: None,
             lenient_arguments: true,
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
@@ -76,7 +76,16 @@ impl Server {
     /// How input schemas are shaped: [`SchemaProfile::Portable`] (the
     /// default) or [`SchemaProfile::Strict`].
     pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
-        self.profile = profile;
+        self.options.profile = profile;
+        self
+    }
+
+    /// Declare `outputSchema`s (`true` by default). Some clients treat
+    /// tools that declare one differently; with `false`, structured results
+    /// are still sent, without a schema. `#[tool(output_schema = false)]`
+    /// does this for one tool.
+    pub fn output_schemas(mut self, declare: bool) -> Self {
+        self.options.output_schemas = declare;
         self
     }
 
@@ -115,7 +124,7 @@ impl Server {
     /// them, in `tools/list` order. This is also the start-up check
     /// (duplicate names, unusable schemas): call it in a test.
     pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
-        let tools = ToolSet::build(self.tools.clone(), self.profile)?;
+        let tools = ToolSet::build(self.tools.clone(), &self.options)?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
 
@@ -185,7 +194,7 @@ impl Server {
     }
 
     fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
-        let tools = ToolSet::build(self.tools, self.profile)?;
+        let tools = ToolSet::build(self.tools, &self.options)?;
         let shared = Shared {
             info: self.info,
             instructions: self.instructions,

@@ -54,6 +54,7 @@ pub struct ToolBuilder {
     properties: JsonObject,
     required: Vec<Value>,
     timeout: Option<Duration>,
+    output_schema_enabled: bool,
 }
 
 impl ToolBuilder {
@@ -67,6 +68,7 @@ impl ToolBuilder {
             properties: JsonObject::new(),
             required: Vec::new(),
             timeout: None,
+            output_schema_enabled: true,
         }
     }
 
@@ -133,6 +135,29 @@ impl ToolBuilder {
         self
     }
 
+    /// Declare that the tool's structured output is a `T`: its schema becomes
+    /// the tool's `outputSchema` (shaped by the server's profile, and wrapped
+    /// as `{"result": …}` for clients that need an object).
+    pub fn output<T: JsonSchema>(&mut self) -> &mut Self {
+        let root = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
+        let mut schema = match Value::from(root) {
+            Value::Object(map) => map,
+            // `true`: any JSON value.
+            _ => Map::new(),
+        };
+        // Clients differ on the dialect URL; an absent `$schema` means 2020-12.
+        schema.remove("$schema");
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// Leave the `outputSchema` out even if the output type has one (some
+    /// clients treat tools that declare one differently).
+    pub fn without_output_schema(&mut self) -> &mut Self {
+        self.output_schema_enabled = false;
+        self
+    }
+
     /// Add a JSON argument of type `T`.
     pub fn argument<T: JsonSchema>(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
         let schema = self.argument_schema::<T>(description);
@@ -190,6 +215,9 @@ impl ToolBuilder {
             schema.insert("$defs".into(), Value::Object(definitions));
         }
         self.tool.input_schema = schema;
+        if !self.output_schema_enabled {
+            self.tool.output_schema = None;
+        }
         if self.tool.title.is_none() {
             self.tool.title = Some(title_from_name(&self.tool.name));
         }
@@ -248,10 +276,16 @@ pub(crate) fn collected() -> impl Iterator<Item = &'static dyn Tool> {
     inventory::iter::<Registration>.into_iter().map(|r| r.tool)
 }
 
-/// Shape a definition's input schema with `profile`.
+/// Shape a definition's input and output schemas with `profile`.
 pub(crate) fn shape(mut def: ToolDefinition, profile: SchemaProfile) -> Result<ToolDefinition, mcp_core::SchemaError> {
     let raw = std::mem::take(&mut def.tool.input_schema);
     def.tool.input_schema = mcp_core::schema::input_schema(profile, Value::Object(raw))?;
+    if let Some(raw) = def.tool.output_schema.take() {
+        def.tool.output_schema = match mcp_core::schema::apply(profile, Value::Object(raw))? {
+            Value::Object(schema) => Some(schema),
+            _ => Some(JsonObject::new()),
+        };
+    }
     Ok(def)
 }
 
