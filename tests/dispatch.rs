@@ -334,13 +334,20 @@ async fn unknown_tools_and_malformed_params_are_protocol_errors() {
 
 #[tokio::test]
 async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
+    // Masked: "internal error" and an incident id to find the log entry.
+    let masked = |result: &Value| {
+        assert_eq!(result["isError"], true);
+        let text = text(result);
+        assert!(text.starts_with("internal error (incident ") && text.ends_with(')'), "{text}");
+        assert!(!text.contains("db.internal") && !text.contains("secret"), "{text}");
+        text.to_owned()
+    };
     let mut client = connected(server()).await;
     let result = call(&mut client, "fail_public", json!({})).await;
     assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "the widget is out of stock"));
-    let result = call(&mut client, "fail_internal", json!({})).await;
-    assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "internal error"));
-    let result = call(&mut client, "panics", json!({})).await;
-    assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "internal error"));
+    let first = masked(&call(&mut client, "fail_internal", json!({})).await);
+    let second = masked(&call(&mut client, "panics", json!({})).await);
+    assert_ne!(first, second, "each incident has its own id");
     // The server is still there.
     assert_eq!(text(&call(&mut client, "add", json!({"a": 1, "b": 1})).await), "2");
 
@@ -350,9 +357,32 @@ async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
         list["result"]["tools"][0]["inputSchema"],
         json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 255}}})
     );
-    let result = call(&mut client, "panics_early", json!({})).await;
-    assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "internal error"));
+    masked(&call(&mut client, "panics_early", json!({})).await);
     assert_eq!(client.request("ping", json!({})).await.unwrap()["result"], json!({}));
+}
+
+#[tokio::test]
+async fn a_development_server_shows_internal_details() {
+    let mut client =
+        connected(Server::empty("s", "1").tool(fail_internal::Tool).tool(panics::Tool).show_internal_errors(true))
+            .await;
+    let text_of = |result: Value| result["content"][0]["text"].as_str().unwrap().to_owned();
+    let error = text_of(call(&mut client, "fail_internal", json!({})).await);
+    assert!(error.starts_with("internal error (incident "), "{error}");
+    assert!(error.ends_with("): connection to db.internal:5432 refused"), "{error}");
+    let panic = text_of(call(&mut client, "panics", json!({})).await);
+    assert!(panic.ends_with("): secret detail in a panic"), "{panic}");
+}
+
+#[tokio::test]
+async fn a_server_default_timeout_stops_tools_without_their_own() {
+    let mut client =
+        connected(Server::empty("s", "1").tool(slow::Tool).tool(add::Tool).default_timeout(Duration::from_millis(50)))
+            .await;
+    let result = call(&mut client, "slow", json!({"ms": 60_000})).await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(text(&result), "tool `slow` timed out after 0.05 seconds and was stopped");
+    assert_eq!(text(&call(&mut client, "add", json!({"a": 1, "b": 2})).await), "3");
 }
 
 #[tokio::test]

@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     pub(crate) page_size: Option<usize>,
     /// Decode JSON that models send as strings (`Server::strict_arguments`).
     pub(crate) lenient_arguments: bool,
+    /// Show internal error details to clients (`Server::show_internal_errors`).
+    pub(crate) show_internal_errors: bool,
 }
 
 /// What the handshake settled.
@@ -200,14 +202,15 @@ impl Session {
         let call = ToolCall { arguments, request_id: id.clone(), meta: params.meta, protocol_version: version };
         // A hand-written tool may panic before it even returns its future;
         // that must not unwind into the connection.
+        let show_details = self.shared.show_internal_errors;
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(call)))
-            .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic))));
+            .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic, show_details))));
         let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
         let timeout = entry.definition.timeout;
         let wraps_output = entry.wraps_output && version.wraps_structured_output();
         Ok(Box::pin(
             async move {
-                let run = AssertUnwindSafe(future).catch_unwind();
+                let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
                 let outcome = match timeout {
                     // Dropping the future at the deadline is what stops the
                     // tool: its next `.await` never resumes.
@@ -216,7 +219,7 @@ impl Session {
                 };
                 let mut result = match outcome {
                     Ok(Ok(result)) => result,
-                    Ok(Err(panic)) => panicked(&*panic),
+                    Ok(Err(panic)) => panicked(&*panic, show_details),
                     Err(limit) => timed_out(&params.name, limit),
                 };
                 // The schema was wrapped, so the value is too, even when it
@@ -246,12 +249,11 @@ fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
 }
 
 /// A tool panicked: log the panic, tell the client only "internal error".
-fn panicked(panic: &(dyn std::any::Any + Send)) -> CallToolResult {
+fn panicked(panic: &(dyn std::any::Any + Send), show_details: bool) -> CallToolResult {
     let message = panic
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("a non-string panic payload");
-    tracing::error!(panic = message, "tool panicked (reported to the client as an internal error)");
-    CallToolResult::error_text("internal error")
+    crate::incident::report("tool panicked", &message, &message, show_details)
 }

@@ -31,6 +31,7 @@
 mod arguments;
 mod dispatch;
 mod error;
+mod incident;
 pub mod logging;
 mod param;
 mod registry;

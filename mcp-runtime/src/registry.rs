@@ -38,6 +38,7 @@ impl Entry {
 pub(crate) struct ToolOptions {
     pub(crate) profile: SchemaProfile,
     pub(crate) output_schemas: bool,
+    pub(crate) default_timeout: Option<std::time::Duration>,
 }
 
 /// The tools of one server, sorted by name (so `tools/list` is the same on
@@ -55,6 +56,7 @@ impl ToolSet {
             if !options.output_schemas {
                 raw.tool.output_schema = None;
             }
+            raw.timeout = raw.timeout.or(options.default_timeout);
             let profile = options.profile;
             let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
             let definition = shape(raw, profile).map_err(|source| Error::Schema {

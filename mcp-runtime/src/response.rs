@@ -222,10 +222,15 @@ impl ToolError {
 
 impl IntoToolResult for ToolError {
     fn into_tool_result(self) -> CallToolResult {
-        if let Some(error) = &self.internal {
-            tracing::error!(error = %error, details = ?error, "tool failed with an internal error (masked for the client)");
+        match &self.internal {
+            Some(error) => crate::incident::report(
+                "tool failed with an internal error",
+                error,
+                error,
+                crate::incident::showing_details(),
+            ),
+            None => CallToolResult::error_text(self.message),
         }
-        CallToolResult::error_text(self.message)
     }
 }
 
@@ -278,6 +283,7 @@ mod tests {
         let io: Result<String, std::io::Error> = Err(std::io::Error::other("secret path /etc/x"));
         let r = io.into_tool_result();
         assert!(r.is_error());
-        assert_eq!(text(&r), "internal error");
+        assert!(text(&r).starts_with("internal error (incident "), "{}", text(&r));
+        assert!(!text(&r).contains("secret"));
     }
 }

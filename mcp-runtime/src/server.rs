@@ -29,6 +29,7 @@ pub struct Server {
     options: ToolOptions,
     page_size: Option<usize>,
     lenient_arguments: bool,
+    show_internal_errors: bool,
     limits: Limits,
 }
 
@@ -48,9 +49,10 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
-            options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true },
+            options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true, default_timeout: None },
             page_size: None,
             lenient_arguments: true,
+            show_internal_errors: false,
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -103,6 +105,22 @@ impl Server {
     /// parameter). Strict servers report it as an argument error instead.
     pub fn strict_arguments(mut self, strict: bool) -> Self {
         self.lenient_arguments = !strict;
+        self
+    }
+
+    /// Show clients the details of internal errors and panics (`false` by
+    /// default, when they see only "internal error" and an incident id
+    /// that finds the details in the log). For development: details can
+    /// leak paths, queries and secrets.
+    pub fn show_internal_errors(mut self, show: bool) -> Self {
+        self.show_internal_errors = show;
+        self
+    }
+
+    /// Stop every call of a tool without its own `timeout` after
+    /// `timeout`, with an error result saying so.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.options.default_timeout = Some(timeout);
         self
     }
 
@@ -201,6 +219,7 @@ impl Server {
             tools,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
+            show_internal_errors: self.show_internal_errors,
         };
         Ok((Arc::new(shared), self.limits))
     }

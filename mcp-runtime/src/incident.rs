@@ -1,0 +1,37 @@
+//! Internal failures (errors that are not `ToolError::new`, and panics):
+//! the client gets "internal error" and an id to quote, the log gets the
+//! whole story under the same id, and a development server may show the
+//! details to the client too (`Server::show_internal_errors`).
+
+use std::fmt::{Debug, Display};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcp_core::CallToolResult;
+
+tokio::task_local! {
+    /// Set for each call by the server that runs it.
+    static SHOW_DETAILS: bool;
+}
+
+/// Run a tool call under this server's disclosure setting.
+pub(crate) async fn scope<F: Future>(show_details: bool, call: F) -> F::Output {
+    SHOW_DETAILS.scope(show_details, call).await
+}
+
+/// Whether the server running this call shows internal details.
+pub(crate) fn showing_details() -> bool {
+    SHOW_DETAILS.try_with(|show| *show).unwrap_or(false)
+}
+
+/// Log an internal failure and return the result the client sees.
+pub(crate) fn report(kind: &str, summary: &dyn Display, details: &dyn Debug, show_details: bool) -> CallToolResult {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let id = format!("{:x}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    tracing::error!(incident = %id, error = %summary, details = ?details, "{kind} (the client sees only \"internal error\" and the incident id)");
+    if show_details {
+        CallToolResult::error_text(format!("internal error (incident {id}): {summary}"))
+    } else {
+        CallToolResult::error_text(format!("internal error (incident {id})"))
+    }
+}
