@@ -35,8 +35,44 @@ fn split(text: String) -> Json<Vec<String>> {
     Json(text.split_whitespace().map(str::to_owned).collect())
 }
 
+/// A one-pixel picture.
+#[tool]
+fn pixel() -> Image {
+    Image::new(vec![1, 2, 3], "image/png")
+}
+
+/// A picture read from disk.
+#[tool]
+fn picture(path: String) -> Result<Image, ToolError> {
+    Image::from_path(&path).map_err(|e| ToolError::new(format!("cannot read {path}: {e}")))
+}
+
+/// A beep.
+#[tool]
+fn beep() -> Audio {
+    Audio::new(vec![0, 255], "audio/wav")
+}
+
+/// A report, embedded and linked.
+#[tool]
+fn report() -> Vec<Content> {
+    vec![
+        Content::text("see below"),
+        Resource::text("file:///report.txt", "all good").into(),
+        Resource::blob("file:///report.bin", &[0xde, 0xad], "application/octet-stream").into(),
+        ResourceLink::new("file:///full.pdf", "full report").with_mime_type("application/pdf").into(),
+    ]
+}
+
 fn server() -> Server {
-    Server::empty("results", "1").tool(count::Tool).tool(halve::Tool).tool(split::Tool)
+    Server::empty("results", "1")
+        .tool(count::Tool)
+        .tool(halve::Tool)
+        .tool(split::Tool)
+        .tool(pixel::Tool)
+        .tool(picture::Tool)
+        .tool(beep::Tool)
+        .tool(report::Tool)
 }
 
 async fn connect(server: Server, version: &str) -> InMemoryClient {
@@ -148,4 +184,46 @@ fn the_newest_version_takes_any_value_and_any_schema_unwrapped() {
         Value::Object(tool.for_version(ProtocolVersion::V2025_06_18).output_schema.unwrap()),
         json!({"type": "object", "properties": {"result": {"type": "number"}}, "required": ["result"]})
     );
+}
+
+#[tokio::test]
+async fn media_and_resources_become_their_content_blocks() {
+    let mut client = connect(server(), "2025-11-25").await;
+    let result = call(&mut client, "pixel", json!({})).await;
+    assert_eq!(result["content"], json!([{"type": "image", "data": "AQID", "mimeType": "image/png"}]));
+    let result = call(&mut client, "beep", json!({})).await;
+    assert_eq!(result["content"], json!([{"type": "audio", "data": "AP8=", "mimeType": "audio/wav"}]));
+
+    let path = std::env::temp_dir().join(format!("mcp-results-{}.gif", std::process::id()));
+    std::fs::write(&path, b"GIF89a").unwrap();
+    let result = call(&mut client, "picture", json!({"path": path.to_str().unwrap()})).await;
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(result["content"], json!([{"type": "image", "data": "R0lGODlh", "mimeType": "image/gif"}]));
+    let result = call(&mut client, "picture", json!({"path": "/no/such/file.png"})).await;
+    assert_eq!(result["isError"], true);
+
+    let result = call(&mut client, "report", json!({})).await;
+    assert_eq!(
+        result["content"],
+        json!([
+            {"type": "text", "text": "see below"},
+            {"type": "resource", "resource": {"uri": "file:///report.txt", "text": "all good"}},
+            {"type": "resource", "resource": {"uri": "file:///report.bin", "mimeType": "application/octet-stream", "blob": "3q0="}},
+            {"type": "resource_link", "uri": "file:///full.pdf", "name": "full report", "mimeType": "application/pdf"}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn older_clients_get_what_their_version_has() {
+    let mut client = connect(server(), "2024-11-05").await;
+    let result = call(&mut client, "beep", json!({})).await;
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": "[audio omitted: audio/wav is not supported by this client]"}])
+    );
+    let mut client = connect(server(), "2025-03-26").await;
+    let result = call(&mut client, "report", json!({})).await;
+    let kinds: Vec<&str> = result["content"].as_array().unwrap().iter().map(|c| c["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["text", "resource", "resource"], "no resource links before 2025-06-18");
 }

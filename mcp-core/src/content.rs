@@ -160,3 +160,68 @@ pub enum ResourceContents {
         meta: Option<JsonObject>,
     },
 }
+
+impl ResourceLink {
+    /// A link to the resource at `uri`, called `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// What the resource is, for the model.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl EmbeddedResource {
+    /// A text resource at `uri`, embedded in the result.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>, mime_type: Option<&str>) -> Self {
+        let contents = ResourceContents::Text {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            text: text.into(),
+            meta: None,
+        };
+        EmbeddedResource { resource: contents, annotations: None, meta: None }
+    }
+
+    /// A binary resource at `uri`, its bytes already base64-encoded.
+    pub fn blob_base64(uri: impl Into<String>, base64: impl Into<String>, mime_type: Option<&str>) -> Self {
+        let contents = ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            blob: base64.into(),
+            meta: None,
+        };
+        EmbeddedResource { resource: contents, annotations: None, meta: None }
+    }
+}
+
+impl From<ResourceLink> for Content {
+    fn from(link: ResourceLink) -> Content {
+        Content::ResourceLink(link)
+    }
+}
+
+impl From<EmbeddedResource> for Content {
+    fn from(resource: EmbeddedResource) -> Content {
+        Content::Resource(resource)
+    }
+}

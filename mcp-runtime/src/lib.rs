@@ -33,6 +33,7 @@ mod dispatch;
 mod error;
 mod incident;
 pub mod logging;
+mod media;
 mod param;
 mod registry;
 mod response;
@@ -43,8 +44,10 @@ pub mod transport;
 pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
+pub use mcp_core::ResourceLink;
 pub use mcp_core::{CallToolResult, Content, SchemaProfile};
 pub use mcp_macros::tool;
+pub use media::{Audio, Image, Resource};
 pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCall, ToolParam, ViaArgument, ViaCall};
 pub use response::{IntoToolResult, Json, ToolError};
 pub use server::Server;
@@ -53,7 +56,9 @@ pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.
 pub mod prelude {
-    pub use crate::{CallToolResult, Content, IntoToolResult, Json, Server, ToolError, tool};
+    pub use crate::{
+        Audio, CallToolResult, Content, Image, IntoToolResult, Json, Resource, ResourceLink, Server, ToolError, tool,
+    };
 }
 
 // Used by generated code. Not public API.
