@@ -22,6 +22,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "timeout",
+    "rate_limit",
     "output_schema",
     "icon",
     "meta",
@@ -43,6 +44,8 @@ pub(crate) struct ToolAttr {
     /// In milliseconds.
     pub(crate) timeout: Option<u64>,
     pub(crate) output_schema: Option<bool>,
+    /// Calls allowed, per period in milliseconds.
+    pub(crate) rate_limit: Option<(u32, u64)>,
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Vec<(LitStr, Expr)>,
     pub(crate) krate: Option<syn::Path>,
@@ -77,6 +80,12 @@ impl ToolAttr {
                 "destructive" => set(&mut attr.destructive, flag(&meta, errors)?, &meta, errors),
                 "idempotent" => set(&mut attr.idempotent, flag(&meta, errors)?, &meta, errors),
                 "open_world" => set(&mut attr.open_world, flag(&meta, errors)?, &meta, errors),
+                // #[tool(rate_limit = "10/s")]
+                "rate_limit" => {
+                    let limit = string(&meta, errors)?
+                        .and_then(|lit| parse_rate(&lit.value()).map_err(|why| errors.spanned(&lit, why)).ok());
+                    set(&mut attr.rate_limit, limit, &meta, errors);
+                }
                 // #[tool(output_schema = false)]
                 "output_schema" => set(&mut attr.output_schema, flag(&meta, errors)?, &meta, errors),
                 // #[tool(timeout = "30s")]
@@ -277,6 +286,24 @@ fn duration(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<u
     }
 }
 
+/// `"10/s"`, `"100/m"`, `"1000/h"` → (calls, period in milliseconds).
+pub(crate) fn parse_rate(text: &str) -> Result<(u32, u64), String> {
+    let invalid =
+        || format!("invalid rate limit \"{text}\": write calls per period, such as \"10/s\", \"100/m\" or \"1000/h\"");
+    let (count, period) = text.split_once('/').ok_or_else(invalid)?;
+    let count: u32 = count.trim().parse().map_err(|_| invalid())?;
+    if count == 0 {
+        return Err(format!("rate limit \"{text}\" allows no calls; allow at least one, or remove `rate_limit`"));
+    }
+    let period = match period.trim() {
+        "s" | "sec" | "second" => 1_000,
+        "m" | "min" | "minute" => 60_000,
+        "h" | "hour" => 3_600_000,
+        other => parse_duration(other).map_err(|_| invalid())?,
+    };
+    Ok((count, period))
+}
+
 /// `"30s"`, `"1.5s"`, `"500ms"`, `"2m"`, `"1h"` → milliseconds.
 pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
     let invalid = || {
@@ -469,6 +496,17 @@ mod tests {
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("0.5ms").is_err());
         assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn rates_read_as_calls_per_period() {
+        assert_eq!(parse_rate("10/s"), Ok((10, 1_000)));
+        assert_eq!(parse_rate("100/m"), Ok((100, 60_000)));
+        assert_eq!(parse_rate("5/30s"), Ok((5, 30_000)));
+        assert!(parse_rate("0/s").is_err());
+        assert!(parse_rate("ten/s").is_err());
+        assert!(parse_rate("10").is_err());
+        assert!(parse_rate("10/fortnight").is_err());
     }
 
     #[test]

@@ -90,6 +90,9 @@ fn expand(tool: &ToolFn) -> TokenStream {
         value.map(|v| quote!(__mcp_builder.#method(#v);))
     });
     let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
+    let rate_limit = attr
+        .rate_limit
+        .map(|(calls, ms)| quote!(__mcp_builder.rate_limit(#calls, #krate::__private::Duration::from_millis(#ms));));
     let icons = attr.icons.iter().map(|icon| {
         let src = &icon.src;
         let mime = icon.mime_type.iter().map(|m| quote!(.with_mime_type(#m)));
@@ -176,6 +179,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
                     __mcp_builder.title(#title);
                     #(#hints)*
                     #timeout
+                    #rate_limit
                     #(#icons)*
                     #(#meta)*
                     #output

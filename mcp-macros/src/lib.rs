@@ -59,6 +59,7 @@ use proc_macro::TokenStream;
 /// | `description = "…"` | replaces the doc comment as the description (and documents the function if it has no doc) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | behaviour hints; `key = false` states the opposite |
 /// | `timeout = "30s"` | each call is stopped after this long (`ms`, `s`, `m`, `h`) with an error result |
+/// | `rate_limit = "10/s"` | at most this many calls per second (`/s`), minute (`/m`), hour (`/h`) or duration (`/30s`); more get an error saying when to retry |
 /// | `output_schema = false` | no `outputSchema` even when the output is `Json<T>` (the structured value is still sent) |
 /// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
 /// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |

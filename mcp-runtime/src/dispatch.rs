@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub(crate) lenient_arguments: bool,
     /// Show internal error details to clients (`Server::show_internal_errors`).
     pub(crate) show_internal_errors: bool,
+    /// The limit on calls to all tools together (`Server::rate_limit`).
+    pub(crate) limiter: Option<crate::limit::Limiter>,
 }
 
 /// What the handshake settled.
@@ -191,14 +193,19 @@ impl Session {
             .tools
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
+        let over_limit = |limiter: &Option<crate::limit::Limiter>, what: &str| {
+            limiter.as_ref().and_then(|l| l.check(what).err()).map(CallToolResult::error_text)
+        };
         let arguments = match entry.check.prepare(arguments, self.shared.lenient_arguments) {
             Ok(arguments) => arguments,
-            Err(problems) => {
-                let result = serde_json::to_value(problems_result(&problems).for_version(version));
-                let response = Response::result(id, result.expect("a tool result is JSON"));
-                return Ok(Box::pin(std::future::ready(response)));
-            }
+            Err(problems) => return Ok(answered(id, problems_result(&problems), version)),
         };
+        // After the arguments: a call that cannot run uses no allowance.
+        let refusal = over_limit(&entry.limiter, &format!("tool `{}`", params.name))
+            .or_else(|| over_limit(&self.shared.limiter, "this server"));
+        if let Some(refusal) = refusal {
+            return Ok(answered(id, refusal, version));
+        }
         let call = ToolCall { arguments, request_id: id.clone(), meta: params.meta, protocol_version: version };
         // A hand-written tool may panic before it even returns its future;
         // that must not unwind into the connection.
@@ -233,6 +240,12 @@ impl Session {
             .instrument(span),
         ))
     }
+}
+
+/// A call answered without running the tool.
+fn answered(id: RequestId, result: CallToolResult, version: ProtocolVersion) -> BoxFuture<'static, Response> {
+    let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
+    Box::pin(std::future::ready(Response::result(id, result)))
 }
 
 /// Parse `params` into `T`; absent params read as `{}`.

@@ -32,6 +32,7 @@ mod arguments;
 mod dispatch;
 mod error;
 mod incident;
+mod limit;
 pub mod logging;
 mod media;
 mod param;
@@ -42,6 +43,7 @@ mod tool;
 pub mod transport;
 
 pub use error::Error;
+pub use limit::RateLimit;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
 pub use mcp_core::ResourceLink;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::arguments::ArgumentCheck;
 use crate::error::Error;
+use crate::limit::Limiter;
 use crate::tool::{Tool, ToolDefinition, shape};
 
 /// One registered tool.
@@ -18,6 +19,8 @@ pub(crate) struct Entry {
     pub(crate) definition: ToolDefinition,
     /// The validator of its arguments, built from the advertised schema.
     pub(crate) check: ArgumentCheck,
+    /// Its own rate limit, if it has one.
+    pub(crate) limiter: Option<Limiter>,
     /// Its output schema's root is not an object, so clients that need an
     /// object get schema and value wrapped as `{"result": …}`.
     pub(crate) wraps_output: bool,
@@ -78,7 +81,8 @@ impl ToolSet {
                 .output_schema
                 .as_ref()
                 .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
-            entries.push(Entry { handler, definition, check, wraps_output, listed });
+            let limiter = definition.rate_limit.and_then(Limiter::new);
+            entries.push(Entry { handler, definition, check, limiter, wraps_output, listed });
         }
         entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));
         for pair in entries.windows(2) {

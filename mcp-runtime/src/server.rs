@@ -8,6 +8,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::dispatch::Shared;
 use crate::error::Error;
+use crate::limit::{Limiter, RateLimit};
 use crate::registry::{ToolOptions, ToolSet};
 use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
 use crate::transport::connection::{self, Limits};
@@ -30,6 +31,7 @@ pub struct Server {
     page_size: Option<usize>,
     lenient_arguments: bool,
     show_internal_errors: bool,
+    rate_limit: Option<RateLimit>,
     limits: Limits,
 }
 
@@ -53,6 +55,7 @@ impl Server {
             page_size: None,
             lenient_arguments: true,
             show_internal_errors: false,
+            rate_limit: None,
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -121,6 +124,15 @@ impl Server {
     /// `timeout`, with an error result saying so.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.options.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Accept at most `calls` tool calls per `period` across all tools (a
+    /// burst of `calls`, then an even refill); more get an error result
+    /// saying when to retry. Tools may also have their own
+    /// (`#[tool(rate_limit = "10/s")]`); a call must pass both.
+    pub fn rate_limit(mut self, calls: u32, period: Duration) -> Self {
+        self.rate_limit = Some(RateLimit::new(calls, period));
         self
     }
 
@@ -220,6 +232,7 @@ impl Server {
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,
+            limiter: self.rate_limit.and_then(Limiter::new),
         };
         Ok((Arc::new(shared), self.limits))
     }

@@ -12,6 +12,7 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::limit::RateLimit;
 use crate::param::ToolCall;
 
 /// A boxed, sendable future, as tools return them.
@@ -42,6 +43,8 @@ pub struct ToolDefinition {
     pub rust_path: String,
     /// How long one call may run before it is stopped with an error.
     pub timeout: Option<Duration>,
+    /// How many calls it accepts per period.
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -54,6 +57,7 @@ pub struct ToolBuilder {
     properties: JsonObject,
     required: Vec<Value>,
     timeout: Option<Duration>,
+    rate_limit: Option<RateLimit>,
     output_schema_enabled: bool,
 }
 
@@ -68,6 +72,7 @@ impl ToolBuilder {
             properties: JsonObject::new(),
             required: Vec::new(),
             timeout: None,
+            rate_limit: None,
             output_schema_enabled: true,
         }
     }
@@ -114,6 +119,13 @@ impl ToolBuilder {
     /// Stop each call after `timeout`, with an error result saying so.
     pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Accept at most `calls` calls per `period` (a burst of `calls`, then an
+    /// even refill); more get an error result saying when to retry.
+    pub fn rate_limit(&mut self, calls: u32, period: Duration) -> &mut Self {
+        self.rate_limit = Some(RateLimit::new(calls, period));
         self
     }
 
@@ -224,7 +236,12 @@ impl ToolBuilder {
         if !self.annotations.is_empty() {
             self.tool.annotations = Some(self.annotations);
         }
-        ToolDefinition { tool: self.tool, rust_path: self.rust_path, timeout: self.timeout }
+        ToolDefinition {
+            tool: self.tool,
+            rust_path: self.rust_path,
+            timeout: self.timeout,
+            rate_limit: self.rate_limit,
+        }
     }
 }
 

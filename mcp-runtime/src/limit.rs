@@ -1,0 +1,81 @@
+//! Rate limits: how many calls a tool (or a whole server) accepts per
+//! period. A call over the limit gets a tool error saying when to retry;
+//! it never waits and never reaches the tool.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+
+/// `calls` per `period`, as `#[tool(rate_limit = "10/s")]` or
+/// [`Server::rate_limit`](crate::Server::rate_limit) declares it. Calls may
+/// come in a burst of up to `calls`; the allowance then refills evenly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    /// How many calls.
+    pub calls: u32,
+    /// Per how long.
+    pub period: Duration,
+}
+
+impl RateLimit {
+    /// `calls` per `period`.
+    pub fn new(calls: u32, period: Duration) -> Self {
+        RateLimit { calls, period }
+    }
+}
+
+/// A running limiter for one [`RateLimit`].
+pub(crate) struct Limiter {
+    limit: RateLimit,
+    limiter: DefaultDirectRateLimiter,
+}
+
+impl Limiter {
+    /// `None` for a limit that allows nothing or refills in no time (which
+    /// the macro and the builder already refuse).
+    pub(crate) fn new(limit: RateLimit) -> Option<Limiter> {
+        let calls = NonZeroU32::new(limit.calls)?;
+        let quota = Quota::with_period(limit.period / limit.calls)?.allow_burst(calls);
+        Some(Limiter { limit, limiter: RateLimiter::direct(quota) })
+    }
+
+    /// Take one call from the allowance, or say why not.
+    pub(crate) fn check(&self, what: &str) -> Result<(), String> {
+        self.limiter.check().map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let RateLimit { calls, period } = self.limit;
+            format!(
+                "{what} is rate limited to {calls} calls per {}; retry in {:.1} seconds",
+                seconds(period),
+                wait.as_secs_f64().max(0.1)
+            )
+        })
+    }
+}
+
+fn seconds(period: Duration) -> String {
+    match period.as_secs_f64() {
+        1.0 => "second".to_owned(),
+        60.0 => "minute".to_owned(),
+        3600.0 => "hour".to_owned(),
+        s => format!("{s} seconds"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_up_to_the_limit_passes_and_the_next_call_is_told_when_to_retry() {
+        let limiter = Limiter::new(RateLimit::new(3, Duration::from_secs(60))).unwrap();
+        for _ in 0..3 {
+            assert_eq!(limiter.check("tool `t`"), Ok(()));
+        }
+        let refused = limiter.check("tool `t`").unwrap_err();
+        assert!(refused.starts_with("tool `t` is rate limited to 3 calls per minute; retry in "), "{refused}");
+        assert!(Limiter::new(RateLimit::new(0, Duration::from_secs(1))).is_none());
+    }
+}
