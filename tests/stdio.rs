@@ -194,6 +194,32 @@ async fn the_smallest_server_runs_on_its_own_runtime() {
 }
 
 #[tokio::test]
+async fn the_toolbox_example_returns_structured_output_images_and_refusals() {
+    let mut server = Process::spawn(&common::example("toolbox"));
+    server.initialize().await;
+    let list = server.request(1, "tools/list", json!({})).await;
+    let stats = list["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "stats").unwrap().clone();
+    assert_eq!(stats["outputSchema"]["required"], json!(["count", "min", "max", "mean"]));
+    let result = server.request(2, "tools/call", json!({"name": "stats", "arguments": {"values": [1, 2, 6]}})).await;
+    assert_eq!(result["result"]["structuredContent"], json!({"count": 3, "min": 1.0, "max": 6.0, "mean": 3.0}));
+    let chart = json!({"name": "chart", "arguments": {"request": {"bars": [{"height": 50}]}}});
+    let result = server.request(3, "tools/call", chart).await;
+    assert_eq!(result["result"]["content"][0]["mimeType"], "image/svg+xml");
+    let bad = json!({"name": "chart", "arguments": {"request": {"bars": [{"height": 101}]}}});
+    let result = server.request(4, "tools/call", bad).await;
+    assert_eq!(text(&result), "argument `request.bars[0].height`: must be at most 100.0, got the number 101");
+    for id in 5..10 {
+        let result = server.request(id, "tools/call", json!({"name": "define", "arguments": {"word": "tool"}})).await;
+        assert_eq!(text(&result), "a device that helps do a task");
+    }
+    let result = server.request(10, "tools/call", json!({"name": "define", "arguments": {"word": "tool"}})).await;
+    assert!(text(&result).starts_with("tool `define` is rate limited to 5 calls per minute"), "{result}");
+    let (rest, code, stderr) = server.finish().await;
+    assert!(rest.is_empty(), "{rest:?}");
+    assert_eq!(code, 0, "stderr: {stderr}");
+}
+
+#[tokio::test]
 async fn run_stdio_inside_a_runtime_is_an_error_not_a_panic() {
     let err = mcp_runtime::Server::empty("s", "1").run_stdio().unwrap_err();
     assert!(matches!(err, mcp_runtime::Error::Runtime(_)), "{err}");
