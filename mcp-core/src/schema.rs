@@ -3,8 +3,16 @@
 //! The **portable** profile (the default) exists because clients and the
 //! model APIs behind them accept far less than JSON Schema 2020-12: no
 //! `$schema`, every `$ref` inlined and no `$defs`, no non-standard `format`,
-//! no `null` unions or `nullable`, enums as `{"type":"string","enum":[…]}`.
-//! The **strict** profile keeps the full 2020-12 schema.
+//! no `null` unions or `nullable`, enums as `{"type":"string","enum":[…]}`;
+//! integer widths become `minimum`/`maximum`, and a `oneOf` whose branches
+//! share a type states it. The **strict** profile keeps the full 2020-12
+//! schema as schemars generates it.
+//!
+//! A recursive type (a tree, a linked list) cannot be inlined. Rather than
+//! cut it off at some depth, which would advertise a schema that rejects
+//! deep but valid values, the portable profile refuses it: the server does
+//! not start, and the error names the tool and the type and suggests the
+//! strict profile or a `serde_json::Value` field.
 
 use std::fmt;
 

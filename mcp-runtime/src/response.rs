@@ -196,17 +196,22 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 pub struct ToolError {
     message: String,
     internal: Option<Box<dyn std::error::Error + Send + Sync>>,
+    /// Where an internal error was made (captured when `RUST_BACKTRACE` or
+    /// `RUST_LIB_BACKTRACE` asks for it), for the log.
+    backtrace: Option<std::backtrace::Backtrace>,
 }
 
 impl ToolError {
     /// An error whose message is shown to the client.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), internal: None }
+        ToolError { message: message.into(), internal: None, backtrace: None }
     }
 
     /// An error whose details are logged but never shown to the client.
     pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        ToolError { message: "internal error".into(), internal: Some(error.into()) }
+        let backtrace = std::backtrace::Backtrace::capture();
+        let backtrace = (backtrace.status() == std::backtrace::BacktraceStatus::Captured).then_some(backtrace);
+        ToolError { message: "internal error".into(), internal: Some(error.into()), backtrace }
     }
 
     /// What the client sees.
@@ -226,7 +231,7 @@ impl IntoToolResult for ToolError {
             Some(error) => crate::incident::report(
                 "tool failed with an internal error",
                 error,
-                error,
+                &(error, &self.backtrace),
                 crate::incident::showing_details(),
             ),
             None => CallToolResult::error_text(self.message),
