@@ -4,8 +4,11 @@
 
 use std::collections::HashMap;
 
+mod common;
+
+use common::memory::{call, connect};
+use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -66,17 +69,6 @@ fn tally(counts: HashMap<String, u8>, tags: Vec<String>, flag: bool, letter: cha
 
 fn server() -> Server {
     Server::empty("arguments", "1").tool(add::Tool).tool(place::Tool).tool(tally::Tool)
-}
-
-async fn connect(server: Server) -> InMemoryClient {
-    let mut client = server.connect_in_memory().unwrap();
-    client.initialize().await.unwrap();
-    client
-}
-
-async fn call(client: &mut InMemoryClient, name: &str, arguments: Value) -> Value {
-    let response = client.request("tools/call", json!({"name": name, "arguments": arguments})).await.unwrap();
-    response.get("result").cloned().unwrap_or_else(|| panic!("expected a result, got {response}"))
 }
 
 fn good_order() -> Value {

@@ -5,8 +5,11 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
+mod common;
+
+use common::memory::{call, connect};
+use mcp_runtime::Error;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Error, InMemoryClient};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -129,17 +132,6 @@ fn server() -> Server {
         .tool(shapes::Tool)
 }
 
-async fn connected(server: Server) -> InMemoryClient {
-    let mut client = server.connect_in_memory().unwrap();
-    client.initialize().await.unwrap();
-    client
-}
-
-async fn call(client: &mut InMemoryClient, name: &str, arguments: Value) -> Value {
-    let response = client.request("tools/call", json!({"name": name, "arguments": arguments})).await.unwrap();
-    response.get("result").cloned().unwrap_or_else(|| panic!("expected a result, got {response}"))
-}
-
 fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap()
 }
@@ -197,7 +189,7 @@ async fn requests_before_initialize_are_errors_except_ping() {
 
 #[tokio::test]
 async fn tools_are_listed_sorted_with_portable_schemas() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     let result = client.request("tools/list", json!({})).await.unwrap()["result"].clone();
     let names: Vec<&str> = result["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add", "fail_internal", "fail_public", "greet", "panics", "record", "shapes", "slow"]);
@@ -258,7 +250,7 @@ async fn each_version_sees_only_the_fields_it_knows() {
 
 #[tokio::test]
 async fn pages_follow_cursors_and_bad_cursors_are_invalid_params() {
-    let mut client = connected(server().page_size(3)).await;
+    let mut client = connect(server().page_size(3)).await;
     let mut names = Vec::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
@@ -285,7 +277,7 @@ async fn pages_follow_cursors_and_bad_cursors_are_invalid_params() {
 
 #[tokio::test]
 async fn calls_run_async_and_sync_tools_with_optional_arguments() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     assert_eq!(text(&call(&mut client, "add", json!({"a": 2, "b": 3.5})).await), "5.5");
     assert_eq!(text(&call(&mut client, "greet", json!({})).await), "hello world");
     assert_eq!(text(&call(&mut client, "greet", json!({"name": null})).await), "hello world");
@@ -301,7 +293,7 @@ async fn calls_run_async_and_sync_tools_with_optional_arguments() {
 
 #[tokio::test]
 async fn bad_arguments_are_tool_errors_naming_every_field() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     let result = call(&mut client, "add", json!({"b": "two"})).await;
     assert_eq!(result["isError"], true);
     assert_eq!(
@@ -321,7 +313,7 @@ async fn bad_arguments_are_tool_errors_naming_every_field() {
 
 #[tokio::test]
 async fn unknown_tools_and_malformed_params_are_protocol_errors() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     let response = client.request("tools/call", json!({"name": "nope", "arguments": {}})).await.unwrap();
     assert_eq!(error_code(&response), -32602);
     assert_eq!(response["error"]["message"], "invalid params: unknown tool: nope");
@@ -342,7 +334,7 @@ async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
         assert!(!text.contains("db.internal") && !text.contains("secret"), "{text}");
         text.to_owned()
     };
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     let result = call(&mut client, "fail_public", json!({})).await;
     assert_eq!((result["isError"].clone(), text(&result)), (json!(true), "the widget is out of stock"));
     let first = masked(&call(&mut client, "fail_internal", json!({})).await);
@@ -351,7 +343,7 @@ async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
     // The server is still there.
     assert_eq!(text(&call(&mut client, "add", json!({"a": 1, "b": 1})).await), "2");
 
-    let mut client = connected(Server::empty("s", "1").tool(PanicsEarly)).await;
+    let mut client = connect(Server::empty("s", "1").tool(PanicsEarly)).await;
     let list = client.request("tools/list", json!({})).await.unwrap();
     assert_eq!(
         list["result"]["tools"][0]["inputSchema"],
@@ -364,8 +356,7 @@ async fn tool_errors_show_public_text_and_mask_internals_and_panics() {
 #[tokio::test]
 async fn a_development_server_shows_internal_details() {
     let mut client =
-        connected(Server::empty("s", "1").tool(fail_internal::Tool).tool(panics::Tool).show_internal_errors(true))
-            .await;
+        connect(Server::empty("s", "1").tool(fail_internal::Tool).tool(panics::Tool).show_internal_errors(true)).await;
     let text_of = |result: Value| result["content"][0]["text"].as_str().unwrap().to_owned();
     let error = text_of(call(&mut client, "fail_internal", json!({})).await);
     assert!(error.starts_with("internal error (incident "), "{error}");
@@ -377,7 +368,7 @@ async fn a_development_server_shows_internal_details() {
 #[tokio::test]
 async fn a_server_default_timeout_stops_tools_without_their_own() {
     let mut client =
-        connected(Server::empty("s", "1").tool(slow::Tool).tool(add::Tool).default_timeout(Duration::from_millis(50)))
+        connect(Server::empty("s", "1").tool(slow::Tool).tool(add::Tool).default_timeout(Duration::from_millis(50)))
             .await;
     let result = call(&mut client, "slow", json!({"ms": 60_000})).await;
     assert_eq!(result["isError"], true);
@@ -387,7 +378,7 @@ async fn a_server_default_timeout_stops_tools_without_their_own() {
 
 #[tokio::test]
 async fn malformed_input_gets_errors_and_the_server_goes_on() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     client.send_line("{not json").await.unwrap();
     let response = client.recv().await.unwrap().unwrap();
     assert_eq!((error_code(&response), response["id"].clone()), (-32700, Value::Null));
@@ -408,7 +399,7 @@ async fn malformed_input_gets_errors_and_the_server_goes_on() {
 
 #[tokio::test]
 async fn oversized_messages_are_refused_and_skipped() {
-    let mut client = connected(server().max_message_size(256)).await;
+    let mut client = connect(server().max_message_size(256)).await;
     let big = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "greet", "arguments": {"name": "x".repeat(1000)}}});
     client.send(&big).await.unwrap();
@@ -420,7 +411,7 @@ async fn oversized_messages_are_refused_and_skipped() {
 
 #[tokio::test]
 async fn a_slow_call_never_delays_ping_or_other_calls() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     client
         .send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
         "params": {"name": "slow", "arguments": {"ms": 400}}}))
@@ -443,7 +434,7 @@ async fn a_slow_call_never_delays_ping_or_other_calls() {
 
 #[tokio::test]
 async fn a_reused_id_of_a_running_call_is_refused() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     let slow = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"ms": 300}}});
     client.send(&slow).await.unwrap();
@@ -456,7 +447,7 @@ async fn a_reused_id_of_a_running_call_is_refused() {
 
 #[tokio::test]
 async fn cancelling_a_call_drops_it_and_sends_nothing() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     client
         .send(&json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
         "params": {"name": "record", "arguments": {"ms": 500, "key": "cancelled-call"}}}))
@@ -478,7 +469,7 @@ async fn cancelling_a_call_drops_it_and_sends_nothing() {
 
 #[tokio::test]
 async fn closing_the_input_finishes_running_calls_and_flushes() {
-    let mut client = connected(server()).await;
+    let mut client = connect(server()).await;
     for id in 0..3 {
         client
             .send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -494,7 +485,7 @@ async fn closing_the_input_finishes_running_calls_and_flushes() {
 
 #[tokio::test]
 async fn calls_past_the_grace_period_are_cancelled_at_close() {
-    let mut client = connected(server().shutdown_grace(Duration::from_millis(100))).await;
+    let mut client = connect(server().shutdown_grace(Duration::from_millis(100))).await;
     client
         .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "record", "arguments": {"ms": 2000, "key": "after-grace"}}}))

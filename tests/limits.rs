@@ -4,8 +4,11 @@
 
 use std::time::Duration;
 
+mod common;
+
+use common::memory::{call, connect};
+use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
 use serde_json::{Value, json};
 
 /// Look something up; at most two calls a minute.
@@ -18,16 +21,6 @@ fn lookup(key: String) -> String {
 #[tool]
 fn echo(text: String) -> String {
     text
-}
-
-async fn connect(server: Server) -> InMemoryClient {
-    let mut client = server.connect_in_memory().unwrap();
-    client.initialize().await.unwrap();
-    client
-}
-
-async fn call(client: &mut InMemoryClient, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments})).await.unwrap()["result"].clone()
 }
 
 fn refusal(result: &Value) -> String {

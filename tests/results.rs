@@ -2,8 +2,11 @@
 //! structured output with its schema, wrapped where a version needs an
 //! object, and only text where a version has no structured output.
 
+mod common;
+
+use common::memory::{call, connect_as, list};
+use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -75,31 +78,14 @@ fn server() -> Server {
         .tool(report::Tool)
 }
 
-async fn connect(server: Server, version: &str) -> InMemoryClient {
-    let mut client = server.connect_in_memory().unwrap();
-    let init = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
-    let response = client.request("initialize", init).await.unwrap();
-    assert_eq!(response["result"]["protocolVersion"], version);
-    client.notify("notifications/initialized", json!({})).await.unwrap();
-    client
-}
-
-async fn tools(client: &mut InMemoryClient) -> Vec<Value> {
-    client.request("tools/list", json!({})).await.unwrap()["result"]["tools"].as_array().unwrap().clone()
-}
-
 fn find<'a>(tools: &'a [Value], name: &str) -> &'a Value {
     tools.iter().find(|t| t["name"] == name).unwrap()
 }
 
-async fn call(client: &mut InMemoryClient, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments})).await.unwrap()["result"].clone()
-}
-
 #[tokio::test]
 async fn structured_output_comes_with_its_schema_and_a_text_mirror() {
-    let mut client = connect(server(), "2025-11-25").await;
-    let tools = tools(&mut client).await;
+    let mut client = connect_as(server(), "2025-11-25").await;
+    let tools = list(&mut client).await;
     assert_eq!(
         find(&tools, "count")["outputSchema"],
         json!({
@@ -124,8 +110,8 @@ async fn structured_output_comes_with_its_schema_and_a_text_mirror() {
 #[tokio::test]
 async fn non_object_output_is_wrapped_for_versions_that_need_an_object() {
     for version in ["2025-06-18", "2025-11-25"] {
-        let mut client = connect(server(), version).await;
-        let tools = tools(&mut client).await;
+        let mut client = connect_as(server(), version).await;
+        let tools = list(&mut client).await;
         let schema = &find(&tools, "halve")["outputSchema"];
         assert_eq!(
             *schema,
@@ -144,8 +130,8 @@ async fn non_object_output_is_wrapped_for_versions_that_need_an_object() {
 
 #[tokio::test]
 async fn versions_before_structured_output_get_text_only() {
-    let mut client = connect(server(), "2025-03-26").await;
-    let tools = tools(&mut client).await;
+    let mut client = connect_as(server(), "2025-03-26").await;
+    let tools = list(&mut client).await;
     assert!(tools.iter().all(|t| t.get("outputSchema").is_none()));
     let result = call(&mut client, "count", json!({"text": "a b"})).await;
     assert_eq!(result.get("structuredContent"), None);
@@ -154,15 +140,15 @@ async fn versions_before_structured_output_get_text_only() {
 
 #[tokio::test]
 async fn output_schemas_can_be_switched_off_per_tool_and_per_server() {
-    let mut client = connect(server(), "2025-11-25").await;
-    let listed = tools(&mut client).await;
+    let mut client = connect_as(server(), "2025-11-25").await;
+    let listed = list(&mut client).await;
     assert_eq!(find(&listed, "split").get("outputSchema"), None);
     // Without a schema the value is still structured, wrapped into an object.
     let result = call(&mut client, "split", json!({"text": "a b"})).await;
     assert_eq!(result["structuredContent"], json!({"result": ["a", "b"]}));
 
-    let mut client = connect(server().output_schemas(false), "2025-11-25").await;
-    let listed = tools(&mut client).await;
+    let mut client = connect_as(server().output_schemas(false), "2025-11-25").await;
+    let listed = list(&mut client).await;
     assert!(listed.iter().all(|t| t.get("outputSchema").is_none()));
     let result = call(&mut client, "count", json!({"text": "a"})).await;
     assert_eq!(result["structuredContent"], json!({"characters": 1, "words": 1}));
@@ -188,7 +174,7 @@ fn the_newest_version_takes_any_value_and_any_schema_unwrapped() {
 
 #[tokio::test]
 async fn media_and_resources_become_their_content_blocks() {
-    let mut client = connect(server(), "2025-11-25").await;
+    let mut client = connect_as(server(), "2025-11-25").await;
     let result = call(&mut client, "pixel", json!({})).await;
     assert_eq!(result["content"], json!([{"type": "image", "data": "AQID", "mimeType": "image/png"}]));
     let result = call(&mut client, "beep", json!({})).await;
@@ -216,13 +202,13 @@ async fn media_and_resources_become_their_content_blocks() {
 
 #[tokio::test]
 async fn older_clients_get_what_their_version_has() {
-    let mut client = connect(server(), "2024-11-05").await;
+    let mut client = connect_as(server(), "2024-11-05").await;
     let result = call(&mut client, "beep", json!({})).await;
     assert_eq!(
         result["content"],
         json!([{"type": "text", "text": "[audio omitted: audio/wav is not supported by this client]"}])
     );
-    let mut client = connect(server(), "2025-03-26").await;
+    let mut client = connect_as(server(), "2025-03-26").await;
     let result = call(&mut client, "report", json!({})).await;
     let kinds: Vec<&str> = result["content"].as_array().unwrap().iter().map(|c| c["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["text", "resource", "resource"], "no resource links before 2025-06-18");

@@ -193,18 +193,17 @@ impl Session {
             .tools
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
-        let over_limit = |limiter: &Option<crate::limit::Limiter>, what: &str| {
-            limiter.as_ref().and_then(|l| l.check(what).err()).map(CallToolResult::error_text)
-        };
+        let over_limit = |limiter: &Option<crate::limit::Limiter>| limiter.as_ref().and_then(|l| l.check().err());
         let arguments = match entry.check.prepare(arguments, self.shared.lenient_arguments) {
             Ok(arguments) => arguments,
             Err(problems) => return Ok(answered(id, problems_result(&problems), version)),
         };
         // After the arguments: a call that cannot run uses no allowance.
-        let refusal = over_limit(&entry.limiter, &format!("tool `{}`", params.name))
-            .or_else(|| over_limit(&self.shared.limiter, "this server"));
+        let refusal = over_limit(&entry.limiter)
+            .map(|why| format!("tool `{}` {why}", params.name))
+            .or_else(|| over_limit(&self.shared.limiter).map(|why| format!("this server {why}")));
         if let Some(refusal) = refusal {
-            return Ok(answered(id, refusal, version));
+            return Ok(answered(id, CallToolResult::error_text(refusal), version));
         }
         let call = ToolCall { arguments, request_id: id.clone(), meta: params.meta, protocol_version: version };
         // A hand-written tool may panic before it even returns its future;

@@ -41,13 +41,14 @@ impl Limiter {
         Some(Limiter { limit, limiter: RateLimiter::direct(quota) })
     }
 
-    /// Take one call from the allowance, or say why not.
-    pub(crate) fn check(&self, what: &str) -> Result<(), String> {
+    /// Take one call from the allowance, or say why not (the caller puts
+    /// the subject in front: "tool `x` is rate limited …").
+    pub(crate) fn check(&self) -> Result<(), String> {
         self.limiter.check().map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             let RateLimit { calls, period } = self.limit;
             format!(
-                "{what} is rate limited to {calls} calls per {}; retry in {:.1} seconds",
+                "is rate limited to {calls} calls per {}; retry in {:.1} seconds",
                 seconds(period),
                 wait.as_secs_f64().max(0.1)
             )
@@ -72,10 +73,10 @@ mod tests {
     fn a_burst_up_to_the_limit_passes_and_the_next_call_is_told_when_to_retry() {
         let limiter = Limiter::new(RateLimit::new(3, Duration::from_secs(60))).unwrap();
         for _ in 0..3 {
-            assert_eq!(limiter.check("tool `t`"), Ok(()));
+            assert_eq!(limiter.check(), Ok(()));
         }
-        let refused = limiter.check("tool `t`").unwrap_err();
-        assert!(refused.starts_with("tool `t` is rate limited to 3 calls per minute; retry in "), "{refused}");
+        let refused = limiter.check().unwrap_err();
+        assert!(refused.starts_with("is rate limited to 3 calls per minute; retry in "), "{refused}");
         assert!(Limiter::new(RateLimit::new(0, Duration::from_secs(1))).is_none());
     }
 }

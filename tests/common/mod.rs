@@ -1,4 +1,9 @@
-//! Helpers shared by the tests that run real server processes.
+//! Helpers shared by the test files: real server processes here, in-memory
+//! clients in `memory`. Each test file uses only some of them.
+
+#![allow(dead_code)]
+
+pub mod memory;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
