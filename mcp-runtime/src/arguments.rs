@@ -75,6 +75,11 @@ impl ArgumentCheck {
             }
         }
         let instance = Value::Object(arguments);
+        // The common case, valid arguments, takes the validator's fast path.
+        if self.validator.is_valid(&instance) {
+            let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
+            return Ok(arguments);
+        }
         let errors: Vec<ValidationError<'_>> = self.validator.iter_errors(&instance).collect();
         // A value of the wrong type also breaks every other rule at its
         // place (an `enum`, a bound); the type is what to fix, so say only it.
