@@ -18,6 +18,7 @@ pub mod content;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
+pub mod notify;
 pub mod schema;
 pub mod tool;
 pub mod version;
@@ -28,6 +29,7 @@ pub use jsonrpc::{ErrorObject, JsonObject, Message, Notification, Outcome, Reque
 pub use lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,
 };
+pub use notify::{LoggingLevel, LoggingMessageParams, ProgressParams, SetLevelParams};
 pub use schema::{SchemaError, SchemaProfile};
 pub use tool::{Icon, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;

@@ -14,5 +14,9 @@ pub const TOOLS_CALL: &str = "tools/call";
 pub const CANCELLED: &str = "notifications/cancelled";
 /// Either way: progress of a request.
 pub const PROGRESS: &str = "notifications/progress";
+/// Client → server: send log messages of this level and above.
+pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+/// Server → client: a log message.
+pub const MESSAGE: &str = "notifications/message";
 /// Server → client: the tool list changed.
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";

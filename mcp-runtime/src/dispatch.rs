@@ -2,19 +2,21 @@
 //! incoming message asks for. Transport-agnostic: it never reads or writes.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
 use mcp_core::{
-    CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, ErrorObject, Implementation, InitializeParams,
-    InitializeResult, JsonObject, ListToolsParams, Message, Notification, ProtocolVersion, Request, RequestId,
-    Response, ServerCapabilities, ToolsCapability, methods,
+    CallToolParams, CallToolResult, CancelledParams, ErrorObject, Implementation, InitializeParams, InitializeResult,
+    JsonObject, ListToolsParams, Message, Notification, ProtocolVersion, Request, RequestId, Response,
+    ServerCapabilities, SetLevelParams, ToolsCapability, methods,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use crate::arguments::problems_result;
+use crate::context::{Cancellation, DEFAULT_LOG_LEVEL, Outgoing, Peer, level_index};
 use crate::param::ToolCall;
 use crate::registry::ToolSet;
 use crate::tool::BoxFuture;
@@ -37,10 +39,8 @@ pub(crate) struct Shared {
 #[derive(Debug)]
 pub(crate) struct Negotiated {
     pub(crate) version: ProtocolVersion,
-    #[allow(dead_code)] // read by the context extractors of a later change
-    pub(crate) client_info: Implementation,
-    #[allow(dead_code)] // likewise
-    pub(crate) capabilities: ClientCapabilities,
+    /// The client, as its calls see it.
+    pub(crate) peer: Arc<Peer>,
 }
 
 /// What the connection must do for one incoming message.
@@ -49,8 +49,9 @@ pub(crate) enum Action {
     None,
     /// Send this response now.
     Reply(Response),
-    /// Run this call as its own task and send its response when done.
-    Call(RequestId, BoxFuture<'static, Response>),
+    /// Run this call as its own task and send its response when done;
+    /// cancel it through the `Cancellation` (and by dropping the task).
+    Call(RequestId, BoxFuture<'static, Response>, Cancellation),
     /// Stop the call with this id, if it is still running.
     Cancel(RequestId),
 }
@@ -58,12 +59,16 @@ pub(crate) enum Action {
 /// One connection's protocol state.
 pub(crate) struct Session {
     shared: Arc<Shared>,
+    outgoing: Outgoing,
+    /// The least severe log level the client wants (`logging/setLevel`).
+    log_level: Arc<AtomicU8>,
     negotiated: OnceLock<Negotiated>,
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        Session { shared, negotiated: OnceLock::new() }
+    pub(crate) fn new(shared: Arc<Shared>, outgoing: Outgoing) -> Self {
+        let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
+        Session { shared, outgoing, log_level, negotiated: OnceLock::new() }
     }
 
     pub(crate) fn handle(&self, message: Message) -> Action {
@@ -97,10 +102,14 @@ impl Session {
                 };
                 match method.as_str() {
                     methods::TOOLS_LIST => reply(self.list_tools(params, negotiated.version)),
-                    methods::TOOLS_CALL => match self.call_tool(id.clone(), params, negotiated.version) {
-                        Ok(future) => Action::Call(id, future),
-                        Err(error) => reply(Err(error)),
-                    },
+                    methods::TOOLS_CALL => {
+                        let cancellation = Cancellation::default();
+                        match self.call_tool(id.clone(), params, negotiated, &cancellation) {
+                            Ok(future) => Action::Call(id, future, cancellation),
+                            Err(error) => reply(Err(error)),
+                        }
+                    }
+                    methods::LOGGING_SET_LEVEL => reply(self.set_level(params)),
                     _ => reply(Err(ErrorObject::method_not_found(&method))),
                 }
             }
@@ -131,10 +140,16 @@ impl Session {
     fn initialize(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
         let params: InitializeParams = parse(params)?;
         let version = ProtocolVersion::negotiate(&params.protocol_version);
-        let negotiated = Negotiated { version, client_info: params.client_info, capabilities: params.capabilities };
+        let peer = Peer {
+            outgoing: self.outgoing.clone(),
+            log_level: self.log_level.clone(),
+            client_info: params.client_info,
+            capabilities: params.capabilities,
+        };
+        let negotiated = Negotiated { version, peer: Arc::new(peer) };
         tracing::info!(
-            client = %negotiated.client_info.name,
-            client_version = %negotiated.client_info.version,
+            client = %negotiated.peer.client_info.name,
+            client_version = %negotiated.peer.client_info.version,
             requested = %params.protocol_version,
             protocol = %version,
             "client connected"
@@ -146,6 +161,7 @@ impl Session {
             protocol_version: version,
             capabilities: ServerCapabilities {
                 tools: Some(ToolsCapability { list_changed: Some(false) }),
+                logging: Some(JsonObject::new()),
                 ..Default::default()
             },
             server_info: self.shared.info.for_version(version),
@@ -176,12 +192,20 @@ impl Session {
         Ok(Value::Object(result))
     }
 
+    fn set_level(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+        let SetLevelParams { level } = parse(params)?;
+        self.log_level.store(level_index(level), Ordering::Relaxed);
+        Ok(json!({}))
+    }
+
     fn call_tool(
         &self,
         id: RequestId,
         params: Option<JsonObject>,
-        version: ProtocolVersion,
+        negotiated: &Negotiated,
+        cancellation: &Cancellation,
     ) -> Result<BoxFuture<'static, Response>, ErrorObject> {
+        let version = negotiated.version;
         // The arguments are the tool's business, and any mistake in them is
         // reported to the model as a tool result, so they are taken out
         // before the rest is parsed.
@@ -205,7 +229,15 @@ impl Session {
         if let Some(refusal) = refusal {
             return Ok(answered(id, CallToolResult::error_text(refusal), version));
         }
-        let call = ToolCall { arguments, request_id: id.clone(), meta: params.meta, protocol_version: version };
+        let call = ToolCall {
+            tool: params.name.clone(),
+            arguments,
+            request_id: id.clone(),
+            meta: params.meta,
+            protocol_version: version,
+            peer: Some(negotiated.peer.clone()),
+            cancellation: cancellation.clone(),
+        };
         // A hand-written tool may panic before it even returns its future;
         // that must not unwind into the connection.
         let show_details = self.shared.show_internal_errors;

@@ -29,6 +29,7 @@
 //! can act on.
 
 mod arguments;
+mod context;
 mod dispatch;
 mod error;
 mod incident;
@@ -42,6 +43,7 @@ mod server;
 mod tool;
 pub mod transport;
 
+pub use context::Context;
 pub use error::Error;
 pub use limit::RateLimit;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
@@ -59,7 +61,8 @@ pub use transport::memory::InMemoryClient;
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, CallToolResult, Content, Image, IntoToolResult, Json, Resource, ResourceLink, Server, ToolError, tool,
+        Audio, CallToolResult, Content, Context, Image, IntoToolResult, Json, Resource, ResourceLink, Server,
+        ToolError, tool,
     };
 }
 

@@ -20,16 +20,28 @@ use crate::tool::ToolBuilder;
 /// One call of a tool: its arguments and what is known about the request.
 #[derive(Debug)]
 pub struct ToolCall {
+    pub(crate) tool: String,
     pub(crate) arguments: JsonObject,
     pub(crate) request_id: RequestId,
     pub(crate) meta: Option<JsonObject>,
     pub(crate) protocol_version: ProtocolVersion,
+    /// The connection it came in on (none for a call made by hand).
+    pub(crate) peer: Option<std::sync::Arc<crate::context::Peer>>,
+    pub(crate) cancellation: crate::context::Cancellation,
 }
 
 impl ToolCall {
     /// A call with these arguments, as a client would make it with `id`.
     pub fn new(request_id: RequestId, arguments: JsonObject) -> Self {
-        ToolCall { arguments, request_id, meta: None, protocol_version: ProtocolVersion::LATEST_HANDSHAKE }
+        ToolCall {
+            tool: String::new(),
+            arguments,
+            request_id,
+            meta: None,
+            protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
+            peer: None,
+            cancellation: crate::context::Cancellation::default(),
+        }
     }
 
     /// The arguments not yet taken by a parameter.

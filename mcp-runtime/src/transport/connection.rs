@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::lines::{Line, read_line, write_lines};
+use crate::context::{Cancellation, Outgoing};
 use crate::dispatch::{Action, Session, Shared};
 
 /// Limits of one connection.
@@ -32,11 +33,11 @@ where
 {
     let (out, queue) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer = tokio::spawn(write_lines(writer, queue));
-    let session = Session::new(shared);
+    let session = Session::new(shared, Outgoing(out.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();
-    let mut running: HashMap<RequestId, AbortHandle> = HashMap::new();
+    let mut running: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
 
     loop {
         let read = read_line(&mut reader, &mut line, limits.max_message_size).await;
@@ -72,7 +73,7 @@ where
         match session.handle(message) {
             Action::None => {}
             Action::Reply(response) => send(&out, &response),
-            Action::Call(id, future) => {
+            Action::Call(id, future, cancellation) => {
                 if running.contains_key(&id) {
                     let error =
                         ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
@@ -85,12 +86,13 @@ where
                     send(&out, &future.await);
                     task_id
                 });
-                running.insert(id, handle);
+                running.insert(id, (handle, cancellation));
             }
             Action::Cancel(id) => {
                 // Dropping the future stops the tool at its next `.await`;
                 // the spec sends no response for a cancelled request.
-                if let Some(handle) = running.remove(&id) {
+                if let Some((handle, cancellation)) = running.remove(&id) {
+                    cancellation.cancel();
                     handle.abort();
                 }
             }
@@ -109,9 +111,12 @@ where
                 grace = ?limits.shutdown_grace,
                 "input closed; cancelling calls still running after the grace period"
             );
+            running.values().for_each(|(_, cancellation)| cancellation.cancel());
             calls.shutdown().await;
         }
     }
+    // The end-of-stream marker; everything sent before it is written first.
+    let _ = out.send(Vec::new());
     drop(out);
     match writer.await {
         Ok(result) => result,

@@ -67,11 +67,18 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     const BATCH_LIMIT: usize = 1 << 20;
     let mut buf = Vec::with_capacity(16 * 1024);
-    while let Some(message) = queue.recv().await {
-        buf.extend_from_slice(&message);
-        buf.push(b'\n');
-        while buf.len() < BATCH_LIMIT {
+    // An empty message ends the stream: senders can outlive the connection
+    // (a tool may keep its `Context` in a task of its own), so waiting for
+    // every sender to go could wait forever.
+    'stream: while let Some(message) = queue.recv().await {
+        let mut done = message.is_empty();
+        if !done {
+            buf.extend_from_slice(&message);
+            buf.push(b'\n');
+        }
+        while !done && buf.len() < BATCH_LIMIT {
             match queue.try_recv() {
+                Ok(message) if message.is_empty() => done = true,
                 Ok(message) => {
                     buf.extend_from_slice(&message);
                     buf.push(b'\n');
@@ -79,10 +86,16 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
                 Err(_) => break,
             }
         }
-        writer.write_all(&buf).await?;
-        writer.flush().await?;
-        buf.clear();
+        if !buf.is_empty() {
+            writer.write_all(&buf).await?;
+            writer.flush().await?;
+            buf.clear();
+        }
+        if done {
+            break 'stream;
+        }
     }
+    queue.close();
     writer.shutdown().await.or_else(|e| if e.kind() == io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e) })
 }
 

@@ -69,6 +69,18 @@ impl InMemoryClient {
         }
     }
 
+    /// The notifications that arrived while waiting for responses, oldest
+    /// first, taken out of the queue. Everything the server sent before the
+    /// last response it answered is here (the server writes in order), so
+    /// a `ping` after a call collects that call's progress and log
+    /// messages.
+    pub fn take_notifications(&mut self) -> Vec<Value> {
+        let (notifications, rest): (VecDeque<Value>, VecDeque<Value>) =
+            self.pending.drain(..).partition(|m| m.get("method").is_some() && m.get("id").is_none());
+        self.pending = rest;
+        notifications.into()
+    }
+
     /// Send a notification.
     pub async fn notify(&mut self, method: &str, params: Value) -> io::Result<()> {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await

@@ -1,0 +1,277 @@
+//! [`Context`]: what a running tool can know about its call and say to the
+//! client while it works (progress, log messages), and whether the client
+//! has cancelled it.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_core::{
+    ClientCapabilities, Implementation, JsonObject, LoggingLevel, LoggingMessageParams, ProgressParams,
+    ProtocolVersion, RequestId, methods,
+};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{Notify, mpsc};
+
+use crate::param::{FromToolCall, ToolCall};
+use crate::response::ToolError;
+
+/// Progress notifications closer together than this are coalesced: only
+/// the latest is sent, so a tight loop cannot flood the client.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Messages to the client of one connection.
+#[derive(Clone, Debug)]
+pub(crate) struct Outgoing(pub(crate) mpsc::UnboundedSender<Vec<u8>>);
+
+impl Outgoing {
+    /// Send a notification; a closed connection drops it.
+    pub(crate) fn notify(&self, method: &str, params: &impl Serialize) {
+        let message = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+        if let Ok(bytes) = serde_json::to_vec(&message) {
+            let _ = self.0.send(bytes);
+        }
+    }
+}
+
+/// The connection a call came in on, as the call sees it.
+#[derive(Debug)]
+pub(crate) struct Peer {
+    pub(crate) outgoing: Outgoing,
+    /// The least severe level the client wants (an index into
+    /// `LoggingLevel::ALL`), shared by the connection's calls.
+    pub(crate) log_level: Arc<AtomicU8>,
+    pub(crate) client_info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+}
+
+/// The least severe level sent before the client sets one. The spec leaves
+/// the default to the server; `info` keeps debug chatter out of clients
+/// that never asked for it.
+pub(crate) const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
+
+pub(crate) fn level_index(level: LoggingLevel) -> u8 {
+    LoggingLevel::ALL.iter().position(|l| *l == level).unwrap_or(0) as u8
+}
+
+/// Whether a call has been cancelled, shared by the call's context and the
+/// connection that can cancel it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Cancellation(Arc<CancellationState>);
+
+#[derive(Debug, Default)]
+struct CancellationState {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancellation {
+    pub(crate) fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::SeqCst);
+        self.0.notify.notify_waiters();
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::SeqCst)
+    }
+
+    pub(crate) async fn cancelled(&self) {
+        loop {
+            let notified = self.0.notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// What a tool can know about its call and tell the client while it runs.
+/// Take it as a parameter (`ctx: Context`); it is supplied by the runtime
+/// and never appears in the input schema. Clones share one call.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Count to `n`, slowly.
+/// #[tool]
+/// async fn count(n: u32, ctx: Context) -> Result<String, ToolError> {
+///     ctx.info(format!("counting to {n}"));
+///     for i in 1..=n {
+///         if ctx.is_cancelled() {
+///             break;
+///         }
+///         // Real work would go here.
+///         ctx.progress(f64::from(i), f64::from(n));
+///     }
+///     Ok(format!("counted to {n}"))
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Clone, Debug)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    tool: String,
+    request_id: RequestId,
+    meta: Option<JsonObject>,
+    version: ProtocolVersion,
+    peer: Option<Arc<Peer>>,
+    cancellation: Cancellation,
+    progress: Mutex<Progress>,
+}
+
+#[derive(Debug)]
+struct Progress {
+    token: Option<Value>,
+    /// The last value sent, and when.
+    sent: Option<(f64, Instant)>,
+    /// A newer value held back by coalescing.
+    pending: Option<ProgressParams>,
+}
+
+impl FromToolCall for Context {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        let token = call.meta.as_ref().and_then(|m| m.get("progressToken")).filter(|t| t.is_string() || t.is_number());
+        Ok(Context {
+            inner: Arc::new(Inner {
+                tool: call.tool.clone(),
+                request_id: call.request_id.clone(),
+                meta: call.meta.clone(),
+                version: call.protocol_version,
+                peer: call.peer.clone(),
+                cancellation: call.cancellation.clone(),
+                progress: Mutex::new(Progress { token: token.cloned(), sent: None, pending: None }),
+            }),
+        })
+    }
+}
+
+impl Context {
+    /// Report progress: `done` out of `total`. Does nothing when the client
+    /// asked for no progress (sent no `progressToken`) or when `done` does
+    /// not exceed the last value reported; updates closer together than
+    /// 50 ms are coalesced (the latest is sent when the call ends, if not
+    /// before).
+    pub fn progress(&self, done: f64, total: f64) {
+        self.report(done, Some(total), None);
+    }
+
+    /// [`progress`](Self::progress) with a message saying what is happening
+    /// (shown to 2025-03-26 clients and later).
+    pub fn progress_with_message(&self, done: f64, total: f64, message: impl Into<String>) {
+        self.report(done, Some(total), Some(message.into()));
+    }
+
+    fn report(&self, done: f64, total: Option<f64>, message: Option<String>) {
+        let Some(peer) = &self.inner.peer else { return };
+        let mut progress = self.inner.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(token) = progress.token.clone() else { return };
+        let last = progress.pending.as_ref().map(|p| p.progress).or(progress.sent.map(|(value, _)| value));
+        if !done.is_finite() || last.is_some_and(|last| done <= last) {
+            return;
+        }
+        let message = message.filter(|_| self.inner.version.has_annotations());
+        let params = ProgressParams { progress_token: token, progress: done, total, message };
+        let now = Instant::now();
+        let finished = total.is_some_and(|t| done >= t);
+        let due = progress.sent.is_none_or(|(_, at)| now.duration_since(at) >= PROGRESS_INTERVAL);
+        if due || finished {
+            progress.pending = None;
+            progress.sent = Some((done, now));
+            peer.outgoing.notify(methods::PROGRESS, &params);
+        } else {
+            progress.pending = Some(params);
+        }
+    }
+
+    /// Send a log message at `level` to the client, if the client wants
+    /// that level (see `logging/setLevel`; `info` and above by default).
+    pub fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
+        let Some(peer) = &self.inner.peer else { return };
+        if level_index(level) < peer.log_level.load(Ordering::Relaxed) {
+            return;
+        }
+        let params = LoggingMessageParams { level, logger: Some(self.inner.tool.clone()), data: data.into() };
+        peer.outgoing.notify(methods::MESSAGE, &params);
+    }
+
+    /// A `debug` log message.
+    pub fn debug(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Debug, data);
+    }
+
+    /// An `info` log message.
+    pub fn info(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Info, data);
+    }
+
+    /// A `warning` log message.
+    pub fn warning(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Warning, data);
+    }
+
+    /// An `error` log message.
+    pub fn error(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Error, data);
+    }
+
+    /// Whether the client has cancelled this call. The tool's future is
+    /// dropped on cancellation, so this matters to work that outlives an
+    /// `.await`: blocking loops and tasks the tool spawned.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Resolves when the client cancels this call (for tasks the tool
+    /// spawned, which are not dropped with it).
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await;
+    }
+
+    /// The JSON-RPC id of the `tools/call` request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The request's `_meta`, if it had one.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.inner.meta.as_ref()
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The protocol version of the session.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The client's name and version, as it gave them in `initialize`.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.peer.as_ref().map(|p| &p.client_info)
+    }
+
+    /// The client's capabilities, as it gave them in `initialize`.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.inner.peer.as_ref().map(|p| &p.capabilities)
+    }
+}
+
+impl Drop for Inner {
+    /// The last coalesced progress value still reaches the client.
+    fn drop(&mut self) {
+        let progress = self.progress.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let (Some(pending), Some(peer), false) =
+            (progress.pending.take(), &self.peer, self.cancellation.is_cancelled())
+        {
+            peer.outgoing.notify(methods::PROGRESS, &pending);
+        }
+    }
+}

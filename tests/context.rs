@@ -1,0 +1,214 @@
+//! `Context` through the protocol: progress (with and without a token,
+//! increasing, coalesced), log messages filtered by `logging/setLevel`,
+//! cancellation seen by work the tool spawned, and what a tool can know
+//! about its call.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::memory::{call, connect};
+use mcp_runtime::prelude::*;
+use mcp_runtime::{InMemoryClient, Server};
+use serde_json::{Value, json};
+
+/// Report progress at each of `steps`, pausing `pause_ms` between them.
+#[tool]
+async fn steps(values: Vec<f64>, pause_ms: u64, ctx: Context) -> String {
+    for value in &values {
+        ctx.progress_with_message(*value, 10.0, format!("at {value}"));
+        tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+    }
+    "done".into()
+}
+
+/// Report progress a thousand times in a tight loop.
+#[tool]
+fn burst(ctx: Context) -> &'static str {
+    for i in 1..=1000 {
+        ctx.progress(f64::from(i), 1000.0);
+    }
+    "done"
+}
+
+/// Log one message at each level.
+#[tool]
+fn chatty(ctx: Context) {
+    ctx.debug("a debug line");
+    ctx.info("an info line");
+    ctx.warning(json!({"disk": "almost full"}));
+    ctx.error("an error line");
+}
+
+static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Start background work that watches for cancellation, then wait forever.
+#[tool]
+async fn watched(key: String, ctx: Context) -> String {
+    let watcher = ctx.clone();
+    tokio::spawn(async move {
+        watcher.cancelled().await;
+        SEEN.lock().unwrap().push(format!("{key}: cancelled={}", watcher.is_cancelled()));
+    });
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+/// Say what the call knows about itself.
+#[tool]
+fn whoami(ctx: Context) -> Json<Value> {
+    let client = ctx.client_info().unwrap();
+    Json(json!({
+        "tool": ctx.tool_name(),
+        "request": ctx.request_id().to_string(),
+        "client": format!("{} {}", client.name, client.version),
+        "version": ctx.protocol_version().as_str(),
+        "meta": ctx.meta(),
+        "sampling": ctx.client_capabilities().unwrap().sampling.is_some(),
+    }))
+}
+
+fn server() -> Server {
+    Server::empty("context", "1")
+        .tool(steps::Tool)
+        .tool(burst::Tool)
+        .tool(chatty::Tool)
+        .tool(watched::Tool)
+        .tool(whoami::Tool)
+}
+
+/// Call with a progress token, then collect what the server sent meanwhile.
+async fn call_tracked(client: &mut InMemoryClient, name: &str, arguments: Value) -> (Value, Vec<Value>) {
+    let params = json!({"name": name, "arguments": arguments, "_meta": {"progressToken": "t-1"}});
+    let response = client.request("tools/call", params).await.unwrap();
+    client.request("ping", json!({})).await.unwrap();
+    (response["result"].clone(), client.take_notifications())
+}
+
+fn progress_values(notifications: &[Value]) -> Vec<f64> {
+    notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .inspect(|n| assert_eq!(n["params"]["progressToken"], "t-1"))
+        .map(|n| n["params"]["progress"].as_f64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn progress_is_sent_only_with_a_token_and_only_forward() {
+    let mut client = connect(server()).await;
+    let (result, notifications) =
+        call_tracked(&mut client, "steps", json!({"values": [1, 3, 2, 3, 7], "pause_ms": 60})).await;
+    assert_eq!(result["content"][0]["text"], "done");
+    assert_eq!(progress_values(&notifications), [1.0, 3.0, 7.0]);
+    let first = notifications.iter().find(|n| n["method"] == "notifications/progress").unwrap();
+    assert_eq!(first["params"], json!({"progressToken": "t-1", "progress": 1.0, "total": 10.0, "message": "at 1"}));
+
+    // No token, no progress.
+    call(&mut client, "steps", json!({"values": [1, 2], "pause_ms": 60})).await;
+    client.request("ping", json!({})).await.unwrap();
+    assert_eq!(client.take_notifications(), Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn a_burst_of_progress_is_coalesced_and_still_ends_at_the_total() {
+    let mut client = connect(server()).await;
+    let (_, notifications) = call_tracked(&mut client, "burst", json!({})).await;
+    let values = progress_values(&notifications);
+    assert!(values.len() < 100, "{} notifications for 1000 updates", values.len());
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    assert_eq!(values.last(), Some(&1000.0));
+}
+
+fn log_levels(notifications: &[Value]) -> Vec<String> {
+    notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .inspect(|n| assert_eq!(n["params"]["logger"], "chatty"))
+        .map(|n| n["params"]["level"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn log_messages_follow_the_level_the_client_sets() {
+    let mut client = connect(server()).await;
+    let init_capabilities = {
+        let mut c = server().connect_in_memory().unwrap();
+        c.initialize().await.unwrap()["capabilities"].clone()
+    };
+    assert_eq!(init_capabilities["logging"], json!({}));
+
+    let (_, notifications) = call_tracked(&mut client, "chatty", json!({})).await;
+    assert_eq!(log_levels(&notifications), ["info", "warning", "error"], "info and above by default");
+    let warning = notifications.iter().find(|n| n["params"]["level"] == "warning").unwrap();
+    assert_eq!(warning["params"]["data"], json!({"disk": "almost full"}));
+
+    for (level, expected) in [
+        ("error", vec!["error"]),
+        ("debug", vec!["debug", "info", "warning", "error"]),
+        ("warning", vec!["warning", "error"]),
+    ] {
+        let response = client.request("logging/setLevel", json!({"level": level})).await.unwrap();
+        assert_eq!(response["result"], json!({}));
+        let (_, notifications) = call_tracked(&mut client, "chatty", json!({})).await;
+        assert_eq!(log_levels(&notifications), expected, "at {level}");
+    }
+    let response = client.request("logging/setLevel", json!({"level": "loud"})).await.unwrap();
+    assert_eq!(response["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn work_a_tool_spawned_sees_the_cancellation() {
+    let mut client = connect(server()).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "watched", "arguments": {"key": "w1"}}}))
+        .await
+        .unwrap();
+    // The call is running once a later request is answered.
+    client.request("ping", json!({})).await.unwrap();
+    client.notify("notifications/cancelled", json!({"requestId": 41, "reason": "user"})).await.unwrap();
+    // Cancelling an unknown or finished request is ignored.
+    client.notify("notifications/cancelled", json!({"requestId": 999})).await.unwrap();
+    let mut seen = false;
+    for _ in 0..200 {
+        if SEEN.lock().unwrap().contains(&"w1: cancelled=true".to_owned()) {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(seen, "the spawned watcher never saw the cancellation");
+    // No response is ever sent for the cancelled call.
+    client.request("ping", json!({})).await.unwrap();
+    let rest = client.close().await.unwrap();
+    assert!(rest.iter().all(|m| m["id"] != 41), "{rest:?}");
+}
+
+#[tokio::test]
+async fn a_tool_knows_its_call_and_its_client() {
+    let mut client = server().connect_in_memory().unwrap();
+    let init = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "probe", "version": "9.1"}
+    });
+    client.request("initialize", init).await.unwrap();
+    client.notify("notifications/initialized", json!({})).await.unwrap();
+    let response = client
+        .request("tools/call", json!({"name": "whoami", "arguments": {}, "_meta": {"trace": "abc"}}))
+        .await
+        .unwrap();
+    assert_eq!(
+        // `Value` has no object schema, so 2025-06-18 gets it wrapped.
+        response["result"]["structuredContent"]["result"],
+        json!({
+            "tool": "whoami",
+            "request": "2",
+            "client": "probe 9.1",
+            "version": "2025-06-18",
+            "meta": {"trace": "abc"},
+            "sampling": true
+        })
+    );
+}
