@@ -19,6 +19,7 @@ use crate::arguments::problems_result;
 use crate::context::{Cancellation, DEFAULT_LOG_LEVEL, Outgoing, Peer, level_index};
 use crate::param::ToolCall;
 use crate::registry::ToolSet;
+use crate::state::StateMap;
 use crate::tool::BoxFuture;
 
 /// What a server is, shared by all its connections.
@@ -31,6 +32,8 @@ pub(crate) struct Shared {
     pub(crate) lenient_arguments: bool,
     /// Show internal error details to clients (`Server::show_internal_errors`).
     pub(crate) show_internal_errors: bool,
+    /// Values shared by all calls (`Server::with_state`).
+    pub(crate) state: Arc<StateMap>,
     /// The limit on calls to all tools together (`Server::rate_limit`).
     pub(crate) limiter: Option<crate::limit::Limiter>,
 }
@@ -237,6 +240,7 @@ impl Session {
             protocol_version: version,
             peer: Some(negotiated.peer.clone()),
             cancellation: cancellation.clone(),
+            state: self.shared.state.clone(),
         };
         // A hand-written tool may panic before it even returns its future;
         // that must not unwind into the connection.

@@ -36,6 +36,15 @@ pub enum Error {
         /// What the validator objected to.
         reason: String,
     },
+    /// A tool takes a `State<T>` that the server does not have.
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// The type `T`.
+        state: &'static str,
+    },
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -59,6 +68,11 @@ impl fmt::Display for Error {
             Error::InvalidSchema { tool, rust_path, reason } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that is not valid JSON Schema: {reason}")
             }
+            Error::MissingState { tool, rust_path, state } => write!(
+                f,
+                "tool `{tool}` (`{rust_path}`) takes a `State<{state}>`, but none is registered; \
+                 add one with `.with_state(…)` on the server"
+            ),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -78,7 +92,7 @@ impl std::error::Error for Error {
         match self {
             Error::Schema { source, .. } => Some(source),
             Error::Runtime(e) | Error::Io(e) => Some(e),
-            Error::DuplicateTool { .. } | Error::InvalidSchema { .. } => None,
+            Error::DuplicateTool { .. } | Error::InvalidSchema { .. } | Error::MissingState { .. } => None,
         }
     }
 }

@@ -40,6 +40,7 @@ mod param;
 mod registry;
 mod response;
 mod server;
+mod state;
 mod tool;
 pub mod transport;
 
@@ -55,6 +56,7 @@ pub use media::{Audio, Image, Resource};
 pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCall, ToolParam, ViaArgument, ViaCall};
 pub use response::{IntoToolResult, Json, ToolError};
 pub use server::Server;
+pub use state::State;
 pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
 pub use transport::memory::InMemoryClient;
 

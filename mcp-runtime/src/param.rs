@@ -28,6 +28,8 @@ pub struct ToolCall {
     /// The connection it came in on (none for a call made by hand).
     pub(crate) peer: Option<std::sync::Arc<crate::context::Peer>>,
     pub(crate) cancellation: crate::context::Cancellation,
+    /// The server's shared values.
+    pub(crate) state: std::sync::Arc<crate::state::StateMap>,
 }
 
 impl ToolCall {
@@ -41,6 +43,7 @@ impl ToolCall {
             protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
             peer: None,
             cancellation: crate::context::Cancellation::default(),
+            state: std::sync::Arc::default(),
         }
     }
 

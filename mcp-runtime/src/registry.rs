@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::arguments::ArgumentCheck;
 use crate::error::Error;
 use crate::limit::Limiter;
+use crate::state::StateMap;
 use crate::tool::{Tool, ToolDefinition, shape};
 
 /// One registered tool.
@@ -52,10 +53,17 @@ pub(crate) struct ToolSet {
 }
 
 impl ToolSet {
-    pub(crate) fn build(handlers: Vec<Arc<dyn Tool>>, options: &ToolOptions) -> Result<ToolSet, Error> {
+    pub(crate) fn build(
+        handlers: Vec<Arc<dyn Tool>>,
+        options: &ToolOptions,
+        states: &StateMap,
+    ) -> Result<ToolSet, Error> {
         let mut entries = Vec::with_capacity(handlers.len());
         for handler in handlers {
             let mut raw = handler.definition();
+            if let Some((_, state)) = raw.states.iter().find(|(id, _)| !states.contains(*id)) {
+                return Err(Error::MissingState { tool: raw.tool.name, rust_path: raw.rust_path, state });
+            }
             if !options.output_schemas {
                 raw.tool.output_schema = None;
             }

@@ -10,6 +10,7 @@ use crate::dispatch::Shared;
 use crate::error::Error;
 use crate::limit::{Limiter, RateLimit};
 use crate::registry::{ToolOptions, ToolSet};
+use crate::state::StateMap;
 use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
 use crate::transport::connection::{self, Limits};
 use crate::transport::memory::InMemoryClient;
@@ -32,6 +33,7 @@ pub struct Server {
     lenient_arguments: bool,
     show_internal_errors: bool,
     rate_limit: Option<RateLimit>,
+    state: StateMap,
     limits: Limits,
 }
 
@@ -56,6 +58,7 @@ impl Server {
             lenient_arguments: true,
             show_internal_errors: false,
             rate_limit: None,
+            state: StateMap::default(),
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -63,6 +66,13 @@ impl Server {
     /// Add a tool: `server.tool(add::Tool)` for a `#[tool] fn add`.
     pub fn tool(mut self, tool: impl Tool) -> Self {
         self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Share `value` with every tool that takes a `State<T>` of its type
+    /// (one value per type; a second call replaces the first).
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
         self
     }
 
@@ -154,7 +164,7 @@ impl Server {
     /// them, in `tools/list` order. This is also the start-up check
     /// (duplicate names, unusable schemas): call it in a test.
     pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
-        let tools = ToolSet::build(self.tools.clone(), &self.options)?;
+        let tools = ToolSet::build(self.tools.clone(), &self.options, &self.state)?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
 
@@ -224,7 +234,7 @@ impl Server {
     }
 
     fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
-        let tools = ToolSet::build(self.tools, &self.options)?;
+        let tools = ToolSet::build(self.tools, &self.options, &self.state)?;
         let shared = Shared {
             info: self.info,
             instructions: self.instructions,
@@ -233,6 +243,7 @@ impl Server {
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,
             limiter: self.rate_limit.and_then(Limiter::new),
+            state: Arc::new(self.state),
         };
         Ok((Arc::new(shared), self.limits))
     }

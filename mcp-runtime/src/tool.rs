@@ -45,6 +45,9 @@ pub struct ToolDefinition {
     pub timeout: Option<Duration>,
     /// How many calls it accepts per period.
     pub rate_limit: Option<RateLimit>,
+    /// The `State<T>` types it takes (their ids and names), which the
+    /// server must have.
+    pub states: Vec<(std::any::TypeId, &'static str)>,
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -58,6 +61,7 @@ pub struct ToolBuilder {
     required: Vec<Value>,
     timeout: Option<Duration>,
     rate_limit: Option<RateLimit>,
+    states: Vec<(std::any::TypeId, &'static str)>,
     output_schema_enabled: bool,
 }
 
@@ -73,6 +77,7 @@ impl ToolBuilder {
             required: Vec::new(),
             timeout: None,
             rate_limit: None,
+            states: Vec::new(),
             output_schema_enabled: true,
         }
     }
@@ -126,6 +131,13 @@ impl ToolBuilder {
     /// even refill); more get an error result saying when to retry.
     pub fn rate_limit(&mut self, calls: u32, period: Duration) -> &mut Self {
         self.rate_limit = Some(RateLimit::new(calls, period));
+        self
+    }
+
+    /// Declare that the tool takes a `State<T>`, so a server without one
+    /// refuses to start.
+    pub fn requires_state<T: 'static>(&mut self) -> &mut Self {
+        self.states.push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
         self
     }
 
@@ -241,6 +253,7 @@ impl ToolBuilder {
             rust_path: self.rust_path,
             timeout: self.timeout,
             rate_limit: self.rate_limit,
+            states: self.states,
         }
     }
 }
