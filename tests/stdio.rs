@@ -220,6 +220,31 @@ async fn the_toolbox_example_returns_structured_output_images_and_refusals() {
 }
 
 #[tokio::test]
+async fn the_long_task_example_reports_progress_and_stops_when_cancelled() {
+    let mut server = Process::spawn(&common::example("long_task"));
+    server.initialize().await;
+    let params = json!({"name": "process", "arguments": {"items": 100}, "_meta": {"progressToken": 7}});
+    server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})).await;
+    let mut progress = Vec::new();
+    while progress.len() < 2 {
+        let message = server.recv().await.expect("notifications while the task runs");
+        match message["method"].as_str() {
+            Some("notifications/progress") => progress.push(message["params"]["progress"].as_f64().unwrap()),
+            Some("notifications/message") => assert_eq!(message["params"]["data"], "processing 100 items"),
+            _ => panic!("unexpected {message}"),
+        }
+    }
+    assert_eq!(progress, [1.0, 2.0]);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    // Whatever was already on its way may arrive; the cancelled call itself
+    // never answers, and the server exits as soon as stdin closes.
+    let (rest, code, stderr) = server.finish().await;
+    assert!(rest.iter().all(|m| m.get("id").is_none()), "{rest:?}");
+    assert!(rest.len() < 5, "the task went on after it was cancelled: {rest:?}");
+    assert_eq!(code, 0, "stderr: {stderr}");
+}
+
+#[tokio::test]
 async fn run_stdio_inside_a_runtime_is_an_error_not_a_panic() {
     let err = mcp_runtime::Server::empty("s", "1").run_stdio().unwrap_err();
     assert!(matches!(err, mcp_runtime::Error::Runtime(_)), "{err}");

@@ -82,3 +82,8 @@ pub mod __private {
     pub use mcp_core::CallToolResult;
     pub use mcp_core::Icon;
 }
+
+/// The README's Rust examples compile as doc tests, so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;

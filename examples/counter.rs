@@ -1,0 +1,31 @@
+//! `State<T>`: one counter shared by every call of two tools.
+//!
+//! ```sh
+//! cargo run --example counter
+//! ```
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use mcp_runtime::State;
+use mcp_runtime::prelude::*;
+
+/// Add `by` to the counter and return its new value.
+#[tool]
+fn increment(
+    /// How much to add (may be negative)
+    #[arg(default = 1)]
+    by: i64,
+    counter: State<AtomicI64>,
+) -> i64 {
+    counter.fetch_add(by, Ordering::SeqCst) + by
+}
+
+/// The counter's current value.
+#[tool(read_only)]
+fn current(counter: State<AtomicI64>) -> i64 {
+    counter.load(Ordering::SeqCst)
+}
+
+fn main() -> Result<(), mcp_runtime::Error> {
+    Server::new("counter", env!("CARGO_PKG_VERSION")).with_state(AtomicI64::new(0)).run_stdio()
+}
