@@ -161,7 +161,7 @@ async fn initialize_echoes_known_versions_and_offers_the_latest_otherwise() {
     assert_eq!(handshake("2026-07-28").await["protocolVersion"], "2025-11-25");
     let result = handshake("2025-06-18").await;
     assert_eq!(result["serverInfo"], json!({"name": "test-server", "version": "1.2.3", "title": "Test Server"}));
-    assert_eq!(result["capabilities"], json!({"tools": {"listChanged": false}, "logging": {}}));
+    assert_eq!(result["capabilities"], json!({"tools": {"listChanged": true}, "logging": {}}));
     // `title` on serverInfo is unknown to 2024-11-05 clients.
     assert_eq!(handshake("2024-11-05").await["serverInfo"], json!({"name": "test-server", "version": "1.2.3"}));
 }

@@ -93,7 +93,7 @@ async fn calculator_example_serves_a_client_over_stdio() {
     let init = server.initialize().await;
     assert_eq!(init["protocolVersion"], "2025-06-18");
     assert_eq!(init["serverInfo"]["name"], "calculator");
-    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": true}));
 
     let list = server.request(1, "tools/list", json!({})).await;
     let tools = list["result"]["tools"].as_array().unwrap();

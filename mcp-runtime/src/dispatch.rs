@@ -18,7 +18,6 @@ use tracing::Instrument;
 use crate::arguments::problems_result;
 use crate::context::{Cancellation, DEFAULT_LOG_LEVEL, Outgoing, Peer, level_index};
 use crate::param::ToolCall;
-use crate::registry::ToolSet;
 use crate::state::StateMap;
 use crate::tool::BoxFuture;
 
@@ -26,7 +25,7 @@ use crate::tool::BoxFuture;
 pub(crate) struct Shared {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools: ToolSet,
+    pub(crate) catalog: Arc<crate::catalog::Catalog>,
     pub(crate) page_size: Option<usize>,
     /// Decode JSON that models send as strings (`Server::strict_arguments`).
     pub(crate) lenient_arguments: bool,
@@ -66,12 +65,22 @@ pub(crate) struct Session {
     /// The least severe log level the client wants (`logging/setLevel`).
     log_level: Arc<AtomicU8>,
     negotiated: OnceLock<Negotiated>,
+    /// Registered for `tools/list_changed` once initialized.
+    listener: OnceLock<u64>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(id) = self.listener.get() {
+            self.shared.catalog.unlisten(*id);
+        }
+    }
 }
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, outgoing: Outgoing) -> Self {
         let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
-        Session { shared, outgoing, log_level, negotiated: OnceLock::new() }
+        Session { shared, outgoing, log_level, negotiated: OnceLock::new(), listener: OnceLock::new() }
     }
 
     pub(crate) fn handle(&self, message: Message) -> Action {
@@ -160,10 +169,11 @@ impl Session {
         self.negotiated
             .set(negotiated)
             .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
+        let _ = self.listener.set(self.shared.catalog.listen(self.outgoing.clone()));
         let result = InitializeResult {
             protocol_version: version,
             capabilities: ServerCapabilities {
-                tools: Some(ToolsCapability { list_changed: Some(false) }),
+                tools: Some(ToolsCapability { list_changed: Some(true) }),
                 logging: Some(JsonObject::new()),
                 ..Default::default()
             },
@@ -176,21 +186,26 @@ impl Session {
 
     fn list_tools(&self, params: Option<JsonObject>, version: ProtocolVersion) -> Result<Value, ErrorObject> {
         let params: ListToolsParams = parse(params)?;
-        let entries = self.shared.tools.entries();
+        let tools = self.shared.catalog.current();
+        let entries = tools.entries();
+        // A cursor names the last tool of the previous page, and the list is
+        // sorted by name, so paging stays right while tools come and go.
         let start = match params.cursor.as_deref() {
             None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0 && n < entries.len())
-                .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?,
+            Some(cursor) => {
+                let after = cursor
+                    .strip_prefix(CURSOR_PREFIX)
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
+                entries.partition_point(|e| e.definition.tool.name.as_str() <= after)
+            }
         };
         let end = self.shared.page_size.map_or(entries.len(), |size| (start + size).min(entries.len()));
         let tools: Vec<Value> = entries[start..end].iter().map(|e| e.listed(version).clone()).collect();
         let mut result = Map::new();
         result.insert("tools".into(), Value::Array(tools));
-        if end < entries.len() {
-            result.insert("nextCursor".into(), Value::String(end.to_string()));
+        if end < entries.len() && end > start {
+            let last = &entries[end - 1].definition.tool.name;
+            result.insert("nextCursor".into(), Value::String(format!("{CURSOR_PREFIX}{last}")));
         }
         Ok(Value::Object(result))
     }
@@ -215,9 +230,8 @@ impl Session {
         let mut params = params.unwrap_or_default();
         let arguments = params.remove("arguments");
         let params: CallToolParams = parse(Some(params))?;
-        let entry = self
-            .shared
-            .tools
+        let tools = self.shared.catalog.current();
+        let entry = tools
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
         let over_limit = |limiter: &Option<crate::limit::Limiter>| limiter.as_ref().and_then(|l| l.check().err());
@@ -276,6 +290,9 @@ impl Session {
         ))
     }
 }
+
+/// What a `tools/list` cursor starts with; anything else is not ours.
+const CURSOR_PREFIX: &str = "after:";
 
 /// A call answered without running the tool.
 fn answered(id: RequestId, result: CallToolResult, version: ProtocolVersion) -> BoxFuture<'static, Response> {

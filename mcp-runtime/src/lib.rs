@@ -29,6 +29,7 @@
 //! can act on.
 
 mod arguments;
+mod catalog;
 mod context;
 mod dispatch;
 mod error;
@@ -44,6 +45,7 @@ mod state;
 mod tool;
 pub mod transport;
 
+pub use catalog::ToolsHandle;
 pub use context::Context;
 pub use error::Error;
 pub use limit::RateLimit;

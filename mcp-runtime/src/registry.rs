@@ -53,14 +53,22 @@ pub(crate) struct ToolSet {
 }
 
 impl ToolSet {
+    pub(crate) fn empty() -> ToolSet {
+        ToolSet { entries: Vec::new(), index: HashMap::new() }
+    }
+
     pub(crate) fn build(
         handlers: Vec<Arc<dyn Tool>>,
         options: &ToolOptions,
         states: &StateMap,
+        disabled: &std::collections::BTreeSet<String>,
     ) -> Result<ToolSet, Error> {
         let mut entries = Vec::with_capacity(handlers.len());
         for handler in handlers {
             let mut raw = handler.definition();
+            if disabled.contains(&raw.tool.name) {
+                continue;
+            }
             if let Some((_, state)) = raw.states.iter().find(|(id, _)| !states.contains(*id)) {
                 return Err(Error::MissingState { tool: raw.tool.name, rust_path: raw.rust_path, state });
             }

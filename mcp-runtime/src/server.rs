@@ -1,15 +1,17 @@
 //! The server builder: what a server offers, and how it is served.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{Implementation, SchemaProfile};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::catalog::{Catalog, Sources, ToolsHandle};
 use crate::dispatch::Shared;
 use crate::error::Error;
 use crate::limit::{Limiter, RateLimit};
-use crate::registry::{ToolOptions, ToolSet};
+use crate::registry::ToolOptions;
 use crate::state::StateMap;
 use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
 use crate::transport::connection::{self, Limits};
@@ -27,21 +29,19 @@ use crate::{ToolCall, logging};
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
-    tools: Vec<Arc<dyn Tool>>,
-    options: ToolOptions,
+    catalog: Arc<Catalog>,
     page_size: Option<usize>,
     lenient_arguments: bool,
     show_internal_errors: bool,
     rate_limit: Option<RateLimit>,
-    state: StateMap,
     limits: Limits,
 }
 
 impl Server {
     /// A server offering every `#[tool]` in the binary.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        let mut server = Server::empty(name, version);
-        server.tools.extend(collected().map(|tool| Arc::new(Collected(tool)) as Arc<dyn Tool>));
+        let server = Server::empty(name, version);
+        server.catalog.sources().tools.extend(collected().map(|tool| Arc::new(Collected(tool)) as Arc<dyn Tool>));
         server
     }
 
@@ -52,27 +52,36 @@ impl Server {
         Server {
             info: Implementation::new(name, version),
             instructions: None,
-            tools: Vec::new(),
-            options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true, default_timeout: None },
+            catalog: Arc::new(Catalog::new(Sources {
+                tools: Vec::new(),
+                disabled: BTreeSet::new(),
+                options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true, default_timeout: None },
+                states: StateMap::default(),
+            })),
             page_size: None,
             lenient_arguments: true,
             show_internal_errors: false,
             rate_limit: None,
-            state: StateMap::default(),
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
 
     /// Add a tool: `server.tool(add::Tool)` for a `#[tool] fn add`.
-    pub fn tool(mut self, tool: impl Tool) -> Self {
-        self.tools.push(Arc::new(tool));
+    pub fn tool(self, tool: impl Tool) -> Self {
+        self.catalog.sources().tools.push(Arc::new(tool));
         self
+    }
+
+    /// A handle that adds, removes, enables and disables tools while the
+    /// server runs (connected clients are told each time).
+    pub fn tools_handle(&self) -> ToolsHandle {
+        ToolsHandle(self.catalog.clone())
     }
 
     /// Share `value` with every tool that takes a `State<T>` of its type
     /// (one value per type; a second call replaces the first).
-    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.state.insert(value);
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.catalog.sources().states.insert(value);
         self
     }
 
@@ -90,8 +99,8 @@ impl Server {
 
     /// How input schemas are shaped: [`SchemaProfile::Portable`] (the
     /// default) or [`SchemaProfile::Strict`].
-    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
-        self.options.profile = profile;
+    pub fn schema_profile(self, profile: SchemaProfile) -> Self {
+        self.catalog.sources().options.profile = profile;
         self
     }
 
@@ -99,8 +108,8 @@ impl Server {
     /// tools that declare one differently; with `false`, structured results
     /// are still sent, without a schema. `#[tool(output_schema = false)]`
     /// does this for one tool.
-    pub fn output_schemas(mut self, declare: bool) -> Self {
-        self.options.output_schemas = declare;
+    pub fn output_schemas(self, declare: bool) -> Self {
+        self.catalog.sources().options.output_schemas = declare;
         self
     }
 
@@ -132,8 +141,8 @@ impl Server {
 
     /// Stop every call of a tool without its own `timeout` after
     /// `timeout`, with an error result saying so.
-    pub fn default_timeout(mut self, timeout: Duration) -> Self {
-        self.options.default_timeout = Some(timeout);
+    pub fn default_timeout(self, timeout: Duration) -> Self {
+        self.catalog.sources().options.default_timeout = Some(timeout);
         self
     }
 
@@ -164,7 +173,7 @@ impl Server {
     /// them, in `tools/list` order. This is also the start-up check
     /// (duplicate names, unusable schemas): call it in a test.
     pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
-        let tools = ToolSet::build(self.tools.clone(), &self.options, &self.state)?;
+        let tools = self.catalog.check()?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
 
@@ -181,7 +190,7 @@ impl Server {
         tracing::info!(
             server = %shared.info.name,
             version = %shared.info.version,
-            tools = shared.tools.entries().len(),
+            tools = shared.catalog.current().entries().len(),
             "serving MCP over stdio"
         );
         connection::serve(shared, stdin, stdout, limits).await?;
@@ -234,16 +243,17 @@ impl Server {
     }
 
     fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
-        let tools = ToolSet::build(self.tools, &self.options, &self.state)?;
+        self.catalog.publish()?;
+        let state = Arc::new(self.catalog.sources().states.clone());
         let shared = Shared {
             info: self.info,
             instructions: self.instructions,
-            tools,
+            catalog: self.catalog,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,
             limiter: self.rate_limit.and_then(Limiter::new),
-            state: Arc::new(self.state),
+            state,
         };
         Ok((Arc::new(shared), self.limits))
     }
