@@ -42,6 +42,7 @@ mod registry;
 mod response;
 mod server;
 mod state;
+mod testing;
 mod tool;
 pub mod transport;
 
@@ -59,6 +60,7 @@ pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCa
 pub use response::{IntoToolResult, Json, ToolError};
 pub use server::Server;
 pub use state::State;
+pub use testing::{PendingCall, TestClient};
 pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
 pub use transport::memory::InMemoryClient;
 

@@ -53,15 +53,30 @@ impl InMemoryClient {
     /// message, so errors can be inspected). Other messages that arrive
     /// meanwhile stay queued for [`recv`](Self::recv).
     pub async fn request(&mut self, method: &str, params: Value) -> io::Result<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.next_id();
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await?;
+        self.response_to(&json!(id)).await
+    }
+
+    /// An id no request of this client has used.
+    pub(crate) fn next_id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
+    /// Wait for the response with `id`; other messages stay queued.
+    pub(crate) async fn response_to(&mut self, id: &Value) -> io::Result<Value> {
+        let is_it = |m: &Value| m.get("id") == Some(id) && m.get("method").is_none();
+        if let Some(at) = self.pending.iter().position(is_it) {
+            return Ok(self.pending.remove(at).expect("the position is in range"));
+        }
         let mut skipped = Vec::new();
         loop {
             let Some(message) = self.recv_from_server().await? else {
+                self.pending.extend(skipped);
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection"));
             };
-            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+            if is_it(&message) {
                 self.pending.extend(skipped);
                 return Ok(message);
             }
