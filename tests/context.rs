@@ -212,3 +212,17 @@ async fn a_tool_knows_its_call_and_its_client() {
         })
     );
 }
+
+/// Take the context by reference.
+#[tool]
+async fn borrowed(ctx: &Context, label: String) -> String {
+    tokio::task::yield_now().await;
+    format!("{label} from {}", ctx.tool_name())
+}
+
+#[tokio::test]
+async fn the_context_can_be_taken_by_reference() {
+    let mut client = connect(Server::empty("context", "1").tool(borrowed::Tool)).await;
+    let result = call(&mut client, "borrowed", json!({"label": "hi"})).await;
+    assert_eq!(result["content"][0]["text"], "hi from borrowed");
+}

@@ -31,7 +31,10 @@ pub(crate) struct Param {
     /// The argument's name on the wire.
     pub(crate) name: String,
     pub(crate) name_span: Span,
+    /// The type of the value the runtime produces: for `ctx: &Context`,
+    /// `Context` (then `by_ref` is set and the function gets `&value`).
     pub(crate) ty: Type,
+    pub(crate) by_ref: bool,
     pub(crate) doc: Doc,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<DefaultValue>,
@@ -104,10 +107,15 @@ impl ToolFn {
                         Some(lit) => (lit.value(), lit.span()),
                         None => (unraw(ident), ident.span()),
                     };
+                    let (ty, by_ref) = match &*typed.ty {
+                        Type::Reference(r) if r.mutability.is_none() => ((*r.elem).clone(), true),
+                        other => (other.clone(), false),
+                    };
                     params.push(Param {
                         name,
                         name_span,
-                        ty: (*typed.ty).clone(),
+                        ty,
+                        by_ref,
                         doc: Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc"))),
                         description: arg.description,
                         default: arg.default,

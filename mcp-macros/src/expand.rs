@@ -132,13 +132,21 @@ fn expand(tool: &ToolFn) -> TokenStream {
     // An async tool's own future is boxed, so a future that is not `Send`
     // is reported at the function's name; a sync tool runs when the call
     // is first polled, on the call's task.
+    // `&T` parameters borrow a value the call owns.
+    let args: Vec<TokenStream> =
+        params.iter().zip(&vars).map(|(p, v)| if p.by_ref { quote!(&#v) } else { quote!(#v) }).collect();
+    let borrows = params.iter().any(|p| p.by_ref);
     let run = match item.sig.asyncness {
+        // The future borrows from the values, so they move in with it.
+        Some(_) if borrows => quote_spanned! {ident.span()=>
+            #krate::__private::boxed_call(async move { #ident(#(#args),*).await }, |__mcp_out| #into_result)
+        },
         Some(_) => quote_spanned! {ident.span()=>
-            #krate::__private::boxed_call(#ident(#(#vars),*), |__mcp_out| #into_result)
+            #krate::__private::boxed_call(#ident(#(#args),*), |__mcp_out| #into_result)
         },
         None => quote! {
             #krate::__private::Box::pin(async move {
-                let __mcp_out = #ident(#(#vars),*);
+                let __mcp_out = #ident(#(#args),*);
                 #into_result
             })
         },

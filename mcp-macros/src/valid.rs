@@ -11,6 +11,7 @@ pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
     check_fn_qualifiers(tool, errors);
     check_no_generics(tool, errors);
     check_no_impl_trait_params(tool, errors);
+    check_no_borrowed_text_or_slices(tool, errors);
     check_tool_name(tool, errors);
     check_unique_param_names(tool, errors);
     check_description(tool, errors);
@@ -77,6 +78,22 @@ fn check_no_impl_trait_params(tool: &ToolFn, errors: &mut Errors) {
                 "`impl Trait` parameters are generic; a tool parameter needs a concrete type such as `String`",
             );
         }
+    }
+}
+
+/// `&T` parameters borrow a value the call owns, so `T` must be a whole
+/// value; `&str` and `&[T]` have owned forms that say so.
+fn check_no_borrowed_text_or_slices(tool: &ToolFn, errors: &mut Errors) {
+    for input in &tool.item.sig.inputs {
+        let FnArg::Typed(t) = input else { continue };
+        let Type::Reference(r) = &*t.ty else { continue };
+        let (owned, borrowed) = match &*r.elem {
+            Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => ("String", "&str"),
+            Type::Slice(_) => ("Vec<T>", "&[T]"),
+            _ => continue,
+        };
+        errors
+            .spanned(r, format_args!("tool arguments arrive as owned values; take `{owned}` instead of `{borrowed}`"));
     }
 }
 
