@@ -1,0 +1,375 @@
+//! The benchmark driver: builds the three peer servers in release mode,
+//! drives each over stdio as a client would, checks every answer, and
+//! prints medians (and min–max) side by side with ratios.
+//!
+//! ```sh
+//! cargo run --release -p mcp-bench             # the full run (minutes)
+//! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+type Error = Box<dyn std::error::Error>;
+
+/// The servers compared, by package (and binary) name.
+const PEERS: [(&str, &str); 3] = [("ours", "bench-ours"), ("rmcp", "bench-rmcp-peer"), ("raw loop", "bench-raw")];
+
+/// How much work each measurement does.
+#[derive(Clone, Copy)]
+struct Plan {
+    rounds: usize,
+    spawns: usize,
+    sequential: usize,
+    pipelined: usize,
+    in_flight: usize,
+    sleepers: usize,
+    big_calls: usize,
+    lists: usize,
+}
+
+const FULL: Plan = Plan {
+    rounds: 3,
+    spawns: 10,
+    sequential: 2_000,
+    pipelined: 10_000,
+    in_flight: 64,
+    sleepers: 100,
+    big_calls: 5,
+    lists: 200,
+};
+const SMOKE: Plan =
+    Plan { rounds: 1, spawns: 2, sequential: 50, pipelined: 500, in_flight: 64, sleepers: 10, big_calls: 1, lists: 10 };
+
+/// One measurement's name, unit, and whether more is better.
+const METRICS: [(&str, &str, bool); 9] = [
+    ("startup (spawn → initialize)", "ms", false),
+    ("sequential call p50", "µs", false),
+    ("sequential call p99", "µs", false),
+    ("sequential calls/s", "calls/s", true),
+    ("pipelined calls/s (64 in flight)", "calls/s", true),
+    ("100 × sleep 100 ms, concurrently", "ms", false),
+    ("1 MB argument", "MB/s", true),
+    ("tools/list p50", "µs", false),
+    ("peak RSS (VmHWM)", "MiB", false),
+];
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let smoke = std::env::args().any(|a| a == "--smoke");
+    let plan = if smoke { SMOKE } else { FULL };
+    let binaries = build()?;
+    // results[peer][metric] = one value per round
+    let mut results: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
+    for round in 0..plan.rounds {
+        // Interleaved, and in a different order each round, so drift on a
+        // shared machine spreads over every peer.
+        for i in 0..PEERS.len() {
+            let (name, _) = PEERS[(i + round) % PEERS.len()];
+            eprintln!("round {}/{}: {name}", round + 1, plan.rounds);
+            let values = measure(&binaries[name], plan).await.map_err(|e| format!("{name}: {e}"))?;
+            let slots = results.entry(name).or_insert_with(|| vec![Vec::new(); METRICS.len()]);
+            for (slot, value) in slots.iter_mut().zip(values) {
+                slot.push(value);
+            }
+        }
+    }
+    print_table(&results, plan);
+    Ok(())
+}
+
+/// Build the peers in release mode and return their paths.
+fn build() -> Result<HashMap<&'static str, PathBuf>, Error> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command.args(["build", "--quiet", "--release"]);
+    for (_, package) in PEERS {
+        command.args(["-p", package]);
+    }
+    if !command.status()?.success() {
+        return Err("building the peer servers failed".into());
+    }
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().ok_or("no target directory")?;
+    let release = if dir.ends_with("release") { dir.to_path_buf() } else { release_dir(dir)? };
+    Ok(PEERS
+        .iter()
+        .map(|(name, package)| (*name, release.join(format!("{package}{}", std::env::consts::EXE_SUFFIX))))
+        .collect())
+}
+
+/// `<target>/release` from a debug driver's `<target>/debug`.
+fn release_dir(dir: &Path) -> Result<PathBuf, Error> {
+    Ok(dir.parent().ok_or("no target directory")?.join("release"))
+}
+
+/// Every measurement of one peer, in `METRICS` order.
+async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
+    let mut startups = Vec::new();
+    for _ in 0..plan.spawns {
+        let started = Instant::now();
+        let server = Peer::spawn(binary).await?;
+        startups.push(started.elapsed().as_secs_f64() * 1e3);
+        server.finish().await?;
+    }
+
+    let mut server = Peer::spawn(binary).await?;
+    let mut latencies = Vec::with_capacity(plan.sequential);
+    let started = Instant::now();
+    for i in 0..plan.sequential {
+        let t = Instant::now();
+        server.call_add(i as i64).await?;
+        latencies.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let sequential_rate = plan.sequential as f64 / started.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+
+    let pipelined_rate = server.pipelined(plan.pipelined, plan.in_flight).await?;
+    let sleep_ms = server.concurrent_sleeps(plan.sleepers, 100).await?;
+    let mb_per_s = server.big_argument(plan.big_calls).await?;
+
+    let mut lists = Vec::with_capacity(plan.lists);
+    for _ in 0..plan.lists {
+        let t = Instant::now();
+        let result = server.request("tools/list", json!({})).await?;
+        lists.push(t.elapsed().as_secs_f64() * 1e6);
+        if result["tools"].as_array().map(Vec::len) != Some(3) {
+            return Err(format!("tools/list did not list the three tools: {result}").into());
+        }
+    }
+    lists.sort_by(f64::total_cmp);
+    let rss = server.peak_rss_mib()?;
+    server.finish().await?;
+
+    Ok(vec![
+        median(&mut startups),
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        sequential_rate,
+        pipelined_rate,
+        sleep_ms,
+        mb_per_s,
+        percentile(&lists, 0.50),
+        rss,
+    ])
+}
+
+/// A server process driven over its stdin and stdout.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    next_id: i64,
+}
+
+impl Peer {
+    /// Spawn and complete the handshake.
+    async fn spawn(binary: &Path) -> Result<Peer, Error> {
+        let mut child = Command::new(binary)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().ok_or("no stdout")?).lines();
+        let mut peer = Peer { child, stdin, stdout, next_id: 1 };
+        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "mcp-bench", "version": "1"}});
+        peer.request("initialize", init).await?;
+        peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
+        Ok(peer)
+    }
+
+    async fn send(&mut self, message: &Value) -> Result<(), Error> {
+        let mut line = serde_json::to_vec(message)?;
+        line.push(b'\n');
+        self.stdin.write_all(&line).await?;
+        Ok(())
+    }
+
+    async fn recv(&mut self) -> Result<Value, Error> {
+        let line = tokio::time::timeout(Duration::from_secs(60), self.stdout.next_line())
+            .await
+            .map_err(|_| "no answer within 60 s")??
+            .ok_or("the server closed its output")?;
+        Ok(serde_json::from_str(&line)?)
+    }
+
+    fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// One request, its result checked for errors.
+    async fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
+        let id = self.id();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await?;
+        self.stdin.flush().await?;
+        loop {
+            let message = self.recv().await?;
+            if message.get("id") == Some(&json!(id)) {
+                return checked(message);
+            }
+        }
+    }
+
+    async fn call(&mut self, name: &str, arguments: Value) -> Result<String, Error> {
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        text(&result)
+    }
+
+    async fn call_add(&mut self, i: i64) -> Result<(), Error> {
+        let text = self.call("calculator", json!({"operation": "add", "a": i, "b": 1})).await?;
+        expect(&text, &format!("result: {}", i + 1))
+    }
+
+    /// `total` calls with up to `in_flight` unanswered at a time; calls/s.
+    async fn pipelined(&mut self, total: usize, in_flight: usize) -> Result<f64, Error> {
+        let first = self.next_id + 1;
+        let started = Instant::now();
+        let (mut sent, mut answered) = (0, 0);
+        while answered < total {
+            while sent < total && sent - answered < in_flight {
+                let id = self.id();
+                let params = json!({"name": "calculator", "arguments": {"operation": "add", "a": id, "b": 1}});
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+                sent += 1;
+            }
+            self.stdin.flush().await?;
+            let message = self.recv().await?;
+            let id = message["id"].as_i64().ok_or("a message without an id")?;
+            if id < first {
+                continue;
+            }
+            expect(&text(&checked(message)?)?, &format!("result: {}", id + 1))?;
+            answered += 1;
+        }
+        Ok(total as f64 / started.elapsed().as_secs_f64())
+    }
+
+    /// `count` calls of `sleep(ms)` sent at once; milliseconds until all
+    /// have answered.
+    async fn concurrent_sleeps(&mut self, count: usize, ms: u64) -> Result<f64, Error> {
+        let started = Instant::now();
+        let mut waiting = Vec::new();
+        for _ in 0..count {
+            let id = self.id();
+            let params = json!({"name": "sleep", "arguments": {"ms": ms}});
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+            waiting.push(id);
+        }
+        self.stdin.flush().await?;
+        while !waiting.is_empty() {
+            let message = self.recv().await?;
+            let id = message["id"].as_i64().ok_or("a message without an id")?;
+            if let Some(at) = waiting.iter().position(|w| *w == id) {
+                expect(&text(&checked(message)?)?, &format!("slept {ms} ms"))?;
+                waiting.swap_remove(at);
+            }
+        }
+        Ok(started.elapsed().as_secs_f64() * 1e3)
+    }
+
+    /// `calls` calls of `text_analyzer` with a 1 MiB text; MB/s of argument.
+    async fn big_argument(&mut self, calls: usize) -> Result<f64, Error> {
+        let text_value: String = "word ".repeat(1 << 18).chars().take(1 << 20).collect();
+        let expected = format!("characters: {}\nwords: {}", 1 << 20, text_value.split_whitespace().count());
+        let started = Instant::now();
+        for _ in 0..calls {
+            let answer = self.call("text_analyzer", json!({"text": text_value})).await?;
+            expect(&answer, &expected)?;
+        }
+        Ok((calls * (1 << 20)) as f64 / 1e6 / started.elapsed().as_secs_f64())
+    }
+
+    /// The peak resident set (Linux `VmHWM`), in MiB.
+    fn peak_rss_mib(&self) -> Result<f64, Error> {
+        let pid = self.child.id().ok_or("the server already exited")?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .ok_or("no VmHWM in /proc/<pid>/status")?;
+        Ok(kib / 1024.0)
+    }
+
+    /// Close stdin and wait for the server to exit.
+    async fn finish(mut self) -> Result<(), Error> {
+        drop(self.stdin);
+        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await??;
+        if !status.success() {
+            return Err(format!("the server exited with {status}").into());
+        }
+        Ok(())
+    }
+}
+
+fn checked(message: Value) -> Result<Value, Error> {
+    if let Some(error) = message.get("error") {
+        return Err(format!("error response: {error}").into());
+    }
+    let result = message.get("result").cloned().ok_or("a response without a result")?;
+    if result.get("isError") == Some(&json!(true)) {
+        return Err(format!("tool error: {result}").into());
+    }
+    Ok(result)
+}
+
+fn text(result: &Value) -> Result<String, Error> {
+    result["content"][0]["text"].as_str().map(str::to_owned).ok_or_else(|| format!("no text in {result}").into())
+}
+
+fn expect(got: &str, want: &str) -> Result<(), Error> {
+    if got == want { Ok(()) } else { Err(format!("expected {want:?}, got {got:?}").into()) }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    percentile(values, 0.5)
+}
+
+/// The value at quantile `q` of sorted `values` (nearest rank).
+fn percentile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    values[rank - 1]
+}
+
+fn print_table(results: &HashMap<&str, Vec<Vec<f64>>>, plan: Plan) {
+    let cell = |peer: &str, metric: usize| {
+        let mut values = results[peer][metric].clone();
+        let mid = median(&mut values);
+        let (lo, hi) = (values[0], values[values.len() - 1]);
+        (mid, if plan.rounds > 1 { format!("{} ({}–{})", fmt(mid), fmt(lo), fmt(hi)) } else { fmt(mid) })
+    };
+    println!("| measurement | unit | ours | rmcp | raw loop | ours ÷ rmcp | ours ÷ raw |");
+    println!("|---|---|---|---|---|---|---|");
+    for (i, (name, unit, _)) in METRICS.iter().enumerate() {
+        let (ours, ours_text) = cell("ours", i);
+        let (rmcp, rmcp_text) = cell("rmcp", i);
+        let (raw, raw_text) = cell("raw loop", i);
+        println!(
+            "| {name} | {unit} | {ours_text} | {rmcp_text} | {raw_text} | {:.2} | {:.2} |",
+            ours / rmcp,
+            ours / raw
+        );
+    }
+    println!(
+        "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked.",
+        plan.rounds
+    );
+}
+
+fn fmt(value: f64) -> String {
+    if value >= 100.0 { format!("{value:.0}") } else { format!("{value:.2}") }
+}
