@@ -235,7 +235,19 @@ impl Session {
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
         let over_limit = |limiter: &Option<crate::limit::Limiter>| limiter.as_ref().and_then(|l| l.check().err());
-        let arguments = match entry.check.prepare(arguments, self.shared.lenient_arguments) {
+        let check = match entry.check() {
+            Ok(check) => check,
+            Err(reason) => {
+                let result = crate::incident::report(
+                    "a tool's input schema cannot be compiled",
+                    &reason,
+                    &entry.definition.rust_path,
+                    self.shared.show_internal_errors,
+                );
+                return Ok(answered(id, result, version));
+            }
+        };
+        let arguments = match check.prepare(arguments, self.shared.lenient_arguments) {
             Ok(arguments) => arguments,
             Err(problems) => return Ok(answered(id, problems_result(&problems), version)),
         };

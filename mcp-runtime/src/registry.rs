@@ -3,7 +3,7 @@
 //! no request recomputes any of it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mcp_core::{ProtocolVersion, SchemaProfile};
 use serde_json::Value;
@@ -18,8 +18,11 @@ use crate::tool::{Tool, ToolDefinition, shape};
 pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
-    /// The validator of its arguments, built from the advertised schema.
-    pub(crate) check: ArgumentCheck,
+    /// The validator of its arguments, built from the advertised schema on
+    /// first use: the first validator of a process costs milliseconds (the
+    /// meta-schema is loaded then), which a server should not spend before
+    /// it answers `initialize`.
+    check: OnceLock<Result<ArgumentCheck, String>>,
     /// Its own rate limit, if it has one.
     pub(crate) limiter: Option<Limiter>,
     /// Its output schema's root is not an object, so clients that need an
@@ -31,6 +34,14 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
+    /// The argument validator, built the first time it is needed.
+    pub(crate) fn check(&self) -> Result<&ArgumentCheck, &str> {
+        self.check
+            .get_or_init(|| ArgumentCheck::new(&self.definition.tool.input_schema))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
     pub(crate) fn listed(&self, version: ProtocolVersion) -> &Value {
         let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
         &self.listed[index]
@@ -78,16 +89,7 @@ impl ToolSet {
             raw.timeout = raw.timeout.or(options.default_timeout);
             let profile = options.profile;
             let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
-            let definition = shape(raw, profile).map_err(|source| Error::Schema {
-                tool: tool.clone(),
-                rust_path: rust_path.clone(),
-                source,
-            })?;
-            let check = ArgumentCheck::new(&definition.tool.input_schema).map_err(|reason| Error::InvalidSchema {
-                tool,
-                rust_path,
-                reason,
-            })?;
+            let definition = shape(raw, profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
             let listed = ProtocolVersion::ALL
                 .iter()
                 .map(|v| serde_json::to_value(definition.tool.for_version(*v)).expect("a tool definition is JSON"))
@@ -98,7 +100,7 @@ impl ToolSet {
                 .as_ref()
                 .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
             let limiter = definition.rate_limit.and_then(Limiter::new);
-            entries.push(Entry { handler, definition, check, limiter, wraps_output, listed });
+            entries.push(Entry { handler, definition, check: OnceLock::new(), limiter, wraps_output, listed });
         }
         entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));
         for pair in entries.windows(2) {
@@ -113,6 +115,19 @@ impl ToolSet {
         }
         let index = entries.iter().enumerate().map(|(i, e)| (e.definition.tool.name.clone(), i)).collect();
         Ok(ToolSet { entries, index })
+    }
+
+    /// Build every argument validator now, reporting the first schema that
+    /// cannot be compiled (the explicit start-up check in tests).
+    pub(crate) fn compile_all(&self) -> Result<(), Error> {
+        for entry in &self.entries {
+            entry.check().map_err(|reason| Error::InvalidSchema {
+                tool: entry.definition.tool.name.clone(),
+                rust_path: entry.definition.rust_path.clone(),
+                reason: reason.to_owned(),
+            })?;
+        }
+        Ok(())
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Entry> {

@@ -174,6 +174,7 @@ impl Server {
     /// (duplicate names, unusable schemas): call it in a test.
     pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
         let tools = self.catalog.check()?;
+        tools.compile_all()?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
 
