@@ -222,7 +222,11 @@ async fn tools_are_listed_sorted_with_portable_schemas() {
                     },
                     "required": ["x"]
                 }},
-                "color": {"description": "A color.", "type": "string", "enum": ["deep_red", "blue"]},
+                "color": {
+                    "description": "A color.\n- deep_red: Like blood\n- blue: Like the sky",
+                    "type": "string",
+                    "enum": ["deep_red", "blue"]
+                },
                 "scale": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}
             },
             "required": ["points", "color"]

@@ -328,6 +328,19 @@ fn string_enum(map: &mut JsonObject) {
             })
             .collect();
         if let Some(values) = values.filter(|v| !v.is_empty()) {
+            // What each value means (its variant's doc) would be lost with the
+            // branches; it goes into the description, where models read it.
+            let meanings: Vec<String> = branches
+                .iter()
+                .filter_map(|b| Some(format!("- {}: {}", b.get("const")?.as_str()?, b.get("description")?.as_str()?)))
+                .collect();
+            if !meanings.is_empty() {
+                let described = match map.get("description").and_then(Value::as_str) {
+                    Some(d) => format!("{d}\n{}", meanings.join("\n")),
+                    None => meanings.join("\n"),
+                };
+                map.insert("description".into(), described.into());
+            }
             map.remove(key);
             map.insert("type".into(), "string".into());
             map.insert("enum".into(), Value::Array(values));
@@ -407,12 +420,15 @@ mod tests {
     }
 
     #[test]
-    fn documented_variants_become_a_string_enum() {
+    fn documented_variants_become_a_string_enum_whose_description_keeps_their_docs() {
         let raw = json!({"oneOf": [
             {"type": "string", "const": "add", "description": "Add them"},
             {"type": "string", "const": "sub", "description": "Subtract"}
         ], "description": "op"});
-        assert_eq!(portable(raw), json!({"description": "op", "type": "string", "enum": ["add", "sub"]}));
+        assert_eq!(
+            portable(raw),
+            json!({"description": "op\n- add: Add them\n- sub: Subtract", "type": "string", "enum": ["add", "sub"]})
+        );
         assert_eq!(portable(json!({"enum": ["a", "b"]})), json!({"enum": ["a", "b"], "type": "string"}));
     }
 
