@@ -7,8 +7,8 @@ use std::time::Duration;
 mod common;
 
 use common::memory::{call, connect};
-use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
+use mcp_runtime::{Error, Server};
 use serde_json::{Value, json};
 
 /// Look something up; at most two calls a minute.
@@ -54,4 +54,13 @@ async fn a_server_limit_covers_all_tools_together() {
     call(&mut client, "echo", json!({"text": "3"})).await;
     let text = refusal(&call(&mut client, "echo", json!({"text": "4"})).await);
     assert!(text.starts_with("this server is rate limited to 3 calls per hour; retry in "), "{text}");
+}
+
+#[tokio::test]
+async fn a_limit_that_allows_nothing_stops_the_server_at_start_up() {
+    let server = Server::empty("limits", "1").tool(echo::Tool).rate_limit(0, Duration::from_secs(1));
+    let err = server.tool_definitions().unwrap_err();
+    assert!(matches!(err, Error::InvalidRateLimit { tool: None, .. }), "{err}");
+    let server = Server::empty("limits", "1").tool(echo::Tool).rate_limit(5, Duration::ZERO);
+    assert!(matches!(server.connect_in_memory().map(drop), Err(Error::InvalidRateLimit { .. })));
 }

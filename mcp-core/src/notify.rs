@@ -20,7 +20,8 @@ pub struct ProgressParams {
     pub message: Option<String>,
 }
 
-/// Severity of a log message, as syslog (RFC 5424) orders them.
+/// Severity of a log message, as syslog (RFC 5424) orders them: declared
+/// least severe first, so `level as u8` and `Ord` follow severity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
@@ -40,20 +41,6 @@ pub enum LoggingLevel {
     Alert,
     /// The system is unusable.
     Emergency,
-}
-
-impl LoggingLevel {
-    /// Every level, least severe first.
-    pub const ALL: [LoggingLevel; 8] = [
-        LoggingLevel::Debug,
-        LoggingLevel::Info,
-        LoggingLevel::Notice,
-        LoggingLevel::Warning,
-        LoggingLevel::Error,
-        LoggingLevel::Critical,
-        LoggingLevel::Alert,
-        LoggingLevel::Emergency,
-    ];
 }
 
 /// The params of `logging/setLevel`.

@@ -39,8 +39,9 @@ impl Outgoing {
 #[derive(Debug)]
 pub(crate) struct Peer {
     pub(crate) outgoing: Outgoing,
-    /// The least severe level the client wants (an index into
-    /// `LoggingLevel::ALL`), shared by the connection's calls.
+    /// The least severe level the client wants (as `level as u8`: the
+    /// levels are declared least severe first), shared by the connection's
+    /// calls.
     pub(crate) log_level: Arc<AtomicU8>,
     pub(crate) client_info: Implementation,
     pub(crate) capabilities: ClientCapabilities,
@@ -52,7 +53,7 @@ pub(crate) struct Peer {
 pub(crate) const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
 
 pub(crate) fn level_index(level: LoggingLevel) -> u8 {
-    LoggingLevel::ALL.iter().position(|l| *l == level).unwrap_or(0) as u8
+    level as u8
 }
 
 /// Whether a call has been cancelled, shared by the call's context and the

@@ -45,6 +45,13 @@ pub enum Error {
         /// The type `T`.
         state: &'static str,
     },
+    /// A rate limit allows no calls or has no period.
+    InvalidRateLimit {
+        /// The tool it was set on, or `None` for the server-wide limit.
+        tool: Option<String>,
+        /// The limit as given.
+        limit: crate::RateLimit,
+    },
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -73,6 +80,14 @@ impl fmt::Display for Error {
                 "tool `{tool}` (`{rust_path}`) takes a `State<{state}>`, but none is registered; \
                  add one with `.with_state(…)` on the server"
             ),
+            Error::InvalidRateLimit { tool, limit } => {
+                let whose = tool.as_ref().map_or_else(|| "the server's".to_owned(), |t| format!("tool `{t}`'s"));
+                write!(
+                    f,
+                    "{whose} rate limit of {} calls per {:?} cannot be met; allow at least one call per non-zero period",
+                    limit.calls, limit.period
+                )
+            }
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -92,7 +107,10 @@ impl std::error::Error for Error {
         match self {
             Error::Schema { source, .. } => Some(source),
             Error::Runtime(e) | Error::Io(e) => Some(e),
-            Error::DuplicateTool { .. } | Error::InvalidSchema { .. } | Error::MissingState { .. } => None,
+            Error::DuplicateTool { .. }
+            | Error::InvalidSchema { .. }
+            | Error::MissingState { .. }
+            | Error::InvalidRateLimit { .. } => None,
         }
     }
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
+use crate::error::Error;
+
 /// `calls` per `period`, as `#[tool(rate_limit = "10/s")]` or
 /// [`Server::rate_limit`](crate::Server::rate_limit) declares it. Calls may
 /// come in a burst of up to `calls`; the allowance then refills evenly.
@@ -33,12 +35,14 @@ pub(crate) struct Limiter {
 }
 
 impl Limiter {
-    /// `None` for a limit that allows nothing or refills in no time (which
-    /// the macro and the builder already refuse).
-    pub(crate) fn new(limit: RateLimit) -> Option<Limiter> {
-        let calls = NonZeroU32::new(limit.calls)?;
-        let quota = Quota::with_period(limit.period / limit.calls)?.allow_burst(calls);
-        Some(Limiter { limit, limiter: RateLimiter::direct(quota) })
+    /// The limiter, or an error for a limit that allows nothing or
+    /// refills in no time (`#[tool]` refuses those at compile time; this
+    /// covers the builders).
+    pub(crate) fn new(limit: RateLimit, tool: Option<&str>) -> Result<Limiter, Error> {
+        let invalid = || Error::InvalidRateLimit { tool: tool.map(str::to_owned), limit };
+        let calls = NonZeroU32::new(limit.calls).ok_or_else(invalid)?;
+        let quota = Quota::with_period(limit.period / limit.calls).ok_or_else(invalid)?.allow_burst(calls);
+        Ok(Limiter { limit, limiter: RateLimiter::direct(quota) })
     }
 
     /// Take one call from the allowance, or say why not (the caller puts
@@ -71,12 +75,17 @@ mod tests {
 
     #[test]
     fn a_burst_up_to_the_limit_passes_and_the_next_call_is_told_when_to_retry() {
-        let limiter = Limiter::new(RateLimit::new(3, Duration::from_secs(60))).unwrap();
+        let limiter = Limiter::new(RateLimit::new(3, Duration::from_secs(60)), None).unwrap();
         for _ in 0..3 {
             assert_eq!(limiter.check(), Ok(()));
         }
         let refused = limiter.check().unwrap_err();
         assert!(refused.starts_with("is rate limited to 3 calls per minute; retry in "), "{refused}");
-        assert!(Limiter::new(RateLimit::new(0, Duration::from_secs(1))).is_none());
+        let err = Limiter::new(RateLimit::new(0, Duration::from_secs(1)), Some("t")).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "tool `t`'s rate limit of 0 calls per 1s cannot be met; allow at least one call per non-zero period"
+        );
+        assert!(Limiter::new(RateLimit::new(5, Duration::ZERO), None).is_err());
     }
 }

@@ -99,7 +99,8 @@ impl ToolSet {
                 .output_schema
                 .as_ref()
                 .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
-            let limiter = definition.rate_limit.and_then(Limiter::new);
+            let limiter =
+                definition.rate_limit.map(|limit| Limiter::new(limit, Some(&definition.tool.name))).transpose()?;
             entries.push(Entry { handler, definition, check: OnceLock::new(), limiter, wraps_output, listed });
         }
         entries.sort_by(|a, b| a.definition.tool.name.cmp(&b.definition.tool.name));

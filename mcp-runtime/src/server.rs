@@ -173,6 +173,9 @@ impl Server {
     /// them, in `tools/list` order. This is also the start-up check
     /// (duplicate names, unusable schemas): call it in a test.
     pub fn tool_definitions(&self) -> Result<Vec<mcp_core::Tool>, Error> {
+        if let Some(limit) = self.rate_limit {
+            Limiter::new(limit, None)?;
+        }
         let tools = self.catalog.check()?;
         tools.compile_all()?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
@@ -244,6 +247,7 @@ impl Server {
     }
 
     fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
+        let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         self.catalog.publish()?;
         let state = Arc::new(self.catalog.sources().states.clone());
         let shared = Shared {
@@ -253,7 +257,7 @@ impl Server {
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,
-            limiter: self.rate_limit.and_then(Limiter::new),
+            limiter,
             state,
         };
         Ok((Arc::new(shared), self.limits))
