@@ -35,10 +35,9 @@ impl Outgoing {
     }
 }
 
-/// The connection a call came in on, as the call sees it.
+/// The client of the session a call came in on, as the call sees it.
 #[derive(Debug)]
 pub(crate) struct Peer {
-    pub(crate) outgoing: Outgoing,
     /// The least severe level the client wants (as `level as u8`: the
     /// levels are declared least severe first), shared by the connection's
     /// calls.
@@ -122,6 +121,7 @@ struct Inner {
     meta: Option<JsonObject>,
     version: ProtocolVersion,
     peer: Option<Arc<Peer>>,
+    outgoing: Option<Outgoing>,
     cancellation: Cancellation,
     progress: Mutex<Progress>,
 }
@@ -145,6 +145,7 @@ impl FromToolCall for Context {
                 meta: call.meta.clone(),
                 version: call.protocol_version,
                 peer: call.peer.clone(),
+                outgoing: call.outgoing.clone(),
                 cancellation: call.cancellation.clone(),
                 progress: Mutex::new(Progress { token: token.cloned(), sent: None, pending: None }),
             }),
@@ -169,7 +170,7 @@ impl Context {
     }
 
     fn report(&self, done: f64, total: Option<f64>, message: Option<String>) {
-        let Some(peer) = &self.inner.peer else { return };
+        let Some(outgoing) = &self.inner.outgoing else { return };
         let mut progress = self.inner.progress.lock().unwrap_or_else(|e| e.into_inner());
         let Some(token) = progress.token.clone() else { return };
         let last = progress.pending.as_ref().map(|p| p.progress).or(progress.sent.map(|(value, _)| value));
@@ -184,7 +185,7 @@ impl Context {
         if due || finished {
             progress.pending = None;
             progress.sent = Some((done, now));
-            peer.outgoing.notify(methods::PROGRESS, &params);
+            outgoing.notify(methods::PROGRESS, &params);
         } else {
             progress.pending = Some(params);
         }
@@ -193,12 +194,12 @@ impl Context {
     /// Send a log message at `level` to the client, if the client wants
     /// that level (see `logging/setLevel`; `info` and above by default).
     pub fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
-        let Some(peer) = &self.inner.peer else { return };
+        let (Some(peer), Some(outgoing)) = (&self.inner.peer, &self.inner.outgoing) else { return };
         if level_index(level) < peer.log_level.load(Ordering::Relaxed) {
             return;
         }
         let params = LoggingMessageParams { level, logger: Some(self.inner.tool.clone()), data: data.into() };
-        peer.outgoing.notify(methods::MESSAGE, &params);
+        outgoing.notify(methods::MESSAGE, &params);
     }
 
     /// A `debug` log message.
@@ -269,10 +270,10 @@ impl Drop for Inner {
     /// The last coalesced progress value still reaches the client.
     fn drop(&mut self) {
         let progress = self.progress.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let (Some(pending), Some(peer), false) =
-            (progress.pending.take(), &self.peer, self.cancellation.is_cancelled())
+        if let (Some(pending), Some(outgoing), false) =
+            (progress.pending.take(), &self.outgoing, self.cancellation.is_cancelled())
         {
-            peer.outgoing.notify(methods::PROGRESS, &pending);
+            outgoing.notify(methods::PROGRESS, &pending);
         }
     }
 }

@@ -58,9 +58,13 @@ pub(crate) enum Action {
     Cancel(RequestId),
 }
 
-/// One connection's protocol state.
+/// One session's protocol state: a stdio or in-memory connection, or an
+/// HTTP session.
 pub(crate) struct Session {
     shared: Arc<Shared>,
+    /// Tells this session's allowances apart in the rate limiters.
+    key: u64,
+    /// Messages that belong to no request (`tools/list_changed`).
     outgoing: Outgoing,
     /// The least severe log level the client wants (`logging/setLevel`).
     log_level: Arc<AtomicU8>,
@@ -74,18 +78,29 @@ impl Drop for Session {
         if let Some(id) = self.listener.get() {
             self.shared.catalog.unlisten(*id);
         }
+        self.shared.catalog.current().forget_idle_allowances();
+        if let Some(limiter) = &self.shared.limiter {
+            limiter.forget_idle();
+        }
     }
 }
+
+/// Distinct keys for sessions, process-wide.
+static NEXT_SESSION_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, outgoing: Outgoing) -> Self {
         let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
-        Session { shared, outgoing, log_level, negotiated: OnceLock::new(), listener: OnceLock::new() }
+        let key = NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed);
+        Session { shared, key, outgoing, log_level, negotiated: OnceLock::new(), listener: OnceLock::new() }
     }
 
-    pub(crate) fn handle(&self, message: Message) -> Action {
+    /// What to do for `message`. A request's own notifications (a call's
+    /// progress and log messages) go to `stream`: the connection itself on
+    /// stdio, the request's response stream over HTTP.
+    pub(crate) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
         match message {
-            Message::Request(request) => self.request(request),
+            Message::Request(request) => self.request(request, stream),
             Message::Notification(notification) => self.notification(notification),
             // We send no requests yet, so there is nothing to match a response to.
             Message::Response(response) => {
@@ -95,7 +110,7 @@ impl Session {
         }
     }
 
-    fn request(&self, request: Request) -> Action {
+    fn request(&self, request: Request, stream: &Outgoing) -> Action {
         let Request { id, method, params, .. } = request;
         let reply = |outcome: Result<Value, ErrorObject>| {
             Action::Reply(match outcome {
@@ -116,7 +131,7 @@ impl Session {
                     methods::TOOLS_LIST => reply(self.list_tools(params, negotiated.version)),
                     methods::TOOLS_CALL => {
                         let cancellation = Cancellation::default();
-                        match self.call_tool(id.clone(), params, negotiated, &cancellation) {
+                        match self.call_tool(id.clone(), params, negotiated, &cancellation, stream) {
                             Ok(future) => Action::Call(id, future, cancellation),
                             Err(error) => reply(Err(error)),
                         }
@@ -153,7 +168,6 @@ impl Session {
         let params: InitializeParams = parse(params)?;
         let version = ProtocolVersion::negotiate(&params.protocol_version);
         let peer = Peer {
-            outgoing: self.outgoing.clone(),
             log_level: self.log_level.clone(),
             client_info: params.client_info,
             capabilities: params.capabilities,
@@ -222,6 +236,7 @@ impl Session {
         params: Option<JsonObject>,
         negotiated: &Negotiated,
         cancellation: &Cancellation,
+        stream: &Outgoing,
     ) -> Result<BoxFuture<'static, Response>, ErrorObject> {
         let version = negotiated.version;
         // The arguments are the tool's business, and any mistake in them is
@@ -234,7 +249,8 @@ impl Session {
         let entry = tools
             .get(&params.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?;
-        let over_limit = |limiter: &Option<crate::limit::Limiter>| limiter.as_ref().and_then(|l| l.check().err());
+        let over_limit =
+            |limiter: &Option<crate::limit::Limiter>| limiter.as_ref().and_then(|l| l.check(self.key).err());
         let check = match entry.check() {
             Ok(check) => check,
             Err(reason) => {
@@ -265,6 +281,7 @@ impl Session {
             meta: params.meta,
             protocol_version: version,
             peer: Some(negotiated.peer.clone()),
+            outgoing: Some(stream.clone()),
             cancellation: cancellation.clone(),
             state: self.shared.state.clone(),
         };

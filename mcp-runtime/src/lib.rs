@@ -33,6 +33,8 @@ mod catalog;
 mod context;
 mod dispatch;
 mod error;
+#[cfg(feature = "http")]
+mod http;
 mod incident;
 mod limit;
 pub mod logging;
@@ -46,9 +48,15 @@ mod testing;
 mod tool;
 pub mod transport;
 
+/// The web framework the HTTP endpoint is built on, for mounting it with
+/// [`Server::http_router`] (the same version this crate uses).
+#[cfg(feature = "http")]
+pub use axum;
 pub use catalog::ToolsHandle;
 pub use context::Context;
 pub use error::Error;
+#[cfg(feature = "http")]
+pub use http::HttpOptions;
 pub use limit::RateLimit;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;

@@ -1,12 +1,15 @@
 //! Rate limits: how many calls a tool (or a whole server) accepts per
-//! period. A call over the limit gets a tool error saying when to retry;
-//! it never waits and never reaches the tool.
+//! period from one session. A call over the limit gets a tool error saying
+//! when to retry; it never waits and never reaches the tool.
+//!
+//! Allowances are kept per session (a stdio connection, an HTTP session),
+//! so one busy client cannot use up another's.
 
 use std::num::NonZeroU32;
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::error::Error;
 
@@ -28,10 +31,10 @@ impl RateLimit {
     }
 }
 
-/// A running limiter for one [`RateLimit`].
+/// A running limiter for one [`RateLimit`], with an allowance per session.
 pub(crate) struct Limiter {
     limit: RateLimit,
-    limiter: DefaultDirectRateLimiter,
+    limiter: DefaultKeyedRateLimiter<u64>,
 }
 
 impl Limiter {
@@ -42,13 +45,13 @@ impl Limiter {
         let invalid = || Error::InvalidRateLimit { tool: tool.map(str::to_owned), limit };
         let calls = NonZeroU32::new(limit.calls).ok_or_else(invalid)?;
         let quota = Quota::with_period(limit.period / limit.calls).ok_or_else(invalid)?.allow_burst(calls);
-        Ok(Limiter { limit, limiter: RateLimiter::direct(quota) })
+        Ok(Limiter { limit, limiter: RateLimiter::hashmap(quota) })
     }
 
-    /// Take one call from the allowance, or say why not (the caller puts
-    /// the subject in front: "tool `x` is rate limited …").
-    pub(crate) fn check(&self) -> Result<(), String> {
-        self.limiter.check().map_err(|not_until| {
+    /// Take one call from `session`'s allowance, or say why not (the
+    /// caller puts the subject in front: "tool `x` is rate limited …").
+    pub(crate) fn check(&self, session: u64) -> Result<(), String> {
+        self.limiter.check_key(&session).map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             let RateLimit { calls, period } = self.limit;
             format!(
@@ -57,6 +60,14 @@ impl Limiter {
                 wait.as_secs_f64().max(0.1)
             )
         })
+    }
+}
+
+impl Limiter {
+    /// Drop the allowances that are full again (those of ended sessions
+    /// among them), so the table does not grow with every session.
+    pub(crate) fn forget_idle(&self) {
+        self.limiter.retain_recent();
     }
 }
 
@@ -77,10 +88,12 @@ mod tests {
     fn a_burst_up_to_the_limit_passes_and_the_next_call_is_told_when_to_retry() {
         let limiter = Limiter::new(RateLimit::new(3, Duration::from_secs(60)), None).unwrap();
         for _ in 0..3 {
-            assert_eq!(limiter.check(), Ok(()));
+            assert_eq!(limiter.check(1), Ok(()));
         }
-        let refused = limiter.check().unwrap_err();
+        let refused = limiter.check(1).unwrap_err();
         assert!(refused.starts_with("is rate limited to 3 calls per minute; retry in "), "{refused}");
+        // Another session has an allowance of its own.
+        assert_eq!(limiter.check(2), Ok(()));
         let err = Limiter::new(RateLimit::new(0, Duration::from_secs(1)), Some("t")).err().unwrap();
         assert_eq!(
             err.to_string(),

@@ -27,6 +27,8 @@ pub struct ToolCall {
     pub(crate) protocol_version: ProtocolVersion,
     /// The connection it came in on (none for a call made by hand).
     pub(crate) peer: Option<std::sync::Arc<crate::context::Peer>>,
+    /// Where the call's notifications go (none for a call made by hand).
+    pub(crate) outgoing: Option<crate::context::Outgoing>,
     pub(crate) cancellation: crate::context::Cancellation,
     /// The server's shared values.
     pub(crate) state: std::sync::Arc<crate::state::StateMap>,
@@ -42,6 +44,7 @@ impl ToolCall {
             meta: None,
             protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
             peer: None,
+            outgoing: None,
             cancellation: crate::context::Cancellation::default(),
             state: std::sync::Arc::default(),
         }

@@ -135,6 +135,11 @@ impl ToolSet {
         self.index.get(name).map(|&i| &self.entries[i])
     }
 
+    /// Let the tools' rate limiters drop allowances that are full again.
+    pub(crate) fn forget_idle_allowances(&self) {
+        self.entries.iter().filter_map(|e| e.limiter.as_ref()).for_each(Limiter::forget_idle);
+    }
+
     pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
     }

@@ -246,7 +246,12 @@ impl Server {
         Ok(InMemoryClient::new(client, task))
     }
 
-    fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
+    /// The server's name and version.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    pub(crate) fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         self.catalog.publish()?;
         let state = Arc::new(self.catalog.sources().states.clone());

@@ -33,7 +33,8 @@ where
 {
     let (out, queue) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer = tokio::spawn(write_lines(writer, queue));
-    let session = Session::new(shared, Outgoing(out.clone()));
+    let outgoing = Outgoing(out.clone());
+    let session = Session::new(shared, outgoing.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();
@@ -70,7 +71,7 @@ where
                 continue;
             }
         };
-        match session.handle(message) {
+        match session.handle(message, &outgoing) {
             Action::None => {}
             Action::Reply(response) => send(&out, &response),
             Action::Call(id, future, cancellation) => {

@@ -1,0 +1,388 @@
+//! The MCP endpoint's HTTP handlers: POST a message, GET the server's
+//! stream, DELETE the session. Every refusal is a JSON-RPC error body with
+//! a fixed text, never internal error details.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::header::{ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use futures_util::StreamExt;
+use mcp_core::{ErrorObject, Message, Outcome, ProtocolVersion, RequestId, methods};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::HttpOptions;
+use super::guard::{self, Refusal};
+use super::sessions::{HttpSession, Sessions};
+use crate::context::Outgoing;
+use crate::dispatch::{Action, Shared};
+use crate::transport::connection::Limits;
+
+const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// Our code for "no such session" (the implementation-defined range).
+const SESSION_NOT_FOUND: i64 = -32001;
+/// How often an idle SSE stream gets a comment, so proxies keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One MCP endpoint: a server and its HTTP sessions.
+pub(crate) struct Endpoint {
+    shared: Arc<Shared>,
+    options: HttpOptions,
+    max_body: usize,
+    sessions: Arc<Sessions>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Self {
+        let max_body = options.max_body.unwrap_or(limits.max_message_size);
+        let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout));
+        Endpoint { shared, options, max_body, sessions }
+    }
+}
+
+pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
+    let path = endpoint.options.path.clone();
+    Router::new().route(&path, any(handle)).with_state(endpoint)
+}
+
+/// Checks who is asking before anything else, then goes by method.
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
+        return refused(refusal);
+    }
+    match parts.method {
+        Method::POST => endpoint.post(&parts.headers, body).await,
+        Method::GET => endpoint.get(&parts.headers),
+        Method::DELETE => endpoint.delete(&parts.headers),
+        _ => {
+            let mut response =
+                error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
+            response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            response
+        }
+    }
+}
+
+impl Endpoint {
+    async fn post(&self, headers: &HeaderMap, body: Body) -> Response {
+        let media = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next());
+        if !media.is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")) {
+            let error = ErrorObject::invalid_request("send JSON-RPC with Content-Type: application/json");
+            return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error);
+        }
+        let body = match self.read_body(headers, body).await {
+            Ok(body) => body,
+            Err(response) => return *response,
+        };
+        let message = match parse(&body) {
+            Ok(message) => message,
+            Err(response) => return *response,
+        };
+        let Some(id) = headers.get(SESSION_ID) else {
+            return match message {
+                Message::Request(request) if request.method == methods::INITIALIZE => {
+                    self.initialize(Message::Request(request))
+                }
+                _ => error_response(
+                    StatusCode::BAD_REQUEST,
+                    ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`"),
+                ),
+            };
+        };
+        let Some(session) = id.to_str().ok().and_then(|id| self.sessions.get(id)) else {
+            return session_not_found();
+        };
+        if let Some(response) = unsupported_version(headers) {
+            return response;
+        }
+        session.touch();
+        match message {
+            Message::Request(request) => {
+                let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
+                let (tx, rx) = mpsc::unbounded_channel();
+                match session.session.handle(Message::Request(request), &Outgoing(tx.clone())) {
+                    Action::Reply(response) => json_response(StatusCode::OK, &response),
+                    Action::Call(id, future, cancellation) => {
+                        let task_session = session.clone();
+                        let task_id = id.clone();
+                        let started = session.start_call(id.clone(), cancellation, || {
+                            tokio::spawn(async move {
+                                let response = future.await;
+                                send(&tx, &response);
+                                // The end-of-stream marker.
+                                let _ = tx.send(Vec::new());
+                                task_session.finish_call(&task_id);
+                            })
+                            .abort_handle()
+                        });
+                        if !started {
+                            let error = ErrorObject::invalid_request(format!(
+                                "request id {id} is already in use by a running request"
+                            ));
+                            return json_response(StatusCode::OK, &mcp_core::Response::error(Some(id), error));
+                        }
+                        let call = CallStream { rx, session, id, done: false };
+                        if sse { call.into_sse() } else { call.into_json().await }
+                    }
+                    Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+                }
+            }
+            notification_or_response => {
+                if let Action::Cancel(id) = session.session.handle(notification_or_response, &nowhere()) {
+                    session.cancel_call(&id);
+                }
+                StatusCode::ACCEPTED.into_response()
+            }
+        }
+    }
+
+    /// Start a session: it is kept (and its id sent) only if `initialize`
+    /// succeeds.
+    fn initialize(&self, message: Message) -> Response {
+        let Ok(session) = self.sessions.create(self.shared.clone()) else { return too_many_sessions() };
+        let response = match session.session.handle(message, &nowhere()) {
+            Action::Reply(response) => response,
+            _ => unreachable!("`initialize` is answered at once"),
+        };
+        if matches!(response.outcome, Outcome::Error(_)) {
+            return json_response(StatusCode::OK, &response);
+        }
+        let Ok(id) = self.sessions.insert(session) else { return too_many_sessions() };
+        let mut reply = json_response(StatusCode::OK, &response);
+        reply.headers_mut().insert(SESSION_ID, HeaderValue::from_str(&id).expect("a session id is a header value"));
+        reply
+    }
+
+    /// The server's stream of messages that belong to no request.
+    fn get(&self, headers: &HeaderMap) -> Response {
+        if !header_lists(headers, ACCEPT.as_str(), "text/event-stream") {
+            let error = ErrorObject::invalid_request("GET opens an event stream: send Accept: text/event-stream");
+            return error_response(StatusCode::NOT_ACCEPTABLE, error);
+        }
+        let session = match self.session_of(headers) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        if let Some(response) = unsupported_version(headers) {
+            return response;
+        }
+        let Some(mut rx) = session.open_stream() else {
+            let error = ErrorObject::invalid_request("this session already has an open GET stream");
+            return error_response(StatusCode::CONFLICT, error);
+        };
+        session.touch();
+        let events = futures_util::stream::poll_fn(move |cx| {
+            rx.poll_recv(cx).map(|message| message.map(|bytes| Ok::<_, Infallible>(event(&bytes))))
+        });
+        Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+    }
+
+    /// End a session: its calls stop and its stream closes.
+    fn delete(&self, headers: &HeaderMap) -> Response {
+        match headers.get(SESSION_ID).and_then(|id| id.to_str().ok()) {
+            None => {
+                error_response(StatusCode::BAD_REQUEST, ErrorObject::invalid_request("missing Mcp-Session-Id header"))
+            }
+            Some(id) if self.sessions.remove(id) => StatusCode::OK.into_response(),
+            Some(_) => session_not_found(),
+        }
+    }
+
+    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
+        let Some(id) = headers.get(SESSION_ID) else {
+            let error =
+                ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`");
+            return Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)));
+        };
+        id.to_str().ok().and_then(|id| self.sessions.get(id)).ok_or_else(|| Box::new(session_not_found()))
+    }
+
+    async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
+        let too_large = || {
+            let error =
+                ErrorObject::invalid_request(format!("request body exceeds the limit of {} bytes", self.max_body));
+            Box::new(error_response(StatusCode::PAYLOAD_TOO_LARGE, error))
+        };
+        let declared = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.max_body as u64) {
+            return Err(too_large());
+        }
+        // Counted as it arrives: a chunked body declares no length.
+        let mut chunks = body.into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| {
+                tracing::debug!(error = %e, "reading a request body failed");
+                error_response(
+                    StatusCode::BAD_REQUEST,
+                    ErrorObject::invalid_request("the request body could not be read"),
+                )
+            })?;
+            if bytes.len() + chunk.len() > self.max_body {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Bytes::from(bytes))
+    }
+}
+
+/// Where the notifications of a request that makes none go.
+fn nowhere() -> Outgoing {
+    Outgoing(mpsc::unbounded_channel().0)
+}
+
+/// A running call's messages, ending with its response. Dropped before
+/// the response (the client went away), it cancels the call.
+struct CallStream {
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    session: Arc<HttpSession>,
+    id: RequestId,
+    done: bool,
+}
+
+impl Drop for CallStream {
+    fn drop(&mut self) {
+        if !self.done {
+            tracing::debug!(id = %self.id, "the client stopped waiting for a call; cancelling it");
+            self.session.cancel_call(&self.id);
+        }
+    }
+}
+
+impl CallStream {
+    /// The next message, or `None` after the response.
+    async fn next(&mut self) -> Option<Vec<u8>> {
+        match self.rx.recv().await {
+            Some(bytes) if !bytes.is_empty() => Some(bytes),
+            _ => {
+                self.done = true;
+                None
+            }
+        }
+    }
+
+    /// Stream progress and log messages as they come, then the response.
+    fn into_sse(self) -> Response {
+        let events = futures_util::stream::unfold(self, |mut call| async move {
+            let bytes = call.next().await?;
+            Some((Ok::<_, Infallible>(event(&bytes)), call))
+        });
+        Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+    }
+
+    /// Only the response: a client that takes no event stream gets no
+    /// notifications.
+    async fn into_json(mut self) -> Response {
+        let mut last = None;
+        while let Some(bytes) = self.next().await {
+            last = Some(bytes);
+        }
+        match last {
+            Some(bytes) => ([(CONTENT_TYPE, "application/json")], bytes).into_response(),
+            // The call was cancelled (by DELETE or `notifications/cancelled`).
+            None => StatusCode::ACCEPTED.into_response(),
+        }
+    }
+}
+
+fn event(bytes: &[u8]) -> Event {
+    Event::default().event("message").data(String::from_utf8_lossy(bytes))
+}
+
+/// Parse one POSTed message; a batch is refused.
+fn parse(body: &[u8]) -> Result<Message, Box<Response>> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Box::new(error_response(StatusCode::BAD_REQUEST, ErrorObject::parse_error(e))))?;
+    if value.is_array() {
+        let error = ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per request");
+        return Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)));
+    }
+    Message::from_value(value)
+        .map_err(|invalid| Box::new(json_response(StatusCode::BAD_REQUEST, &invalid.into_response())))
+}
+
+/// A request naming a protocol version we do not speak gets 400 (absent,
+/// the spec has the server assume the negotiated one).
+fn unsupported_version(headers: &HeaderMap) -> Option<Response> {
+    let version = headers.get(PROTOCOL_VERSION)?;
+    if version.to_str().ok().and_then(ProtocolVersion::parse).is_some() {
+        return None;
+    }
+    let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+    let error = ErrorObject::invalid_request(format!(
+        "unsupported MCP-Protocol-Version {:?}; supported: {}",
+        String::from_utf8_lossy(version.as_bytes()),
+        supported.join(", ")
+    ))
+    .with_data(json!({ "supported": supported }));
+    Some(error_response(StatusCode::BAD_REQUEST, error))
+}
+
+/// Whether a header lists `value` (as one of its comma-separated items).
+fn header_lists(headers: &HeaderMap, name: &str, value: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| item.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case(value)))
+}
+
+fn refused(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Forbidden(why) => {
+            error_response(StatusCode::FORBIDDEN, ErrorObject::new(-32000, format!("Forbidden: {why}")))
+        }
+        Refusal::Unauthorized { presented } => {
+            let challenge = if presented { r#"Bearer error="invalid_token""# } else { "Bearer" };
+            let mut response = error_response(StatusCode::UNAUTHORIZED, ErrorObject::new(-32000, "Unauthorized"));
+            response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+            response
+        }
+    }
+}
+
+fn session_not_found() -> Response {
+    let error = ErrorObject::new(
+        SESSION_NOT_FOUND,
+        "session not found (it ended or never existed): start a new one with `initialize`",
+    );
+    error_response(StatusCode::NOT_FOUND, error)
+}
+
+fn too_many_sessions() -> Response {
+    let error = ErrorObject::new(-32000, "the server has too many open sessions; retry later");
+    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, error);
+    response.headers_mut().insert("retry-after", HeaderValue::from_static("5"));
+    response
+}
+
+fn error_response(status: StatusCode, error: ErrorObject) -> Response {
+    json_response(status, &mcp_core::Response::error(None, error))
+}
+
+fn json_response(status: StatusCode, message: &impl serde::Serialize) -> Response {
+    match serde_json::to_vec(message) {
+        Ok(bytes) => (status, [(CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl serde::Serialize) {
+    match serde_json::to_vec(message) {
+        Ok(bytes) => drop(out.send(bytes)),
+        Err(e) => tracing::error!(error = %e, "a response could not be serialized"),
+    }
+}

@@ -1,0 +1,214 @@
+//! Streamable HTTP: serve a [`Server`] to remote clients, secure by
+//! default.
+//!
+//! One endpoint (`/mcp` unless [`HttpOptions::path`] says otherwise) takes
+//! POSTed JSON-RPC messages, streams server messages to a GET, and ends a
+//! session on DELETE. The `initialize` response carries an
+//! `Mcp-Session-Id`; every later request must send it back.
+//!
+//! What a server gets without asking: it listens on loopback only, answers
+//! only to the `Host` names `localhost`, `127.0.0.1` and `[::1]`, refuses
+//! web pages from other origins (DNS rebinding), caps request bodies, the
+//! number of sessions and their idle time, and never puts internal error
+//! text in a response.
+
+mod endpoint;
+mod guard;
+mod sessions;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use crate::error::Error;
+use crate::server::Server;
+pub(crate) use endpoint::Endpoint;
+use guard::AllowList;
+
+/// How the HTTP endpoint behaves: its path, who may call it and its
+/// limits. The defaults are the safe ones; each method says what it opens.
+///
+/// ```no_run
+/// use mcp_runtime::{HttpOptions, Server};
+///
+/// # async fn run() -> Result<(), mcp_runtime::Error> {
+/// let options = HttpOptions::new()
+///     .bearer_token(std::env::var("MCP_TOKEN").expect("set MCP_TOKEN"))
+///     .allowed_hosts(["mcp.example.com"]);
+/// Server::new("remote", "1.0.0").serve_http_with("0.0.0.0:8080", options).await
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    pub(crate) path: String,
+    pub(crate) hosts: AllowList,
+    pub(crate) origins: AllowList,
+    pub(crate) token: Option<String>,
+    pub(crate) max_body: Option<usize>,
+    pub(crate) max_sessions: usize,
+    pub(crate) idle_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            hosts: guard::loopback_hosts(),
+            origins: guard::loopback_origins(),
+            token: None,
+            max_body: None,
+            max_sessions: 1024,
+            idle_timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults: `/mcp`, loopback hosts and origins only, no token,
+    /// bodies up to the server's [`max_message_size`](Server::max_message_size),
+    /// 1024 sessions, each ended after 30 idle minutes.
+    pub fn new() -> Self {
+        HttpOptions::default()
+    }
+
+    /// Serve the endpoint at `path` instead of `/mcp`.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.path = if path.starts_with('/') { path } else { format!("/{path}") };
+        self
+    }
+
+    /// The `Host` names the server answers to (instead of the loopback
+    /// names): the public name when it listens on a real interface. An
+    /// entry without a port allows any port. Other hosts get 403.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accept any `Host` header. Only behind a proxy that checks it: without
+    /// the check, a web page can reach a local server through DNS rebinding.
+    pub fn allow_any_host(mut self) -> Self {
+        self.hosts = None;
+        self
+    }
+
+    /// The web origins (`https://app.example.com`) whose pages may call the
+    /// server, instead of pages served from loopback. An entry without a
+    /// port allows any port. Requests without an `Origin` header (programs,
+    /// not browsers) are not affected; other origins get 403.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accept requests from any web origin.
+    pub fn allow_any_origin(mut self) -> Self {
+        self.origins = None;
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` on every request (compared
+    /// in constant time); a missing or wrong token gets 401 with
+    /// `WWW-Authenticate`.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The largest request body accepted, in bytes; larger ones get 413.
+    /// Defaults to the server's `max_message_size`.
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body = Some(bytes);
+        self
+    }
+
+    /// How many sessions may be open at once; one more `initialize` gets
+    /// 503 until a session ends.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// End a session after this long without a request, a running call or
+    /// an open stream; its next request gets 404 and the client starts a
+    /// new one.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+}
+
+impl Server {
+    /// Serve over Streamable HTTP on `addr` with the default
+    /// [`HttpOptions`] until the process ends. Bind to loopback
+    /// (`127.0.0.1:8080`); the address actually bound is printed on stderr.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime::Error> {
+    /// mcp_runtime::Server::new("calculator", "1.0.0").serve_http("127.0.0.1:8080").await
+    /// # }
+    /// ```
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), Error> {
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// [`serve_http`](Self::serve_http) with options.
+    pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> Result<(), Error> {
+        crate::logging::init_stderr();
+        let listener = TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let name = self.info().name.clone();
+        warn_if_exposed(local, &options);
+        let path = options.path.clone();
+        let router = self.http_router(options)?;
+        eprintln!("{name}: serving MCP over Streamable HTTP at http://{local}{path}");
+        axum::serve(listener, router).await?;
+        Ok(())
+    }
+
+    /// The endpoint as an [`axum::Router`], to merge into an application
+    /// of your own (which then serves it: `axum::serve(listener, app)`).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{HttpOptions, Server, axum};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mcp = Server::new("app", "1.0.0").http_router(HttpOptions::new())?;
+    /// let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp);
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn http_router(self, options: HttpOptions) -> Result<axum::Router, Error> {
+        let (shared, limits) = self.build()?;
+        let endpoint = Arc::new(Endpoint::new(shared, limits, options));
+        Ok(endpoint::router(endpoint))
+    }
+}
+
+/// A server on a real interface that still checks for loopback names
+/// answers nobody; say so at start-up rather than with 403s later.
+fn warn_if_exposed(local: SocketAddr, options: &HttpOptions) {
+    if !local.ip().is_loopback() && options.hosts == guard::loopback_hosts() {
+        tracing::warn!(
+            %local,
+            "listening on a non-loopback address, but only Host names localhost, 127.0.0.1 and [::1] are \
+             accepted; set HttpOptions::allowed_hosts to the names clients use"
+        );
+    }
+    if !local.ip().is_loopback() && options.token.is_none() {
+        tracing::warn!(%local, "listening on a non-loopback address without a bearer token: anyone who can reach it can call every tool");
+    }
+}

@@ -1,0 +1,196 @@
+//! The open HTTP sessions: each one's protocol state, running calls and
+//! server-to-client stream, and the sweep that ends idle ones.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use mcp_core::RequestId;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::context::{Cancellation, Outgoing};
+use crate::dispatch::{Session, Shared};
+
+/// Bytes of one server message, as the transports queue them.
+pub(crate) type Queue = mpsc::UnboundedSender<Vec<u8>>;
+
+/// One HTTP session.
+pub(crate) struct HttpSession {
+    pub(crate) session: Session,
+    /// Calls in flight, so `notifications/cancelled` and DELETE reach them.
+    running: Mutex<HashMap<RequestId, (AbortHandle, Cancellation)>>,
+    /// The open GET stream: where messages that belong to no request go.
+    standalone: Arc<Mutex<Option<Queue>>>,
+    last_active: Mutex<Instant>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl HttpSession {
+    fn new(shared: Arc<Shared>) -> HttpSession {
+        // Messages that belong to no request are relayed to the GET stream
+        // open at the time, or dropped when none is (the spec leaves them
+        // to the server; queueing them would grow without bound).
+        let (out, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
+        let standalone: Arc<Mutex<Option<Queue>>> = Arc::default();
+        let relay = standalone.clone();
+        tokio::spawn(async move {
+            while let Some(message) = queue.recv().await {
+                let mut stream = lock(&relay);
+                if stream.as_ref().is_some_and(|s| s.send(message).is_err()) {
+                    *stream = None;
+                }
+            }
+        });
+        HttpSession {
+            session: Session::new(shared, Outgoing(out)),
+            running: Mutex::default(),
+            standalone,
+            last_active: Mutex::new(Instant::now()),
+        }
+    }
+
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Start a call with `spawn` and track it; `false` (and nothing
+    /// spawned) if its id is already in use. The table stays locked while
+    /// the task starts, so the task cannot finish before it is tracked.
+    pub(crate) fn start_call(
+        &self,
+        id: RequestId,
+        cancellation: Cancellation,
+        spawn: impl FnOnce() -> AbortHandle,
+    ) -> bool {
+        let mut running = lock(&self.running);
+        if running.get(&id).is_some_and(|(handle, _)| !handle.is_finished()) {
+            return false;
+        }
+        running.insert(id, (spawn(), cancellation));
+        true
+    }
+
+    pub(crate) fn finish_call(&self, id: &RequestId) {
+        lock(&self.running).remove(id);
+        self.touch();
+    }
+
+    /// Stop a running call; the spec sends nothing for it.
+    pub(crate) fn cancel_call(&self, id: &RequestId) {
+        if let Some((handle, cancellation)) = lock(&self.running).remove(id) {
+            cancellation.cancel();
+            handle.abort();
+        }
+    }
+
+    /// Open the server-to-client stream; `None` if one is already open
+    /// (every message goes to exactly one stream, so a second would only
+    /// take messages from the first).
+    pub(crate) fn open_stream(&self) -> Option<mpsc::UnboundedReceiver<Vec<u8>>> {
+        let mut standalone = lock(&self.standalone);
+        if standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        *standalone = Some(tx);
+        Some(rx)
+    }
+
+    /// Stop every call and close the stream.
+    fn end(&self) {
+        for (handle, cancellation) in lock(&self.running).drain().map(|(_, v)| v) {
+            cancellation.cancel();
+            handle.abort();
+        }
+        lock(&self.standalone).take();
+    }
+
+    fn is_idle(&self, now: Instant, limit: Duration) -> bool {
+        let running = lock(&self.running);
+        running.values().all(|(handle, _)| handle.is_finished())
+            && lock(&self.standalone).as_ref().is_none_or(mpsc::UnboundedSender::is_closed)
+            && now.duration_since(*lock(&self.last_active)) >= limit
+    }
+}
+
+/// Why a session could not be opened.
+pub(crate) struct Full;
+
+/// Every open session of one endpoint.
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<HttpSession>>>,
+    max: usize,
+    idle: Duration,
+    sweeping: std::sync::Once,
+}
+
+impl Sessions {
+    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+        Sessions { map: Mutex::default(), max, idle, sweeping: std::sync::Once::new() }
+    }
+
+    /// A session not yet listed: it is listed by [`insert`](Self::insert)
+    /// once its `initialize` succeeded.
+    pub(crate) fn create(self: &Arc<Self>, shared: Arc<Shared>) -> Result<HttpSession, Full> {
+        self.start_sweeping();
+        if lock(&self.map).len() >= self.max {
+            return Err(Full);
+        }
+        Ok(HttpSession::new(shared))
+    }
+
+    /// List a session under a fresh id (unguessable: it is all a client
+    /// shows to be in the session).
+    pub(crate) fn insert(&self, session: HttpSession) -> Result<String, Full> {
+        let mut map = lock(&self.map);
+        if map.len() >= self.max {
+            return Err(Full);
+        }
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        map.insert(id.clone(), Arc::new(session));
+        Ok(id)
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.map).get(id).cloned()
+    }
+
+    /// End a session; `false` if there was none with this id.
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        let removed = lock(&self.map).remove(id);
+        removed.inspect(|session| session.end()).is_some()
+    }
+
+    /// End idle sessions in the background, as long as the endpoint lives.
+    fn start_sweeping(self: &Arc<Self>) {
+        self.sweeping.call_once(|| {
+            let sessions: Weak<Sessions> = Arc::downgrade(self);
+            let every = (self.idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                loop {
+                    tick.tick().await;
+                    let Some(sessions) = sessions.upgrade() else { return };
+                    sessions.sweep();
+                }
+            });
+        });
+    }
+
+    fn sweep(&self) {
+        let now = Instant::now();
+        let mut map = lock(&self.map);
+        map.retain(|id, session| {
+            let idle = session.is_idle(now, self.idle);
+            if idle {
+                tracing::info!(session = %id, "ending an idle HTTP session");
+                session.end();
+            }
+            !idle
+        });
+    }
+}

@@ -1,0 +1,556 @@
+//! Streamable HTTP end to end, with a real HTTP client (reqwest): the
+//! session lifecycle, JSON and SSE responses, the GET stream, cancellation
+//! by disconnect, the security defaults, the limits, and 50 sessions at
+//! once.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::{HttpOptions, Server};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::{Value, json};
+
+/// Echo the text back.
+#[tool]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Sleep, then say how long.
+#[tool]
+async fn nap(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+/// Report progress three times and log once.
+#[tool]
+async fn steps(ctx: Context) -> &'static str {
+    ctx.info("starting");
+    for i in 1..=3 {
+        ctx.progress(f64::from(i), 3.0);
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    "stepped"
+}
+
+static CANCELLED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Wait until cancelled, and remember that it was.
+#[tool]
+async fn hang(key: String, ctx: Context) -> String {
+    let watcher = ctx.clone();
+    tokio::spawn(async move {
+        watcher.cancelled().await;
+        CANCELLED.lock().unwrap().insert(key);
+    });
+    std::future::pending::<String>().await
+}
+
+/// A tool that fails inside, with details that must not reach the client.
+#[tool]
+fn leaky() -> Result<String, std::io::Error> {
+    Err(std::io::Error::other("password=hunter2 at /srv/secret"))
+}
+
+/// Allowed twice a minute per session.
+#[tool(rate_limit = "2/minute")]
+fn scarce() -> &'static str {
+    "ok"
+}
+
+fn server() -> Server {
+    Server::empty("http-test", "1")
+        .tool(echo::Tool)
+        .tool(nap::Tool)
+        .tool(steps::Tool)
+        .tool(hang::Tool)
+        .tool(leaky::Tool)
+        .tool(scarce::Tool)
+}
+
+/// Serve `server` with `options` on a free loopback port, through the
+/// mountable router (so mounting is tested too).
+async fn start_with(server: Server, options: HttpOptions) -> String {
+    let router = server.http_router(options).expect("the server builds");
+    let app = mcp_runtime::axum::Router::new()
+        .route("/health", mcp_runtime::axum::routing::get(|| async { "ok" }))
+        .merge(router);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { mcp_runtime::axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/mcp")
+}
+
+async fn start() -> String {
+    start_with(server(), HttpOptions::new()).await
+}
+
+/// A client of one session.
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+    next_id: i64,
+}
+
+/// A POST's answer: status, headers and the JSON messages in its body
+/// (one for a JSON body, every event for an event stream).
+#[derive(Debug)]
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    messages: Vec<Value>,
+}
+
+impl Answer {
+    fn last(&self) -> &Value {
+        self.messages.last().unwrap_or_else(|| panic!("no messages in {self:?}"))
+    }
+
+    fn content_type(&self) -> &str {
+        self.headers.get(CONTENT_TYPE).map_or("", |v| v.to_str().unwrap())
+    }
+}
+
+fn events(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
+            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+        })
+        .collect()
+}
+
+impl Client {
+    fn new(url: &str) -> Self {
+        Client { http: reqwest::Client::new(), url: url.to_owned(), session: None, next_id: 1 }
+    }
+
+    fn post(&self, accept: &str) -> reqwest::RequestBuilder {
+        let mut request = self.http.post(&self.url).header(ACCEPT, accept).header(CONTENT_TYPE, "application/json");
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        request
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.text().await.unwrap();
+        let is_sse = headers.get(CONTENT_TYPE).is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
+        let messages = if is_sse {
+            events(&body)
+        } else if body.is_empty() {
+            vec![]
+        } else {
+            vec![serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))]
+        };
+        Answer { status, headers, messages }
+    }
+
+    async fn message(&self, message: &Value) -> Answer {
+        self.send(self.post("application/json, text/event-stream").json(message)).await
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Answer {
+        self.next_id += 1;
+        self.message(&json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})).await
+    }
+
+    async fn initialize(&mut self) -> Value {
+        let answer = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+        let session = answer.headers.get("mcp-session-id").expect("initialize issues a session id");
+        self.session = Some(session.to_str().unwrap().to_owned());
+        let initialized = self.message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        assert_eq!(initialized.status, StatusCode::ACCEPTED);
+        assert!(initialized.messages.is_empty());
+        answer.last()["result"].clone()
+    }
+
+    async fn call(&mut self, tool: &str, arguments: Value) -> Answer {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments})).await
+    }
+}
+
+#[tokio::test]
+async fn a_session_starts_lists_calls_and_ends() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    let init = client.initialize().await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert_eq!(init["serverInfo"]["name"], "http-test");
+    let session = client.session.clone().unwrap();
+    assert!(session.len() >= 32 && session.chars().all(|c| c.is_ascii_hexdigit()), "{session}");
+
+    let list = client.request("tools/list", json!({})).await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert!(list.content_type().starts_with("application/json"));
+    let names: Vec<&str> =
+        list.last()["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["echo", "hang", "leaky", "nap", "scarce", "steps"]);
+
+    let call = client.call("echo", json!({"text": "over http"})).await;
+    assert_eq!(call.status, StatusCode::OK);
+    assert!(call.content_type().starts_with("text/event-stream"), "{call:?}");
+    assert_eq!(call.last()["result"]["content"], json!([{"type": "text", "text": "over http"}]));
+
+    // Bad arguments are a tool error, as over stdio.
+    let bad = client.call("echo", json!({"text": 5})).await;
+    assert_eq!(bad.last()["result"]["isError"], true);
+
+    let ping = client.request("ping", json!({})).await;
+    assert_eq!(ping.last()["result"], json!({}));
+
+    let deleted = client.send(client.http.delete(&url).header("mcp-session-id", &session)).await;
+    assert_eq!(deleted.status, StatusCode::OK);
+    let after = client.request("tools/list", json!({})).await;
+    assert_eq!(after.status, StatusCode::NOT_FOUND);
+    assert_eq!(after.last()["error"]["code"], -32001);
+    let again = client.send(client.http.delete(&url).header("mcp-session-id", &session)).await;
+    assert_eq!(again.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_call_streams_its_progress_and_logs_before_the_result() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let answer = client
+        .send(client.post("application/json, text/event-stream").json(&json!({
+            "jsonrpc": "2.0", "id": "s", "method": "tools/call",
+            "params": {"name": "steps", "arguments": {}, "_meta": {"progressToken": "p"}}
+        })))
+        .await;
+    let methods: Vec<&str> = answer.messages.iter().map(|m| m["method"].as_str().unwrap_or("(response)")).collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/message",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "(response)"
+        ]
+    );
+    let progress: Vec<&Value> = answer.messages[1..4].iter().map(|m| &m["params"]["progress"]).collect();
+    assert_eq!(progress, [&json!(1.0), &json!(2.0), &json!(3.0)]);
+    assert_eq!(answer.messages[0]["params"]["data"], "starting");
+    assert_eq!(answer.last()["id"], "s");
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "stepped");
+}
+
+#[tokio::test]
+async fn a_client_that_takes_only_json_gets_the_result_as_json() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    client.next_id += 1;
+    let message =
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "steps", "arguments": {}}});
+    let answer = client.send(client.post("application/json").json(&message)).await;
+    assert!(answer.content_type().starts_with("application/json"));
+    assert_eq!(answer.messages.len(), 1);
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "stepped");
+}
+
+#[tokio::test]
+async fn the_get_stream_carries_list_changes_and_only_one_is_open() {
+    let server = server();
+    let tools = server.tools_handle();
+    let url = start_with(server, HttpOptions::new()).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let session = client.session.clone().unwrap();
+    let get = || client.http.get(&url).header(ACCEPT, "text/event-stream").header("mcp-session-id", &session);
+
+    let mut stream = get().send().await.unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert!(stream.headers()[CONTENT_TYPE].to_str().unwrap().starts_with("text/event-stream"));
+    assert_eq!(get().send().await.unwrap().status(), StatusCode::CONFLICT);
+    let no_accept = client.http.get(&url).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(no_accept.status(), StatusCode::NOT_ACCEPTABLE);
+
+    assert!(tools.disable("nap"));
+    let mut seen = String::new();
+    while !seen.contains("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.chunk()).await.unwrap().unwrap().unwrap();
+        seen.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    assert_eq!(events(&seen), [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})]);
+
+    // Ending the session closes its stream.
+    client.send(client.http.delete(&url).header("mcp-session-id", &session)).await;
+    let rest =
+        tokio::time::timeout(Duration::from_secs(5), async { while stream.chunk().await.unwrap().is_some() {} }).await;
+    assert!(rest.is_ok(), "the GET stream stayed open after DELETE");
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_cancels_its_call_and_notifications_cancel_too() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+
+    // Hang up: the response future is dropped while the call runs.
+    let request = client.post("application/json, text/event-stream").json(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang", "arguments": {"key": "hung-up"}}}),
+    );
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    drop(response);
+    wait_until(|| CANCELLED.lock().unwrap().contains("hung-up")).await;
+
+    // `notifications/cancelled` from another POST.
+    let http = client.http.clone();
+    let pending = tokio::spawn(client.post("application/json, text/event-stream").json(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hang", "arguments": {"key": "notified"}}}),
+    ).send());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = client
+        .message(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}))
+        .await;
+    assert_eq!(cancel.status, StatusCode::ACCEPTED);
+    wait_until(|| CANCELLED.lock().unwrap().contains("notified")).await;
+    let response = pending.await.unwrap().unwrap();
+    assert_eq!(response.text().await.unwrap(), "", "a cancelled call gets no response");
+    drop(http);
+}
+
+async fn wait_until(done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn requests_outside_a_session_are_refused_with_the_right_status() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    let before = client.request("tools/list", json!({})).await;
+    assert_eq!(before.status, StatusCode::BAD_REQUEST);
+    assert!(before.last()["error"]["message"].as_str().unwrap().contains("Mcp-Session-Id"));
+
+    client.session = Some("0123456789abcdef0123456789abcdef".into());
+    let unknown = client.request("tools/list", json!({})).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    client.session = None;
+    client.initialize().await;
+    let wrong_version = client
+        .send(
+            client
+                .post("application/json")
+                .header("mcp-protocol-version", "1999-01-01")
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+        )
+        .await;
+    assert_eq!(wrong_version.status, StatusCode::BAD_REQUEST);
+    assert!(wrong_version.last()["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2025-06-18")));
+    let right_version = client
+        .send(
+            client
+                .post("application/json")
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+        )
+        .await;
+    assert_eq!(right_version.status, StatusCode::OK);
+
+    let not_json = client.send(client.post("application/json").body("{nope")).await;
+    assert_eq!(not_json.status, StatusCode::BAD_REQUEST);
+    assert_eq!(not_json.last()["error"]["code"], -32700);
+    let session = client.session.clone().unwrap();
+    let plain = client.http.post(&url).header("mcp-session-id", &session).header(CONTENT_TYPE, "text/plain");
+    let plain = client.send(plain.body("{}")).await;
+    assert_eq!(plain.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let put = client.send(client.http.put(&url)).await;
+    assert_eq!(put.status, StatusCode::METHOD_NOT_ALLOWED);
+    // The application's own routes are untouched.
+    let health = client.http.get(url.replace("/mcp", "/health")).send().await.unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_forbidden() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let rebound = client.send(client.post("application/json").header("host", "evil.example").json(&ping)).await;
+    assert_eq!(rebound.status, StatusCode::FORBIDDEN);
+    let origin = client.send(client.post("application/json").header("origin", "http://evil.example").json(&ping)).await;
+    assert_eq!(origin.status, StatusCode::FORBIDDEN);
+    let local =
+        client.send(client.post("application/json").header("origin", "http://localhost:6274").json(&ping)).await;
+    assert_eq!(local.status, StatusCode::OK);
+
+    let url = start_with(server(), HttpOptions::new().allowed_origins(["https://app.example.com"])).await;
+    let client = Client::new(&url);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let app =
+        client.send(client.post("application/json").header("origin", "https://app.example.com").json(&init)).await;
+    assert_eq!(app.status, StatusCode::OK);
+    let other =
+        client.send(client.post("application/json").header("origin", "http://localhost:6274").json(&init)).await;
+    assert_eq!(other.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_bearer_token_is_required_when_set() {
+    let url = start_with(server(), HttpOptions::new().bearer_token("s3cret-token")).await;
+    let client = Client::new(&url);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let missing = client.send(client.post("application/json").json(&init)).await;
+    assert_eq!(missing.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(missing.headers["www-authenticate"], "Bearer");
+    let wrong = client.send(client.post("application/json").bearer_auth("s3cret-tokem").json(&init)).await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(wrong.headers["www-authenticate"], r#"Bearer error="invalid_token""#);
+    let right = client.send(client.post("application/json").bearer_auth("s3cret-token").json(&init)).await;
+    assert_eq!(right.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn oversized_bodies_get_413_declared_or_streamed() {
+    let url = start_with(server(), HttpOptions::new().max_body_size(1024)).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let big = "x".repeat(2000);
+    let declared = client.call("echo", json!({"text": big})).await;
+    assert_eq!(declared.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(declared.last()["error"]["message"].as_str().unwrap().contains("1024 bytes"));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": big}}});
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        body.to_string().into_bytes().chunks(100).map(|c| Ok(c.to_vec())).collect();
+    let streamed = client
+        .send(client.post("application/json").body(reqwest::Body::wrap_stream(futures_util::stream::iter(chunks))))
+        .await;
+    assert_eq!(streamed.status, StatusCode::PAYLOAD_TOO_LARGE);
+    // The session is unharmed.
+    assert_eq!(client.call("echo", json!({"text": "small"})).await.last()["result"]["content"][0]["text"], "small");
+}
+
+#[tokio::test]
+async fn internal_errors_do_not_leak_over_http() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let answer = client.call("leaky", json!({})).await;
+    let text = answer.last()["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(answer.last()["result"]["isError"], true);
+    assert!(text.contains("internal error") && !text.contains("hunter2"), "{text}");
+}
+
+#[tokio::test]
+async fn rate_limits_and_the_session_cap_apply_per_session() {
+    let url = start_with(server().rate_limit(100, Duration::from_secs(60)), HttpOptions::new().max_sessions(2)).await;
+    let mut first = Client::new(&url);
+    first.initialize().await;
+    let mut second = Client::new(&url);
+    second.initialize().await;
+    for _ in 0..2 {
+        assert_eq!(first.call("scarce", json!({})).await.last()["result"]["content"][0]["text"], "ok");
+    }
+    let refused = first.call("scarce", json!({})).await;
+    assert!(refused.last()["result"]["content"][0]["text"].as_str().unwrap().contains("rate limited"));
+    // The other session has its own allowance.
+    assert_eq!(second.call("scarce", json!({})).await.last()["result"]["content"][0]["text"], "ok");
+
+    let mut third = Client::new(&url);
+    let full = third
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(full.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(full.headers.contains_key("retry-after"));
+    let session = first.session.clone().unwrap();
+    first.send(first.http.delete(&url).header("mcp-session-id", session)).await;
+    third.initialize().await;
+}
+
+#[tokio::test]
+async fn idle_sessions_end() {
+    let url = start_with(server(), HttpOptions::new().session_idle_timeout(Duration::from_millis(200))).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    assert_eq!(client.request("ping", json!({})).await.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(client.request("ping", json!({})).await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_slow_call_keeps_its_session_and_the_others_unblocked() {
+    let url = start_with(server(), HttpOptions::new().session_idle_timeout(Duration::from_millis(200))).await;
+    let mut slow = Client::new(&url);
+    slow.initialize().await;
+    let started = Instant::now();
+    let nap = tokio::spawn(async move { slow.call("nap", json!({"ms": 700})).await });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut quick = Client::new(&url);
+    quick.initialize().await;
+    assert_eq!(quick.call("echo", json!({"text": "now"})).await.last()["result"]["content"][0]["text"], "now");
+    assert!(!nap.is_finished(), "the quick call waited for the slow one");
+    // The slow call outlives the idle timeout: a running call is activity.
+    let answer = nap.await.unwrap();
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "slept 700 ms");
+    assert!(started.elapsed() >= Duration::from_millis(700));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_sessions_at_once_each_see_only_their_own_answers() {
+    let url = start().await;
+    let clients = (0..50).map(|n| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let mut client = Client::new(&url);
+            client.initialize().await;
+            for call in 0..4 {
+                let text = format!("session {n} call {call}");
+                let answer = client.call("echo", json!({"text": text})).await;
+                assert_eq!(answer.last()["result"]["content"][0]["text"], text.as_str());
+            }
+            client.session.unwrap()
+        })
+    });
+    let mut sessions = BTreeSet::new();
+    for client in clients.collect::<Vec<_>>() {
+        sessions.insert(client.await.unwrap());
+    }
+    assert_eq!(sessions.len(), 50, "every session has its own id");
+}
+
+#[tokio::test]
+async fn the_official_rust_sdk_client_speaks_to_it() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::StreamableHttpClientTransport;
+
+    let url = start().await;
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let client = ().serve(transport).await.expect("the rmcp client connects");
+    let info = client.peer_info().expect("the server introduced itself");
+    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("http-test"));
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 6);
+    let arguments = json!({"text": "from rmcp"}).as_object().cloned();
+    let result = client.call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.unwrap())).await.unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "from rmcp");
+    client.cancel().await.unwrap();
+}
