@@ -3,15 +3,18 @@
 //! by disconnect, the security defaults, the limits, and 50 sessions at
 //! once.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use common::http::{Client, events};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{HttpOptions, Server};
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 
 /// Echo the text back.
@@ -88,101 +91,6 @@ async fn start_with(server: Server, options: HttpOptions) -> String {
 
 async fn start() -> String {
     start_with(server(), HttpOptions::new()).await
-}
-
-/// A client of one session.
-struct Client {
-    http: reqwest::Client,
-    url: String,
-    session: Option<String>,
-    next_id: i64,
-}
-
-/// A POST's answer: status, headers and the JSON messages in its body
-/// (one for a JSON body, every event for an event stream).
-#[derive(Debug)]
-struct Answer {
-    status: StatusCode,
-    headers: HeaderMap,
-    messages: Vec<Value>,
-}
-
-impl Answer {
-    fn last(&self) -> &Value {
-        self.messages.last().unwrap_or_else(|| panic!("no messages in {self:?}"))
-    }
-
-    fn content_type(&self) -> &str {
-        self.headers.get(CONTENT_TYPE).map_or("", |v| v.to_str().unwrap())
-    }
-}
-
-fn events(body: &str) -> Vec<Value> {
-    body.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
-        })
-        .collect()
-}
-
-impl Client {
-    fn new(url: &str) -> Self {
-        Client { http: reqwest::Client::new(), url: url.to_owned(), session: None, next_id: 1 }
-    }
-
-    fn post(&self, accept: &str) -> reqwest::RequestBuilder {
-        let mut request = self.http.post(&self.url).header(ACCEPT, accept).header(CONTENT_TYPE, "application/json");
-        if let Some(session) = &self.session {
-            request = request.header("mcp-session-id", session);
-        }
-        request
-    }
-
-    async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response.text().await.unwrap();
-        let is_sse = headers.get(CONTENT_TYPE).is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
-        let messages = if is_sse {
-            events(&body)
-        } else if body.is_empty() {
-            vec![]
-        } else {
-            vec![serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))]
-        };
-        Answer { status, headers, messages }
-    }
-
-    async fn message(&self, message: &Value) -> Answer {
-        self.send(self.post("application/json, text/event-stream").json(message)).await
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Answer {
-        self.next_id += 1;
-        self.message(&json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})).await
-    }
-
-    async fn initialize(&mut self) -> Value {
-        let answer = self
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
-        let session = answer.headers.get("mcp-session-id").expect("initialize issues a session id");
-        self.session = Some(session.to_str().unwrap().to_owned());
-        let initialized = self.message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        assert_eq!(initialized.status, StatusCode::ACCEPTED);
-        assert!(initialized.messages.is_empty());
-        answer.last()["result"].clone()
-    }
-
-    async fn call(&mut self, tool: &str, arguments: Value) -> Answer {
-        self.request("tools/call", json!({"name": tool, "arguments": arguments})).await
-    }
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use mcp_core::{CallToolResult, Content, EmbeddedResource, MediaContent, ResourceLink};
+use mcp_core::{CallToolResult, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink};
 
 use crate::response::IntoToolResult;
 
@@ -100,6 +100,14 @@ impl Resource {
     /// Binary contents of the resource at `uri`.
     pub fn blob(uri: impl Into<String>, bytes: &[u8], mime_type: &str) -> Self {
         Resource(EmbeddedResource::blob_base64(uri, STANDARD.encode(bytes), Some(mime_type)))
+    }
+
+    /// Say what the contents are (`text/markdown`, `application/json`).
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        let (ResourceContents::Text { mime_type: slot, .. } | ResourceContents::Blob { mime_type: slot, .. }) =
+            &mut self.0.resource;
+        *slot = Some(mime_type.into());
+        self
     }
 }
 
