@@ -15,6 +15,7 @@
 
 pub mod call;
 pub mod content;
+pub mod envelope;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
@@ -25,6 +26,7 @@ pub mod version;
 
 pub use call::{CallToolParams, CallToolResult, CancelledParams, ListToolsParams, ListToolsResult};
 pub use content::{Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, TextContent};
+pub use envelope::Envelope;
 pub use jsonrpc::{ErrorObject, JsonObject, Message, Notification, Outcome, Request, RequestId, Response, codes};
 pub use lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,

@@ -20,3 +20,9 @@ pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 pub const MESSAGE: &str = "notifications/message";
 /// Server → client: the tool list changed.
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+/// Client → server: describe yourself (2026-07-28).
+pub const SERVER_DISCOVER: &str = "server/discover";
+/// Client → server: open a stream of list-changed notifications (2026-07-28).
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// Server → client: the first message of a subscription, saying what it carries.
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";

@@ -2,11 +2,11 @@
 //! which are disabled, the snapshot requests read, and the connections to
 //! tell when it changes.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use mcp_core::methods;
+use mcp_core::{RequestId, envelope, methods};
 use serde_json::json;
 
 use crate::context::Outgoing;
@@ -35,7 +35,9 @@ pub(crate) struct Catalog {
     sources: Mutex<Sources>,
     /// What requests see; `None` until the server starts.
     published: RwLock<Option<Arc<ToolSet>>>,
-    listeners: Mutex<HashMap<u64, Outgoing>>,
+    /// Where to send `tools/list_changed` (in the order they came), and the subscription (a
+    /// `subscriptions/listen` request) each one belongs to, if any.
+    listeners: Mutex<BTreeMap<u64, (Outgoing, Option<RequestId>)>>,
     next_listener: AtomicU64,
 }
 
@@ -44,7 +46,7 @@ impl Catalog {
         Catalog {
             sources: Mutex::new(sources),
             published: RwLock::new(None),
-            listeners: Mutex::new(HashMap::new()),
+            listeners: Mutex::new(BTreeMap::new()),
             next_listener: AtomicU64::new(0),
         }
     }
@@ -98,10 +100,11 @@ impl Catalog {
         }
     }
 
-    /// Tell `outgoing` when the tools change, until [`unlisten`](Self::unlisten).
-    pub(crate) fn listen(&self, outgoing: Outgoing) -> u64 {
+    /// Tell `outgoing` when the tools change, until [`unlisten`](Self::unlisten);
+    /// notifications for a `subscription` carry its id.
+    pub(crate) fn listen(&self, outgoing: Outgoing, subscription: Option<RequestId>) -> u64 {
         let id = self.next_listener.fetch_add(1, Ordering::Relaxed);
-        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id, outgoing);
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id, (outgoing, subscription));
         id
     }
 
@@ -111,8 +114,12 @@ impl Catalog {
 
     fn notify_listeners(&self) {
         let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
-        for outgoing in listeners.values() {
-            outgoing.notify(methods::TOOLS_LIST_CHANGED, &json!({}));
+        for (outgoing, subscription) in listeners.values() {
+            let params = match subscription {
+                None => json!({}),
+                Some(id) => json!({ "_meta": { envelope::SUBSCRIPTION_ID: id } }),
+            };
+            outgoing.notify(methods::TOOLS_LIST_CHANGED, &params);
         }
     }
 }

@@ -42,9 +42,14 @@ pub(crate) struct Peer {
     /// levels are declared least severe first), shared by the connection's
     /// calls.
     pub(crate) log_level: Arc<AtomicU8>,
-    pub(crate) client_info: Implementation,
+    /// As the client gave it (optional in the stateless era).
+    pub(crate) client_info: Option<Implementation>,
     pub(crate) capabilities: ClientCapabilities,
 }
+
+/// A log threshold above every level: the request asked for no log
+/// messages (2026-07-28 requests without a `logLevel`).
+pub(crate) const LOGGING_OFF: u8 = u8::MAX;
 
 /// The least severe level sent before the client sets one. The spec leaves
 /// the default to the server; `info` keeps debug chatter out of clients
@@ -122,6 +127,7 @@ struct Inner {
     version: ProtocolVersion,
     peer: Option<Arc<Peer>>,
     outgoing: Option<Outgoing>,
+    missing_capability: Arc<std::sync::OnceLock<String>>,
     cancellation: Cancellation,
     progress: Mutex<Progress>,
 }
@@ -146,6 +152,7 @@ impl FromToolCall for Context {
                 version: call.protocol_version,
                 peer: call.peer.clone(),
                 outgoing: call.outgoing.clone(),
+                missing_capability: call.missing_capability.clone(),
                 cancellation: call.cancellation.clone(),
                 progress: Mutex::new(Progress { token: token.cloned(), sent: None, pending: None }),
             }),
@@ -192,7 +199,8 @@ impl Context {
     }
 
     /// Send a log message at `level` to the client, if the client wants
-    /// that level (see `logging/setLevel`; `info` and above by default).
+    /// that level: set with `logging/setLevel` (`info` and above until
+    /// then), or in 2026-07-28 per request (none unless the request asks).
     pub fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
         let (Some(peer), Some(outgoing)) = (&self.inner.peer, &self.inner.outgoing) else { return };
         if level_index(level) < peer.log_level.load(Ordering::Relaxed) {
@@ -255,12 +263,38 @@ impl Context {
         self.inner.version
     }
 
-    /// The client's name and version, as it gave them in `initialize`.
+    /// The client's name and version, as it gave them in `initialize` (or,
+    /// in 2026-07-28, with the request; clients may leave them out there).
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.peer.as_ref().map(|p| &p.client_info)
+        self.inner.peer.as_ref().and_then(|p| p.client_info.as_ref())
     }
 
-    /// The client's capabilities, as it gave them in `initialize`.
+    /// Fail unless the client declared `capability` (`"sampling"`,
+    /// `"elicitation"`, `"roots"`, or another key of its capabilities) for
+    /// this call. Use it with `?` before work that needs the capability. A
+    /// 2026-07-28 client then gets the protocol error the spec defines for
+    /// this (`-32021`, naming the capability); older clients, which
+    /// declared their capabilities once, get a tool error saying the same.
+    pub fn require_client_capability(&self, capability: &str) -> Result<(), ToolError> {
+        let declared = self.client_capabilities().is_some_and(|c| match capability {
+            "roots" => c.roots.is_some(),
+            "sampling" => c.sampling.is_some(),
+            "elicitation" => c.elicitation.is_some(),
+            "experimental" => c.experimental.is_some(),
+            other => c.other.contains_key(other),
+        });
+        if declared {
+            return Ok(());
+        }
+        let _ = self.inner.missing_capability.set(capability.to_owned());
+        Err(ToolError::new(format!(
+            "tool `{}` needs the client capability `{capability}`, which this client did not declare",
+            self.inner.tool
+        )))
+    }
+
+    /// The client's capabilities, as it gave them in `initialize` (or, in
+    /// 2026-07-28, for this request).
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
         self.inner.peer.as_ref().map(|p| &p.capabilities)
     }

@@ -7,16 +7,16 @@ use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
 use mcp_core::{
-    CallToolParams, CallToolResult, CancelledParams, ErrorObject, Implementation, InitializeParams, InitializeResult,
-    JsonObject, ListToolsParams, Message, Notification, ProtocolVersion, Request, RequestId, Response,
-    ServerCapabilities, SetLevelParams, ToolsCapability, methods,
+    CallToolParams, CallToolResult, CancelledParams, Envelope, ErrorObject, Implementation, InitializeParams,
+    InitializeResult, JsonObject, ListToolsParams, Message, Notification, ProtocolVersion, Request, RequestId,
+    Response, ServerCapabilities, SetLevelParams, ToolsCapability, envelope, methods,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tracing::Instrument;
 
 use crate::arguments::problems_result;
-use crate::context::{Cancellation, DEFAULT_LOG_LEVEL, Outgoing, Peer, level_index};
+use crate::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, Outgoing, Peer, level_index};
 use crate::param::ToolCall;
 use crate::state::StateMap;
 use crate::tool::BoxFuture;
@@ -35,6 +35,8 @@ pub(crate) struct Shared {
     pub(crate) state: Arc<StateMap>,
     /// The limit on calls to all tools together (`Server::rate_limit`).
     pub(crate) limiter: Option<crate::limit::Limiter>,
+    /// How long 2026-07-28 clients may cache lists (`Server::cache_ttl`).
+    pub(crate) cache_ttl: std::time::Duration,
 }
 
 /// What the handshake settled.
@@ -54,8 +56,70 @@ pub(crate) enum Action {
     /// Run this call as its own task and send its response when done;
     /// cancel it through the `Cancellation` (and by dropping the task).
     Call(RequestId, BoxFuture<'static, Response>, Cancellation),
+    /// A `subscriptions/listen` stream: run like a call, but it ends only
+    /// when cancelled. Cancelling its `Cancellation` closes it gracefully
+    /// (its future then answers); dropping its task closes it silently.
+    Listen(RequestId, BoxFuture<'static, Response>, Cancellation),
     /// Stop the call with this id, if it is still running.
     Cancel(RequestId),
+}
+
+/// `subscriptions/listen` params: which notifications the stream carries.
+#[derive(serde::Deserialize)]
+struct ListenParams {
+    notifications: SubscriptionFilter,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionFilter {
+    tools_list_changed: Option<bool>,
+}
+
+/// A catalog listener, removed when its subscription ends.
+struct Listener(Arc<crate::catalog::Catalog>, u64);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.0.unlisten(self.1);
+    }
+}
+
+impl Shared {
+    /// What this server can do, the same in every era.
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ToolsCapability { list_changed: Some(true) }),
+            logging: Some(JsonObject::new()),
+            ..Default::default()
+        }
+    }
+
+    /// A result as `version` wants it: from 2026-07-28 on, every result
+    /// says it is complete and names the server.
+    pub(crate) fn stamp(&self, mut result: Value, version: ProtocolVersion) -> Value {
+        if version.uses_handshake() {
+            return result;
+        }
+        if let Value::Object(fields) = &mut result {
+            fields.insert("resultType".into(), json!("complete"));
+            let meta = fields.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert(envelope::SERVER_INFO.into(), json!(self.info.for_version(version)));
+            }
+        }
+        result
+    }
+
+    /// A result clients may cache (lists and `server/discover`): how long,
+    /// and for whom. The tools are the same for every client, so any cache
+    /// may share them; they can change at run time, so by default a client
+    /// asks again rather than trust a copy (`Server::cache_ttl`).
+    fn cacheable(&self, mut result: Value) -> Value {
+        result["ttlMs"] = json!(u64::try_from(self.cache_ttl.as_millis()).unwrap_or(u64::MAX));
+        result["cacheScope"] = json!("public");
+        result
+    }
 }
 
 /// One session's protocol state: a stdio or in-memory connection, or an
@@ -71,12 +135,17 @@ pub(crate) struct Session {
     negotiated: OnceLock<Negotiated>,
     /// Registered for `tools/list_changed` once initialized.
     listener: OnceLock<u64>,
+    /// Open `subscriptions/listen` streams: their catalog listeners.
+    subscriptions: std::sync::Mutex<std::collections::HashMap<RequestId, u64>>,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         if let Some(id) = self.listener.get() {
             self.shared.catalog.unlisten(*id);
+        }
+        for (_, listener) in self.subscriptions.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
+            self.shared.catalog.unlisten(listener);
         }
         self.shared.catalog.current().forget_idle_allowances();
         if let Some(limiter) = &self.shared.limiter {
@@ -92,7 +161,53 @@ impl Session {
     pub(crate) fn new(shared: Arc<Shared>, outgoing: Outgoing) -> Self {
         let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
         let key = NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed);
-        Session { shared, key, outgoing, log_level, negotiated: OnceLock::new(), listener: OnceLock::new() }
+        Session {
+            shared,
+            key,
+            outgoing,
+            log_level,
+            negotiated: OnceLock::new(),
+            listener: OnceLock::new(),
+            subscriptions: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Handle a JSON-RPC batch: only 2025-03-26 has them (its servers must
+    /// accept them). Returns the ids the batch cancels and the future of
+    /// its responses, in order (none for its notifications); or the error
+    /// for a batch this session does not take.
+    pub(crate) fn batch(
+        &self,
+        items: Vec<Value>,
+        stream: &Outgoing,
+    ) -> Result<(Vec<RequestId>, BoxFuture<'static, Vec<Response>>), ErrorObject> {
+        let version = self.negotiated.get().map(|n| n.version);
+        if version != Some(ProtocolVersion::V2025_03_26) {
+            return Err(ErrorObject::invalid_request(
+                "JSON-RPC batches are part of protocol version 2025-03-26 only; send one message at a time",
+            ));
+        }
+        if items.is_empty() {
+            return Err(ErrorObject::invalid_request("an empty batch"));
+        }
+        let mut cancels = Vec::new();
+        let mut answers: Vec<BoxFuture<'static, Response>> = Vec::new();
+        for item in items {
+            let message = match Message::from_value(item) {
+                Ok(message) => message,
+                Err(invalid) => {
+                    answers.push(Box::pin(std::future::ready(invalid.into_response())));
+                    continue;
+                }
+            };
+            match self.handle(message, stream) {
+                Action::None => {}
+                Action::Reply(response) => answers.push(Box::pin(std::future::ready(response))),
+                Action::Call(_, future, _) | Action::Listen(_, future, _) => answers.push(future),
+                Action::Cancel(id) => cancels.push(id),
+            }
+        }
+        Ok((cancels, Box::pin(futures_util::future::join_all(answers))))
     }
 
     /// What to do for `message`. A request's own notifications (a call's
@@ -118,20 +233,50 @@ impl Session {
                 Err(error) => Response::error(Some(id.clone()), error),
             })
         };
+        // The era is the request's own: the stateless envelope in `_meta`
+        // makes it a 2026-07-28 request whatever else the connection does;
+        // without one it belongs to the handshake (`initialize` included).
+        let meta = params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let envelope = match Envelope::from_meta(meta) {
+            _ if method == methods::INITIALIZE => None,
+            Ok(envelope) => envelope,
+            Err(error) => return reply(Err(error)),
+        };
+        if let Some(envelope) = envelope {
+            return self.stateless(id, &method, params, envelope, stream);
+        }
         match method.as_str() {
             methods::INITIALIZE => reply(self.initialize(params)),
             methods::PING => reply(Ok(json!({}))),
+            methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
+                reply(Err(ErrorObject::invalid_params(format!(
+                    "`{method}` is a 2026-07-28 request: params._meta must carry `{}` and `{}`",
+                    envelope::PROTOCOL_VERSION,
+                    envelope::CLIENT_CAPABILITIES
+                ))))
+            }
             _ => {
                 let Some(negotiated) = self.negotiated.get() else {
                     return reply(Err(ErrorObject::invalid_request(format!(
-                        "`{method}` before `initialize`: the client must send `initialize` first"
+                        "`{method}` before `initialize`: send `initialize` first, or carry the 2026-07-28 \
+                         fields (`{}`, `{}`) in params._meta",
+                        envelope::PROTOCOL_VERSION,
+                        envelope::CLIENT_CAPABILITIES
                     ))));
                 };
                 match method.as_str() {
                     methods::TOOLS_LIST => reply(self.list_tools(params, negotiated.version)),
                     methods::TOOLS_CALL => {
                         let cancellation = Cancellation::default();
-                        match self.call_tool(id.clone(), params, negotiated, &cancellation, stream) {
+                        let call = self.call_tool(
+                            id.clone(),
+                            params,
+                            negotiated.version,
+                            &negotiated.peer,
+                            &cancellation,
+                            stream,
+                        );
+                        match call {
                             Ok(future) => Action::Call(id, future, cancellation),
                             Err(error) => reply(Err(error)),
                         }
@@ -143,12 +288,97 @@ impl Session {
         }
     }
 
+    /// A 2026-07-28 request: everything it needs is in the request itself.
+    fn stateless(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+        envelope: Envelope,
+        stream: &Outgoing,
+    ) -> Action {
+        let version = envelope.version;
+        let reply = |outcome: Result<Value, ErrorObject>| {
+            Action::Reply(match outcome {
+                Ok(result) => Response::result(id.clone(), self.shared.stamp(result, version)),
+                Err(error) => Response::error(Some(id.clone()), error),
+            })
+        };
+        match method {
+            methods::SERVER_DISCOVER => reply(Ok(self.shared.cacheable(self.discover()))),
+            methods::TOOLS_LIST => reply(self.list_tools(params, version).map(|list| self.shared.cacheable(list))),
+            methods::TOOLS_CALL => {
+                let threshold = envelope.log_level.map_or(LOGGING_OFF, level_index);
+                let peer = Arc::new(Peer {
+                    log_level: Arc::new(AtomicU8::new(threshold)),
+                    client_info: envelope.client_info,
+                    capabilities: envelope.capabilities,
+                });
+                let cancellation = Cancellation::default();
+                match self.call_tool(id.clone(), params, version, &peer, &cancellation, stream) {
+                    Ok(future) => Action::Call(id, future, cancellation),
+                    Err(error) => reply(Err(error)),
+                }
+            }
+            methods::SUBSCRIPTIONS_LISTEN => match parse::<ListenParams>(params) {
+                Ok(params) => self.listen(id, &params, version, stream),
+                Err(error) => reply(Err(error)),
+            },
+            // `ping` and `logging/setLevel` are gone from this version.
+            _ => reply(Err(ErrorObject::method_not_found(method))),
+        }
+    }
+
+    /// What `server/discover` says: the versions, capabilities and
+    /// instructions (the server's name is stamped on every result).
+    fn discover(&self) -> Value {
+        let mut result = json!({
+            "supportedVersions": envelope::supported_versions(),
+            "capabilities": self.shared.capabilities(),
+        });
+        if let Some(instructions) = &self.shared.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result
+    }
+
+    /// Open a subscription: acknowledge what it will carry, then send the
+    /// tool list's changes on `stream` until the client cancels it (no
+    /// answer) or the connection ends (answered, the graceful close).
+    fn listen(&self, id: RequestId, params: &ListenParams, version: ProtocolVersion, stream: &Outgoing) -> Action {
+        let tag = json!({ envelope::SUBSCRIPTION_ID: id });
+        let tools = params.notifications.tools_list_changed == Some(true);
+        let honoured = if tools { json!({"toolsListChanged": true}) } else { json!({}) };
+        stream.notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, &json!({"_meta": tag, "notifications": honoured}));
+        let listener = tools.then(|| {
+            let listener = self.shared.catalog.listen(stream.clone(), Some(id.clone()));
+            self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), listener);
+            Listener(self.shared.catalog.clone(), listener)
+        });
+        let cancellation = Cancellation::default();
+        let ended = cancellation.clone();
+        let shared = self.shared.clone();
+        let key = id.clone();
+        let future = async move {
+            ended.cancelled().await;
+            drop(listener);
+            Response::result(id, shared.stamp(json!({ "_meta": tag }), version))
+        };
+        Action::Listen(key, Box::pin(future), cancellation)
+    }
+
     fn notification(&self, notification: Notification) -> Action {
         match notification.method.as_str() {
             methods::INITIALIZED => Action::None,
             methods::CANCELLED => match parse::<CancelledParams>(notification.params) {
                 Ok(CancelledParams { request_id: Some(id), reason }) => {
                     tracing::debug!(%id, ?reason, "client cancelled a request");
+                    // A subscription stops at once, not when its task is
+                    // next polled: no notification may follow the cancel.
+                    let subscription = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                    if let Some(listener) = subscription {
+                        self.shared.catalog.unlisten(listener);
+                    }
                     Action::Cancel(id)
                 }
                 Ok(_) => Action::None,
@@ -167,15 +397,16 @@ impl Session {
     fn initialize(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
         let params: InitializeParams = parse(params)?;
         let version = ProtocolVersion::negotiate(&params.protocol_version);
+        let params_client = params.client_info.clone();
         let peer = Peer {
             log_level: self.log_level.clone(),
-            client_info: params.client_info,
+            client_info: Some(params.client_info),
             capabilities: params.capabilities,
         };
         let negotiated = Negotiated { version, peer: Arc::new(peer) };
         tracing::info!(
-            client = %negotiated.peer.client_info.name,
-            client_version = %negotiated.peer.client_info.version,
+            client = %params_client.name,
+            client_version = %params_client.version,
             requested = %params.protocol_version,
             protocol = %version,
             "client connected"
@@ -183,14 +414,10 @@ impl Session {
         self.negotiated
             .set(negotiated)
             .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
-        let _ = self.listener.set(self.shared.catalog.listen(self.outgoing.clone()));
+        let _ = self.listener.set(self.shared.catalog.listen(self.outgoing.clone(), None));
         let result = InitializeResult {
             protocol_version: version,
-            capabilities: ServerCapabilities {
-                tools: Some(ToolsCapability { list_changed: Some(true) }),
-                logging: Some(JsonObject::new()),
-                ..Default::default()
-            },
+            capabilities: self.shared.capabilities(),
             server_info: self.shared.info.for_version(version),
             instructions: self.shared.instructions.clone(),
             meta: None,
@@ -224,6 +451,17 @@ impl Session {
         Ok(Value::Object(result))
     }
 
+    /// A call answered without running the tool.
+    fn answered(
+        &self,
+        id: RequestId,
+        result: CallToolResult,
+        version: ProtocolVersion,
+    ) -> BoxFuture<'static, Response> {
+        let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
+        Box::pin(std::future::ready(Response::result(id, self.shared.stamp(result, version))))
+    }
+
     fn set_level(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
         let SetLevelParams { level } = parse(params)?;
         self.log_level.store(level_index(level), Ordering::Relaxed);
@@ -234,11 +472,11 @@ impl Session {
         &self,
         id: RequestId,
         params: Option<JsonObject>,
-        negotiated: &Negotiated,
+        version: ProtocolVersion,
+        peer: &Arc<Peer>,
         cancellation: &Cancellation,
         stream: &Outgoing,
     ) -> Result<BoxFuture<'static, Response>, ErrorObject> {
-        let version = negotiated.version;
         // The arguments are the tool's business, and any mistake in them is
         // reported to the model as a tool result, so they are taken out
         // before the rest is parsed.
@@ -260,27 +498,29 @@ impl Session {
                     &entry.definition.rust_path,
                     self.shared.show_internal_errors,
                 );
-                return Ok(answered(id, result, version));
+                return Ok(self.answered(id, result, version));
             }
         };
         let arguments = match check.prepare(arguments, self.shared.lenient_arguments) {
             Ok(arguments) => arguments,
-            Err(problems) => return Ok(answered(id, problems_result(&problems), version)),
+            Err(problems) => return Ok(self.answered(id, problems_result(&problems), version)),
         };
         // After the arguments: a call that cannot run uses no allowance.
         let refusal = over_limit(&entry.limiter)
             .map(|why| format!("tool `{}` {why}", params.name))
             .or_else(|| over_limit(&self.shared.limiter).map(|why| format!("this server {why}")));
         if let Some(refusal) = refusal {
-            return Ok(answered(id, CallToolResult::error_text(refusal), version));
+            return Ok(self.answered(id, CallToolResult::error_text(refusal), version));
         }
+        let missing_capability = Arc::new(OnceLock::new());
         let call = ToolCall {
+            missing_capability: missing_capability.clone(),
             tool: params.name.clone(),
             arguments,
             request_id: id.clone(),
             meta: params.meta,
             protocol_version: version,
-            peer: Some(negotiated.peer.clone()),
+            peer: Some(peer.clone()),
             outgoing: Some(stream.clone()),
             cancellation: cancellation.clone(),
             state: self.shared.state.clone(),
@@ -293,6 +533,7 @@ impl Session {
         let span = tracing::info_span!("tools/call", tool = %params.name, id = %id);
         let timeout = entry.definition.timeout;
         let wraps_output = entry.wraps_output && version.wraps_structured_output();
+        let shared = self.shared.clone();
         Ok(Box::pin(
             async move {
                 let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
@@ -312,8 +553,11 @@ impl Session {
                 if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
                     *value = json!({ "result": value.take() });
                 }
+                if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
+                    return Response::error(Some(id), envelope::missing_capability(json!({ capability: {} })));
+                }
                 let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
-                Response::result(id, result)
+                Response::result(id, shared.stamp(result, version))
             }
             .instrument(span),
         ))
@@ -322,12 +566,6 @@ impl Session {
 
 /// What a `tools/list` cursor starts with; anything else is not ours.
 const CURSOR_PREFIX: &str = "after:";
-
-/// A call answered without running the tool.
-fn answered(id: RequestId, result: CallToolResult, version: ProtocolVersion) -> BoxFuture<'static, Response> {
-    let result = serde_json::to_value(result.for_version(version)).expect("a tool result is JSON");
-    Box::pin(std::future::ready(Response::result(id, result)))
-}
 
 /// Parse `params` into `T`; absent params read as `{}`.
 fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {

@@ -29,6 +29,8 @@ pub struct ToolCall {
     pub(crate) peer: Option<std::sync::Arc<crate::context::Peer>>,
     /// Where the call's notifications go (none for a call made by hand).
     pub(crate) outgoing: Option<crate::context::Outgoing>,
+    /// A client capability the tool found missing (`Context::require_client_capability`).
+    pub(crate) missing_capability: std::sync::Arc<std::sync::OnceLock<String>>,
     pub(crate) cancellation: crate::context::Cancellation,
     /// The server's shared values.
     pub(crate) state: std::sync::Arc<crate::state::StateMap>,
@@ -45,6 +47,7 @@ impl ToolCall {
             protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
             peer: None,
             outgoing: None,
+            missing_capability: std::sync::Arc::default(),
             cancellation: crate::context::Cancellation::default(),
             state: std::sync::Arc::default(),
         }

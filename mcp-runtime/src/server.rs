@@ -34,6 +34,7 @@ pub struct Server {
     lenient_arguments: bool,
     show_internal_errors: bool,
     rate_limit: Option<RateLimit>,
+    cache_ttl: Duration,
     limits: Limits,
 }
 
@@ -62,6 +63,7 @@ impl Server {
             lenient_arguments: true,
             show_internal_errors: false,
             rate_limit: None,
+            cache_ttl: Duration::ZERO,
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -246,6 +248,16 @@ impl Server {
         Ok(InMemoryClient::new(client, task))
     }
 
+    /// How long 2026-07-28 clients may cache `tools/list` and
+    /// `server/discover` results (their `ttlMs`). Zero by default: the
+    /// tools can change at run time ([`tools_handle`](Self::tools_handle)),
+    /// so clients ask again. A server whose tools never change can allow
+    /// hours.
+    pub fn cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
+        self
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.info
@@ -264,6 +276,7 @@ impl Server {
             show_internal_errors: self.show_internal_errors,
             limiter,
             state,
+            cache_ttl: self.cache_ttl,
         };
         Ok((Arc::new(shared), self.limits))
     }

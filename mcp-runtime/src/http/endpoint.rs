@@ -113,7 +113,7 @@ impl Endpoint {
                 let (tx, rx) = mpsc::unbounded_channel();
                 match session.session.handle(Message::Request(request), &Outgoing(tx.clone())) {
                     Action::Reply(response) => json_response(StatusCode::OK, &response),
-                    Action::Call(id, future, cancellation) => {
+                    Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                         let task_session = session.clone();
                         let task_id = id.clone();
                         let started = session.start_call(id.clone(), cancellation, || {

@@ -82,8 +82,8 @@ impl HttpSession {
     /// Stop a running call; the spec sends nothing for it.
     pub(crate) fn cancel_call(&self, id: &RequestId) {
         if let Some((handle, cancellation)) = lock(&self.running).remove(id) {
-            cancellation.cancel();
             handle.abort();
+            cancellation.cancel();
         }
     }
 

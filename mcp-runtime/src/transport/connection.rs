@@ -38,13 +38,14 @@ where
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();
-    let mut running: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
+    // Running calls and open subscriptions (`true`), by request id.
+    let mut running: HashMap<RequestId, (AbortHandle, Cancellation, bool)> = HashMap::new();
 
     loop {
         let read = read_line(&mut reader, &mut line, limits.max_message_size).await;
         // Forget calls that have finished so their ids are free again.
         while let Some(done) = calls.try_join_next() {
-            if let Ok(id) = done {
+            if let Ok(Some(id)) = done {
                 running.remove(&id);
             }
         }
@@ -66,15 +67,41 @@ where
         let message = match parsed {
             Parsed::Message(message) => message,
             Parsed::Blank => continue,
+            Parsed::Batch(items) => {
+                match session.batch(items, &outgoing) {
+                    Ok((cancels, answers)) => {
+                        for id in cancels {
+                            if let Some((handle, cancellation, _)) = running.remove(&id) {
+                                handle.abort();
+                                cancellation.cancel();
+                            }
+                        }
+                        let out = out.clone();
+                        // A batch's calls are answered together and are
+                        // not cancellable one by one.
+                        calls.spawn(async move {
+                            let responses = answers.await;
+                            if !responses.is_empty() {
+                                send(&out, &responses);
+                            }
+                            None
+                        });
+                    }
+                    Err(error) => send(&out, &Response::error(None, error)),
+                }
+                continue;
+            }
             Parsed::Reply(response) => {
                 send(&out, &response);
                 continue;
             }
         };
-        match session.handle(message, &outgoing) {
+        let action = session.handle(message, &outgoing);
+        let subscription = matches!(action, Action::Listen(..));
+        match action {
             Action::None => {}
             Action::Reply(response) => send(&out, &response),
-            Action::Call(id, future, cancellation) => {
+            Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                 if running.contains_key(&id) {
                     let error =
                         ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
@@ -85,16 +112,18 @@ where
                 let task_id = id.clone();
                 let handle = calls.spawn(async move {
                     send(&out, &future.await);
-                    task_id
+                    Some(task_id)
                 });
-                running.insert(id, (handle, cancellation));
+                running.insert(id, (handle, cancellation, subscription));
             }
             Action::Cancel(id) => {
                 // Dropping the future stops the tool at its next `.await`;
                 // the spec sends no response for a cancelled request.
-                if let Some((handle, cancellation)) = running.remove(&id) {
-                    cancellation.cancel();
+                // Aborted before the signal, so a subscription cannot send
+                // its closing answer after all.
+                if let Some((handle, cancellation, _)) = running.remove(&id) {
                     handle.abort();
+                    cancellation.cancel();
                 }
             }
         }
@@ -103,6 +132,12 @@ where
         }
     }
 
+    // Subscriptions never end on their own: close them gracefully (each
+    // answers its `subscriptions/listen`) so only real calls are waited for.
+    running
+        .values()
+        .filter(|(_, _, subscription)| *subscription)
+        .for_each(|(_, cancellation, _)| cancellation.cancel());
     if !calls.is_empty() {
         let drained =
             tokio::time::timeout(limits.shutdown_grace, async { while calls.join_next().await.is_some() {} }).await;
@@ -112,7 +147,7 @@ where
                 grace = ?limits.shutdown_grace,
                 "input closed; cancelling calls still running after the grace period"
             );
-            running.values().for_each(|(_, cancellation)| cancellation.cancel());
+            running.values().for_each(|(_, cancellation, _)| cancellation.cancel());
             calls.shutdown().await;
         }
     }
@@ -130,6 +165,8 @@ enum Parsed {
     Message(Message),
     /// A blank line, ignored.
     Blank,
+    /// A JSON array: a batch, if the session takes them.
+    Batch(Vec<Value>),
     /// Not a message: the error response it deserves.
     Reply(Response),
 }
@@ -142,9 +179,8 @@ fn parse_line(line: &[u8]) -> Parsed {
         Ok(value) => value,
         Err(e) => return Parsed::Reply(Response::error(None, ErrorObject::parse_error(e))),
     };
-    if value.is_array() {
-        let error = ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per line");
-        return Parsed::Reply(Response::error(None, error));
+    if let Value::Array(items) = value {
+        return Parsed::Batch(items);
     }
     match Message::from_value(value) {
         Ok(message) => Parsed::Message(message),

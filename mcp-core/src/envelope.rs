@@ -1,0 +1,169 @@
+//! The per-request protocol fields of the stateless era (2026-07-28): what
+//! every request carries in `_meta` instead of an `initialize` handshake,
+//! and the `_meta` keys results and notifications carry back.
+
+use serde_json::{Value, json};
+
+use crate::jsonrpc::{ErrorObject, JsonObject, codes};
+use crate::lifecycle::{ClientCapabilities, Implementation};
+use crate::notify::LoggingLevel;
+use crate::version::ProtocolVersion;
+
+/// `_meta` key: the protocol version of this request (required).
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: what the client can do for this request (required).
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's name and version.
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: send log messages of this level and above for this request.
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// Result `_meta` key: the server's name and version.
+pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Notification and result `_meta` key: the `subscriptions/listen` request
+/// a message belongs to.
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a stateless request says about itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    /// The version this request speaks (always a stateless one).
+    pub version: ProtocolVersion,
+    /// The client's capabilities for this request.
+    pub capabilities: ClientCapabilities,
+    /// The client, if it said.
+    pub client_info: Option<Implementation>,
+    /// The least severe log level wanted; `None`: no log messages at all.
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl Envelope {
+    /// Read the envelope from a request's `_meta`: `Ok(None)` when the
+    /// request carries none of its keys (a handshake-era request), an error
+    /// response's body when it is incomplete or names a version this
+    /// server does not serve statelessly.
+    pub fn from_meta(meta: Option<&JsonObject>) -> Result<Option<Envelope>, ErrorObject> {
+        let Some(meta) = meta.filter(|m| m.contains_key(PROTOCOL_VERSION) || m.contains_key(CLIENT_CAPABILITIES))
+        else {
+            return Ok(None);
+        };
+        let missing: Vec<&str> =
+            [PROTOCOL_VERSION, CLIENT_CAPABILITIES].into_iter().filter(|key| !meta.contains_key(*key)).collect();
+        if !missing.is_empty() {
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta is missing the required key(s) {}",
+                missing.join(", ")
+            )));
+        }
+        let requested = meta[PROTOCOL_VERSION].as_str().ok_or_else(|| {
+            ErrorObject::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string"))
+        })?;
+        let version = match ProtocolVersion::parse(requested) {
+            Some(version) if !version.uses_handshake() => version,
+            Some(_) => {
+                return Err(unsupported_version(
+                    requested,
+                    format!(
+                        "{requested} is a handshake version: send `initialize` to use it, or use a stateless version per request"
+                    ),
+                ));
+            }
+            None => return Err(unsupported_version(requested, format!("unsupported protocol version {requested:?}"))),
+        };
+        let capabilities = field(meta, CLIENT_CAPABILITIES)?.unwrap_or_default();
+        let client_info = field(meta, CLIENT_INFO)?;
+        let log_level = field(meta, LOG_LEVEL)?;
+        Ok(Some(Envelope { version, capabilities, client_info, log_level }))
+    }
+}
+
+fn field<T: serde::de::DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>, ErrorObject> {
+    meta.get(key)
+        .map(|value| serde_json::from_value(value.clone()))
+        .transpose()
+        .map_err(|e| ErrorObject::invalid_params(format!("params._meta[\"{key}\"] is invalid: {e}")))
+}
+
+/// `-32022`, with the versions this server speaks (newest first) and the
+/// one asked for, so the client can choose again.
+pub fn unsupported_version(requested: &str, message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, message)
+        .with_data(json!({ "supported": supported_versions(), "requested": requested }))
+}
+
+/// `-32021`: this request needs client capabilities it did not declare.
+pub fn missing_capability(required: Value) -> ErrorObject {
+    let names: Vec<String> = required.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+    ErrorObject::new(
+        codes::MISSING_CLIENT_CAPABILITY,
+        format!("this request needs the client capability {}", names.join(", ")),
+    )
+    .with_data(json!({ "requiredCapabilities": required }))
+}
+
+/// Every version this server speaks, newest first: the stateless one per
+/// request, the others through `initialize`.
+pub fn supported_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL.iter().rev().map(|v| v.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(value: Value) -> JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_request_without_envelope_keys_is_a_handshake_request() {
+        assert_eq!(Envelope::from_meta(None), Ok(None));
+        assert_eq!(Envelope::from_meta(Some(&meta(json!({"progressToken": 1})))), Ok(None));
+    }
+
+    #[test]
+    fn a_complete_envelope_is_read() {
+        let envelope = Envelope::from_meta(Some(&meta(json!({
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_CAPABILITIES: {"elicitation": {}},
+            CLIENT_INFO: {"name": "c", "version": "1"},
+            LOG_LEVEL: "warning",
+        }))))
+        .unwrap()
+        .unwrap();
+        assert_eq!(envelope.version, ProtocolVersion::V2026_07_28);
+        assert!(envelope.capabilities.elicitation.is_some());
+        assert_eq!(envelope.client_info.unwrap().name, "c");
+        assert_eq!(envelope.log_level, Some(LoggingLevel::Warning));
+    }
+
+    #[test]
+    fn incomplete_or_foreign_envelopes_get_the_spec_errors() {
+        let missing = Envelope::from_meta(Some(&meta(json!({PROTOCOL_VERSION: "2026-07-28"})))).unwrap_err();
+        assert_eq!(missing.code, codes::INVALID_PARAMS);
+        assert!(missing.message.contains(CLIENT_CAPABILITIES), "{}", missing.message);
+
+        let unknown =
+            Envelope::from_meta(Some(&meta(json!({PROTOCOL_VERSION: "1900-01-01", CLIENT_CAPABILITIES: {}}))))
+                .unwrap_err();
+        assert_eq!(unknown.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(
+            unknown.data,
+            Some(json!({
+                "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+                "requested": "1900-01-01"
+            }))
+        );
+
+        let handshake =
+            Envelope::from_meta(Some(&meta(json!({PROTOCOL_VERSION: "2025-11-25", CLIENT_CAPABILITIES: {}}))))
+                .unwrap_err();
+        assert_eq!(handshake.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        assert!(handshake.message.contains("initialize"));
+
+        let level = Envelope::from_meta(Some(&meta(json!({
+            PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, LOG_LEVEL: "loud"
+        }))))
+        .unwrap_err();
+        assert_eq!(level.code, codes::INVALID_PARAMS);
+    }
+}
