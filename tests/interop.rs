@@ -81,3 +81,24 @@ async fn rmcp_client_pinned_to_older_versions() {
         client.cancel().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn rmcp_client_in_auto_mode_takes_the_stateless_path() {
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    // As new official clients start: probe `server/discover`, fall back to
+    // `initialize` only if that fails. Ours answers the probe, so every
+    // request after it is a 2026-07-28 one.
+    let mode = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let transport = TokioChildProcess::new(Command::new(common::example("calculator"))).unwrap();
+    let client = timeout(T, ClientConfig::default().serve_with_lifecycle(transport, mode))
+        .await
+        .expect("discovery in time")
+        .expect("rmcp accepted our server/discover");
+    let info = client.peer_info().expect("server info from discovery");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
+    exercise(&client).await;
+    client.cancel().await.unwrap();
+}
