@@ -462,3 +462,86 @@ async fn the_official_rust_sdk_client_speaks_to_it() {
     assert_eq!(result.content[0].as_text().unwrap().text, "from rmcp");
     client.cancel().await.unwrap();
 }
+
+/// A 2026-07-28 request: no session, the envelope in `_meta`.
+fn modern(method: &str, mut params: serde_json::Value) -> serde_json::Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/logLevel": "info",
+    });
+    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+}
+
+#[tokio::test]
+async fn stateless_requests_need_no_session() {
+    let url = start().await;
+    let client = Client::new(&url);
+    let discover = client.message(&modern("server/discover", json!({}))).await;
+    assert_eq!(discover.status, StatusCode::OK);
+    assert!(discover.headers.get("mcp-session-id").is_none());
+    assert_eq!(discover.last()["result"]["supportedVersions"][0], "2026-07-28");
+    assert_eq!(discover.last()["result"]["cacheScope"], "public");
+
+    let call = client.message(&modern("tools/call", json!({"name": "steps", "arguments": {}}))).await;
+    let methods: Vec<&str> = call.messages.iter().map(|m| m["method"].as_str().unwrap_or("(response)")).collect();
+    assert_eq!(
+        methods,
+        ["notifications/message", "(response)"],
+        "log messages at the request's level, no progress without a token"
+    );
+    assert_eq!(call.last()["result"]["resultType"], "complete");
+
+    // The spec's HTTP statuses for envelope mistakes.
+    let mut incomplete = modern("tools/list", json!({}));
+    incomplete["params"]["_meta"].as_object_mut().unwrap().remove("io.modelcontextprotocol/clientCapabilities");
+    assert_eq!(client.message(&incomplete).await.status, StatusCode::BAD_REQUEST);
+    let ping = client.message(&modern("ping", json!({}))).await;
+    assert_eq!((ping.status, ping.last()["error"]["code"].clone()), (StatusCode::NOT_FOUND, json!(-32601)));
+    let mismatch = client
+        .send(client.post("application/json").header("mcp-method", "tools/call").json(&modern("tools/list", json!({}))))
+        .await;
+    assert_eq!((mismatch.status, mismatch.last()["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!(-32020)));
+    let agreeing = client
+        .send(
+            client
+                .post("application/json")
+                .header("mcp-method", "tools/list")
+                .header("mcp-protocol-version", "2026-07-28")
+                .json(&modern("tools/list", json!({}))),
+        )
+        .await;
+    assert_eq!(agreeing.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_subscription_streams_list_changes_until_the_client_hangs_up() {
+    let server = server();
+    let tools = server.tools_handle();
+    let url = start_with(server, HttpOptions::new()).await;
+    let client = Client::new(&url);
+    let listen = modern("subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut stream = client.post("application/json, text/event-stream").json(&listen).send().await.unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let mut seen = String::new();
+    let mut next_event = async || {
+        while !seen.contains("\n\n") {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), stream.chunk()).await.unwrap().unwrap().unwrap();
+            seen.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        let (event, rest) = seen.split_once("\n\n").unwrap();
+        let event = events(&format!("{event}\n\n")).remove(0);
+        seen = rest.to_owned();
+        event
+    };
+    let ack = next_event().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert!(tools.disable("nap"));
+    let change = next_event().await;
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+
+    let no_stream = client.send(client.post("application/json").json(&listen)).await;
+    assert_eq!(no_stream.status, StatusCode::NOT_ACCEPTABLE);
+}

@@ -172,6 +172,13 @@ impl Session {
         }
     }
 
+    /// Count this session's calls against the allowance `key` shares with
+    /// others (stateless HTTP requests, which nothing tells apart).
+    pub(crate) fn sharing_allowances(mut self, key: u64) -> Self {
+        self.key = key;
+        self
+    }
+
     /// Handle a JSON-RPC batch: only 2025-03-26 has them (its servers must
     /// accept them). Returns the ids the batch cancels and the future of
     /// its responses, in order (none for its notifications); or the error

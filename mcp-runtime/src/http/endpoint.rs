@@ -15,7 +15,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
-use mcp_core::{ErrorObject, Message, Outcome, ProtocolVersion, RequestId, methods};
+use mcp_core::{ErrorObject, Message, Outcome, ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -23,7 +23,7 @@ use super::HttpOptions;
 use super::guard::{self, Refusal};
 use super::sessions::{HttpSession, Sessions};
 use crate::context::Outgoing;
-use crate::dispatch::{Action, Shared};
+use crate::dispatch::{Action, Session, Shared};
 use crate::transport::connection::Limits;
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -94,6 +94,9 @@ impl Endpoint {
                 Message::Request(request) if request.method == methods::INITIALIZE => {
                     self.initialize(Message::Request(request))
                 }
+                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request).await,
+                // Stateless clients cancel by closing the response stream.
+                Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
                 _ => error_response(
                     StatusCode::BAD_REQUEST,
                     ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`"),
@@ -132,7 +135,8 @@ impl Endpoint {
                             ));
                             return json_response(StatusCode::OK, &mcp_core::Response::error(Some(id), error));
                         }
-                        let call = CallStream { rx, session, id, done: false };
+                        let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
+                        let call = CallStream { rx, on_drop: Some(on_drop), done: false };
                         if sse { call.into_sse() } else { call.into_json().await }
                     }
                     Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
@@ -144,6 +148,50 @@ impl Endpoint {
                 }
                 StatusCode::ACCEPTED.into_response()
             }
+        }
+    }
+
+    /// A 2026-07-28 request outside any session: answered from the request
+    /// alone, by a session of its own that lives as long as its answer.
+    async fn stateless(&self, headers: &HeaderMap, request: mcp_core::Request) -> Response {
+        if let Some(response) = header_mismatch(headers, &request) {
+            return response;
+        }
+        let session = Session::new(self.shared.clone(), nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
+        let action = session.handle(Message::Request(request), &Outgoing(tx.clone()));
+        let listen = matches!(action, Action::Listen(..));
+        match action {
+            Action::Reply(response) => {
+                let status = match &response.outcome {
+                    Outcome::Error(e) if e.code == mcp_core::codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+                    Outcome::Error(e) if STATELESS_BAD_REQUEST.contains(&e.code) => StatusCode::BAD_REQUEST,
+                    _ => StatusCode::OK,
+                };
+                json_response(status, &response)
+            }
+            Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
+                if listen && !sse {
+                    let error = ErrorObject::invalid_request(
+                        "subscriptions/listen answers with an event stream: send Accept: text/event-stream",
+                    );
+                    return error_response(StatusCode::NOT_ACCEPTABLE, error);
+                }
+                let task = tokio::spawn(async move {
+                    let response = future.await;
+                    send(&tx, &response);
+                    let _ = tx.send(Vec::new());
+                });
+                let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
+                    task.abort();
+                    cancellation.cancel();
+                    drop(session);
+                });
+                let call = CallStream { rx, on_drop: Some(on_drop), done: false };
+                if sse { call.into_sse() } else { call.into_json().await }
+            }
+            Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         }
     }
 
@@ -247,16 +295,16 @@ fn nowhere() -> Outgoing {
 /// the response (the client went away), it cancels the call.
 struct CallStream {
     rx: mpsc::UnboundedReceiver<Vec<u8>>,
-    session: Arc<HttpSession>,
-    id: RequestId,
+    /// Stops the call.
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
     done: bool,
 }
 
 impl Drop for CallStream {
     fn drop(&mut self) {
-        if !self.done {
-            tracing::debug!(id = %self.id, "the client stopped waiting for a call; cancelling it");
-            self.session.cancel_call(&self.id);
+        if let (false, Some(cancel)) = (self.done, self.on_drop.take()) {
+            tracing::debug!("the client stopped waiting for a call; cancelling it");
+            cancel();
         }
     }
 }
@@ -299,6 +347,46 @@ impl CallStream {
 
 fn event(bytes: &[u8]) -> Event {
     Event::default().event("message").data(String::from_utf8_lossy(bytes))
+}
+
+/// Stateless requests over HTTP share one rate-limit allowance: nothing
+/// tells their clients apart.
+const STATELESS_ALLOWANCES: u64 = u64::MAX;
+
+/// Envelope errors that the spec answers with 400 over HTTP.
+const STATELESS_BAD_REQUEST: [i64; 4] = [
+    mcp_core::codes::INVALID_PARAMS,
+    mcp_core::codes::HEADER_MISMATCH,
+    mcp_core::codes::MISSING_CLIENT_CAPABILITY,
+    mcp_core::codes::UNSUPPORTED_PROTOCOL_VERSION,
+];
+
+/// Whether a request carries the 2026-07-28 envelope (complete or not).
+fn has_envelope(request: &mcp_core::Request) -> bool {
+    let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    meta.is_some_and(|m| m.contains_key(envelope::PROTOCOL_VERSION) || m.contains_key(envelope::CLIENT_CAPABILITIES))
+}
+
+/// 2026-07-28 mirrors parts of the body in headers; a header that is sent
+/// must agree with the body (`-32020`, 400).
+fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<Response> {
+    let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
+    let body_name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
+    let checks =
+        [(PROTOCOL_VERSION, body_version), ("mcp-method", Some(request.method.as_str())), ("mcp-name", body_name)];
+    for (header, body) in checks {
+        let Some(sent) = headers.get(header) else { continue };
+        let sent = String::from_utf8_lossy(sent.as_bytes());
+        if Some(sent.as_ref()) != body {
+            let error = ErrorObject::new(
+                mcp_core::codes::HEADER_MISMATCH,
+                format!("header mismatch: {header} is {sent:?}, the body says {:?}", body.unwrap_or("nothing")),
+            );
+            return Some(error_response(StatusCode::BAD_REQUEST, error));
+        }
+    }
+    None
 }
 
 /// Parse one POSTed message; a batch is refused.
