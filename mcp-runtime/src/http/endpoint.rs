@@ -24,7 +24,7 @@ use super::guard::{self, Refusal};
 use super::sessions::{HttpSession, Sessions};
 use crate::context::Outgoing;
 use crate::dispatch::{Action, Session, Shared};
-use crate::transport::connection::Limits;
+use crate::transport::connection::{Limits, send};
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -97,10 +97,7 @@ impl Endpoint {
                 Message::Request(request) if has_envelope(&request) => self.stateless(headers, request).await,
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
-                _ => error_response(
-                    StatusCode::BAD_REQUEST,
-                    ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`"),
-                ),
+                _ => missing_session(),
             };
         };
         let Some(session) = id.to_str().ok().and_then(|id| self.sessions.get(id)) else {
@@ -239,9 +236,7 @@ impl Endpoint {
     /// End a session: its calls stop and its stream closes.
     fn delete(&self, headers: &HeaderMap) -> Response {
         match headers.get(SESSION_ID).and_then(|id| id.to_str().ok()) {
-            None => {
-                error_response(StatusCode::BAD_REQUEST, ErrorObject::invalid_request("missing Mcp-Session-Id header"))
-            }
+            None => missing_session(),
             Some(id) if self.sessions.remove(id) => StatusCode::OK.into_response(),
             Some(_) => session_not_found(),
         }
@@ -249,9 +244,7 @@ impl Endpoint {
 
     fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(id) = headers.get(SESSION_ID) else {
-            let error =
-                ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`");
-            return Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)));
+            return Err(Box::new(missing_session()));
         };
         id.to_str().ok().and_then(|id| self.sessions.get(id)).ok_or_else(|| Box::new(session_not_found()))
     }
@@ -442,6 +435,11 @@ fn refused(refusal: Refusal) -> Response {
     }
 }
 
+fn missing_session() -> Response {
+    let error = ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`");
+    error_response(StatusCode::BAD_REQUEST, error)
+}
+
 fn session_not_found() -> Response {
     let error = ErrorObject::new(
         SESSION_NOT_FOUND,
@@ -465,12 +463,5 @@ fn json_response(status: StatusCode, message: &impl serde::Serialize) -> Respons
     match serde_json::to_vec(message) {
         Ok(bytes) => (status, [(CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
-fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl serde::Serialize) {
-    match serde_json::to_vec(message) {
-        Ok(bytes) => drop(out.send(bytes)),
-        Err(e) => tracing::error!(error = %e, "a response could not be serialized"),
     }
 }

@@ -188,7 +188,8 @@ fn parse_line(line: &[u8]) -> Parsed {
     }
 }
 
-fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl Serialize) {
+/// Queue one message for the peer; a closed queue (the peer is gone) drops it.
+pub(crate) fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl Serialize) {
     match serde_json::to_vec(message) {
         // A closed queue means the output is gone; the read loop notices.
         Ok(bytes) => drop(out.send(bytes)),
