@@ -128,6 +128,9 @@ pub(crate) struct Session {
     shared: Arc<Shared>,
     /// Tells this session's allowances apart in the rate limiters.
     key: u64,
+    /// Whether `key` is this session's alone, so its allowances can be
+    /// forgotten when it ends (not when it shares them with others).
+    owns_key: bool,
     /// Messages that belong to no request (`tools/list_changed`).
     outgoing: Outgoing,
     /// The least severe log level the client wants (`logging/setLevel`).
@@ -147,9 +150,11 @@ impl Drop for Session {
         for (_, listener) in self.subscriptions.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
             self.shared.catalog.unlisten(listener);
         }
-        self.shared.catalog.current().forget_idle_allowances();
-        if let Some(limiter) = &self.shared.limiter {
-            limiter.forget_idle();
+        if self.owns_key {
+            self.shared.catalog.current().forget_idle_allowances();
+            if let Some(limiter) = &self.shared.limiter {
+                limiter.forget_idle();
+            }
         }
     }
 }
@@ -164,6 +169,7 @@ impl Session {
         Session {
             shared,
             key,
+            owns_key: true,
             outgoing,
             log_level,
             negotiated: OnceLock::new(),
@@ -174,8 +180,10 @@ impl Session {
 
     /// Count this session's calls against the allowance `key` shares with
     /// others (stateless HTTP requests, which nothing tells apart).
+    #[cfg(feature = "http")]
     pub(crate) fn sharing_allowances(mut self, key: u64) -> Self {
         self.key = key;
+        self.owns_key = false;
         self
     }
 
@@ -404,20 +412,19 @@ impl Session {
     fn initialize(&self, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
         let params: InitializeParams = parse(params)?;
         let version = ProtocolVersion::negotiate(&params.protocol_version);
-        let params_client = params.client_info.clone();
+        tracing::info!(
+            client = %params.client_info.name,
+            client_version = %params.client_info.version,
+            requested = %params.protocol_version,
+            protocol = %version,
+            "client connected"
+        );
         let peer = Peer {
             log_level: self.log_level.clone(),
             client_info: Some(params.client_info),
             capabilities: params.capabilities,
         };
         let negotiated = Negotiated { version, peer: Arc::new(peer) };
-        tracing::info!(
-            client = %params_client.name,
-            client_version = %params_client.version,
-            requested = %params.protocol_version,
-            protocol = %version,
-            "client connected"
-        );
         self.negotiated
             .set(negotiated)
             .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;

@@ -24,6 +24,7 @@ use super::guard::{self, Refusal};
 use super::sessions::{HttpSession, Sessions};
 use crate::context::Outgoing;
 use crate::dispatch::{Action, Session, Shared};
+use crate::tool::BoxFuture;
 use crate::transport::connection::{Limits, send};
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -89,12 +90,19 @@ impl Endpoint {
             Ok(message) => message,
             Err(response) => return *response,
         };
+        let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
+        if matches!(&message, Message::Request(r) if r.method == methods::SUBSCRIPTIONS_LISTEN) && !sse {
+            let error = ErrorObject::invalid_request(
+                "subscriptions/listen answers with an event stream: send Accept: text/event-stream",
+            );
+            return error_response(StatusCode::NOT_ACCEPTABLE, error);
+        }
         let Some(id) = headers.get(SESSION_ID) else {
             return match message {
                 Message::Request(request) if request.method == methods::INITIALIZE => {
                     self.initialize(Message::Request(request))
                 }
-                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request).await,
+                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request, sse).await,
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
                 _ => missing_session(),
@@ -109,7 +117,6 @@ impl Endpoint {
         session.touch();
         match message {
             Message::Request(request) => {
-                let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
                 let (tx, rx) = mpsc::unbounded_channel();
                 match session.session.handle(Message::Request(request), &Outgoing(tx.clone())) {
                     Action::Reply(response) => json_response(StatusCode::OK, &response),
@@ -118,10 +125,7 @@ impl Endpoint {
                         let task_id = id.clone();
                         let started = session.start_call(id.clone(), cancellation, || {
                             tokio::spawn(async move {
-                                let response = future.await;
-                                send(&tx, &response);
-                                // The end-of-stream marker.
-                                let _ = tx.send(Vec::new());
+                                answer(future, &tx).await;
                                 task_session.finish_call(&task_id);
                             })
                             .abort_handle()
@@ -133,8 +137,7 @@ impl Endpoint {
                             return json_response(StatusCode::OK, &mcp_core::Response::error(Some(id), error));
                         }
                         let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
-                        let call = CallStream { rx, on_drop: Some(on_drop), done: false };
-                        if sse { call.into_sse() } else { call.into_json().await }
+                        CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse).await
                     }
                     Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
                 }
@@ -150,16 +153,13 @@ impl Endpoint {
 
     /// A 2026-07-28 request outside any session: answered from the request
     /// alone, by a session of its own that lives as long as its answer.
-    async fn stateless(&self, headers: &HeaderMap, request: mcp_core::Request) -> Response {
+    async fn stateless(&self, headers: &HeaderMap, request: mcp_core::Request, sse: bool) -> Response {
         if let Some(response) = header_mismatch(headers, &request) {
             return response;
         }
         let session = Session::new(self.shared.clone(), nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
         let (tx, rx) = mpsc::unbounded_channel();
-        let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
-        let action = session.handle(Message::Request(request), &Outgoing(tx.clone()));
-        let listen = matches!(action, Action::Listen(..));
-        match action {
+        match session.handle(Message::Request(request), &Outgoing(tx.clone())) {
             Action::Reply(response) => {
                 let status = match &response.outcome {
                     Outcome::Error(e) if e.code == mcp_core::codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
@@ -169,24 +169,13 @@ impl Endpoint {
                 json_response(status, &response)
             }
             Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
-                if listen && !sse {
-                    let error = ErrorObject::invalid_request(
-                        "subscriptions/listen answers with an event stream: send Accept: text/event-stream",
-                    );
-                    return error_response(StatusCode::NOT_ACCEPTABLE, error);
-                }
-                let task = tokio::spawn(async move {
-                    let response = future.await;
-                    send(&tx, &response);
-                    let _ = tx.send(Vec::new());
-                });
+                let task = tokio::spawn(async move { answer(future, &tx).await });
                 let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
                     task.abort();
                     cancellation.cancel();
                     drop(session);
                 });
-                let call = CallStream { rx, on_drop: Some(on_drop), done: false };
-                if sse { call.into_sse() } else { call.into_json().await }
+                CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse).await
             }
             Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         }
@@ -279,6 +268,14 @@ impl Endpoint {
     }
 }
 
+/// Run a call (or subscription) to its end, then queue its response and
+/// the end-of-stream marker for its [`CallStream`].
+async fn answer(future: BoxFuture<'static, mcp_core::Response>, tx: &mpsc::UnboundedSender<Vec<u8>>) {
+    let response = future.await;
+    send(tx, &response);
+    let _ = tx.send(Vec::new());
+}
+
 /// Where the notifications of a request that makes none go.
 fn nowhere() -> Outgoing {
     Outgoing(mpsc::unbounded_channel().0)
@@ -312,6 +309,11 @@ impl CallStream {
                 None
             }
         }
+    }
+
+    /// An event stream to a client that takes one, else plain JSON.
+    async fn respond(self, sse: bool) -> Response {
+        if sse { self.into_sse() } else { self.into_json().await }
     }
 
     /// Stream progress and log messages as they come, then the response.
