@@ -6,7 +6,6 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcp_runtime::State;
 use mcp_runtime::prelude::*;
 
 /// Add `by` to the counter and return its new value.

@@ -49,8 +49,8 @@ fn test_audio_content() -> Audio {
 
 /// Return an embedded text resource.
 #[tool]
-fn test_embedded_resource() -> Resource {
-    Resource::text("test://embedded-resource", "This is an embedded resource content.").with_mime_type("text/plain")
+fn test_embedded_resource() -> Embedded {
+    Embedded::text("test://embedded-resource", "This is an embedded resource content.").with_mime_type("text/plain")
 }
 
 /// Return text, an image and an embedded resource together.
@@ -59,7 +59,7 @@ fn test_multiple_content_types() -> Vec<Content> {
     vec![
         Content::text("Multiple content types test:"),
         Image::new(PNG, "image/png").into(),
-        Resource::text("test://mixed-content-resource", r#"{"test":"data","value":123}"#)
+        Embedded::text("test://mixed-content-resource", r#"{"test":"data","value":123}"#)
             .with_mime_type("application/json")
             .into(),
     ]

@@ -114,7 +114,7 @@ impl mcp_runtime::Tool for PanicsEarly {
         builder.build()
     }
 
-    fn call(&self, _: mcp_runtime::ToolCall) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
+    fn call(&self, _: mcp_runtime::RequestParts) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
         panic!("panicked before returning a future")
     }
 }

@@ -12,13 +12,13 @@
 )]
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{FromToolCall, ToolCall};
+use mcp_runtime::{FromRequest, Rejection, RequestParts};
 
 /// A value the runtime supplies.
 struct Tag(String);
 
-impl FromToolCall for Tag {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+impl FromRequest for Tag {
+    fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
         Ok(Self(call.request_id().to_string()))
     }
 }

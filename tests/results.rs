@@ -61,8 +61,8 @@ fn beep() -> Audio {
 fn report() -> Vec<Content> {
     vec![
         Content::text("see below"),
-        Resource::text("file:///report.txt", "all good").into(),
-        Resource::blob("file:///report.bin", &[0xde, 0xad], "application/octet-stream").into(),
+        Embedded::text("file:///report.txt", "all good").into(),
+        Embedded::blob("file:///report.bin", &[0xde, 0xad], "application/octet-stream").into(),
         ResourceLink::new("file:///full.pdf", "full report").with_mime_type("application/pdf").into(),
     ]
 }

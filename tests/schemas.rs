@@ -8,9 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::marker::PhantomData;
 
 use mcp_runtime::protocol::CallToolResult;
-use mcp_runtime::{
-    BoxFuture, SchemaProfile, Server, Tool, ToolBuilder, ToolCall, ToolDefinition, ToolParam, ViaArgument,
-};
+use mcp_runtime::{BoxFuture, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -18,14 +16,14 @@ use serde_json::{Map, Value, json};
 /// A tool with one argument `v` of type `T`, described as `#[tool]` would.
 struct One<T>(&'static str, PhantomData<fn() -> T>);
 
-impl<T: ToolParam<ViaArgument> + 'static> Tool for One<T> {
+impl<T: serde::de::DeserializeOwned + JsonSchema + 'static> Tool for One<T> {
     fn definition(&self) -> ToolDefinition {
         let mut builder = ToolBuilder::new(self.0, module_path!(), self.0);
-        T::describe(&mut builder, "v", Some("The value"));
+        builder.parameter::<T>("v", Some("The value"));
         builder.build()
     }
 
-    fn call(&self, _: ToolCall) -> BoxFuture<'static, CallToolResult> {
+    fn call(&self, _: RequestParts) -> BoxFuture<'static, CallToolResult> {
         Box::pin(async { CallToolResult::success(Vec::new()) })
     }
 }

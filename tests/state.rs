@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::memory::{call, connect};
+use mcp_runtime::Error;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Error, State};
 use serde_json::json;
 
 /// Notes kept by the server.

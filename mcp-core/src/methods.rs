@@ -26,3 +26,9 @@ pub const SERVER_DISCOVER: &str = "server/discover";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 /// Server → client: the first message of a subscription, saying what it carries.
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// Server → client: ask the host's model for a completion.
+pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+/// Server → client: ask the user for input.
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// Server → client: which roots the client offers.
+pub const ROOTS_LIST: &str = "roots/list";

@@ -174,6 +174,10 @@ fn expand(tool: &ToolFn) -> TokenStream {
         #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
         #item
         #companion
+        // Through the runtime's macro of the interface version this macro
+        // speaks: against a runtime of another version, that macro's name
+        // missing is the one error, not every path below.
+        #krate::__private::expand_tool_v1_needs_mcp_runtime_matching_mcp_macros! {
         const _: () = {
             // Tells cargo this crate depends on the variable, so changing it
             // recompiles the crate and the check above runs again.
@@ -198,7 +202,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
 
                 fn call(
                     &self,
-                    mut __mcp_call: #krate::__private::ToolCall,
+                    mut __mcp_call: #krate::__private::RequestParts,
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
                     #body
                 }
@@ -207,6 +211,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
                 #krate::__private::Registration::new(&#ident::Tool)
             }
         };
+        }
     }
 }
 
@@ -327,7 +332,7 @@ fn fallback(tool: &ToolFn, errors: Errors) -> TokenStream {
                 }
                 fn call(
                     &self,
-                    _: #krate::__private::ToolCall,
+                    _: #krate::__private::RequestParts,
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
                     ::core::unreachable!()
                 }

@@ -43,7 +43,7 @@ use proc_macro::TokenStream;
 /// | | |
 /// |---|---|
 /// | functions | `async fn` and `fn`, any visibility, in any module; sync tools run on the call's task |
-/// | parameters | any `Deserialize + JsonSchema` type (integers, floats, `bool`, `char`, `String`, `Vec<T>`, `HashMap<String, T>`, `Option<T>`, your enums and structs, `serde_json::Value`), or a type the runtime supplies ([`FromToolCall`](../mcp_runtime/trait.FromToolCall.html)); none at all is fine |
+/// | parameters | any `Deserialize + JsonSchema` type (integers, floats, `bool`, `char`, `String`, `Vec<T>`, `HashMap<String, T>`, `Option<T>`, your enums and structs, `serde_json::Value`), or a type the runtime supplies ([`FromRequest`](../mcp_runtime/trait.FromRequest.html)); none at all is fine |
 /// | returns | anything [`IntoToolResult`](../mcp_runtime/trait.IntoToolResult.html) accepts: text, numbers, `bool`, `()`, `Json<T>` (structured output with an `outputSchema`), `Content`, `Vec<Content>`, `CallToolResult`, and `Result<T, E>` of those with `E: Into<ToolError>` |
 ///
 /// What a parameter *is* comes from its type's traits, never its spelling,

@@ -28,54 +28,45 @@
 //! errors, tool failures and bad arguments get `isError` results the model
 //! can act on.
 
-mod arguments;
-mod catalog;
-mod context;
+mod client;
+mod component;
 mod dispatch;
 mod error;
-#[cfg(feature = "http")]
-mod http;
 mod incident;
-mod limit;
 pub mod logging;
-mod media;
-mod param;
-mod registry;
-mod response;
+mod request;
 mod server;
-mod state;
 mod testing;
-mod tool;
+mod tools;
 pub mod transport;
 
 /// The web framework the HTTP endpoint is built on, for mounting it with
 /// [`Server::http_router`] (the same version this crate uses).
 #[cfg(feature = "http")]
 pub use axum;
-pub use catalog::ToolsHandle;
-pub use context::Context;
+pub use client::{Client, ClientError};
 pub use error::Error;
-#[cfg(feature = "http")]
-pub use http::HttpOptions;
-pub use limit::RateLimit;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
-pub use mcp_core::ResourceLink;
-pub use mcp_core::{CallToolResult, Content, SchemaProfile};
+pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 pub use mcp_macros::tool;
-pub use media::{Audio, Image, Resource};
-pub use param::{ArgumentError, DefaultArgument, FromToolCall, ParamError, ToolCall, ToolParam, ViaArgument, ViaCall};
-pub use response::{IntoToolResult, Json, ToolError};
+pub use request::context::Context;
+pub use request::state::State;
+pub use request::{FromRequest, Rejection, RequestParts};
 pub use server::Server;
-pub use state::State;
 pub use testing::{PendingCall, TestClient};
-pub use tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition};
+pub use tools::media::{Audio, Embedded, Image};
+pub use tools::{
+    BoxFuture, IntoToolResult, Json, RateLimit, Tool, ToolBuilder, ToolDefinition, ToolError, ToolsHandle,
+};
+#[cfg(feature = "http")]
+pub use transport::http::HttpOptions;
 pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, CallToolResult, Content, Context, Image, IntoToolResult, Json, Resource, ResourceLink, Server,
+        Audio, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, ResourceLink, Server, State,
         ToolError, tool,
     };
 }
@@ -83,9 +74,12 @@ pub mod prelude {
 // Used by generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::param::{DefaultArgument, ParamErrors, ToolCall, ToolParam};
-    pub use crate::response::{DescribeOutput, IntoToolResult, NoOutput, OutputOf};
-    pub use crate::tool::{BoxFuture, Registration, Tool, ToolBuilder, ToolDefinition, boxed_call, ready};
+    pub use crate::request::RequestParts;
+    pub use crate::tools::param::{DefaultArgument, ParamErrors, ToolParam, ViaArgument, ViaRequest};
+    pub use crate::tools::result::{DescribeOutput, NoOutput, OutputOf};
+    pub use crate::tools::{
+        BoxFuture, IntoToolResult, Registration, Tool, ToolBuilder, ToolDefinition, boxed_call, ready,
+    };
     pub use ::core::default::Default;
     pub use ::core::option::Option::{None, Some};
     pub use ::core::time::Duration;
@@ -93,6 +87,16 @@ pub mod __private {
     pub use inventory;
     pub use mcp_core::CallToolResult;
     pub use mcp_core::Icon;
+
+    /// Expands what `#[tool]` generated. Its name carries the interface
+    /// version the macro and this crate agree on: a `mcp-macros` of another
+    /// version names another macro, and the one error is this name missing.
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime {
+        ($($generated:tt)*) => { $($generated)* };
+    }
+    pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_tool_v1_needs_mcp_runtime_matching_mcp_macros;
 }
 
 /// The README's Rust examples compile as doc tests, so they stay true.

@@ -6,16 +6,18 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{ErrorObject, Message, RequestId, Response};
-use serde::Serialize;
+use mcp_core::{ErrorObject, Message, RequestId};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::lines::{Line, read_line, write_lines};
-use crate::context::{Cancellation, Outgoing};
-use crate::dispatch::{Action, Session, Shared};
+use crate::dispatch::outgoing::Outgoing;
+use crate::dispatch::reply::Answer;
+use crate::dispatch::{Action, Session};
+use crate::request::context::Cancellation;
+use crate::server::Shared;
 
 /// Limits of one connection.
 #[derive(Clone, Copy, Debug)]
@@ -31,9 +33,10 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out, queue) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(write_lines(writer, queue));
-    let outgoing = Outgoing(out.clone());
+    let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_lines(writer, written));
+    let outgoing = Outgoing(queue);
+    let out = outgoing.clone();
     let session = Session::new(shared, outgoing.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
@@ -51,7 +54,7 @@ where
         }
         let parsed = match read {
             Ok(Line::Message) => parse_line(&line),
-            Ok(Line::TooLong(size)) => Parsed::Reply(Response::error(
+            Ok(Line::TooLong(size)) => Parsed::Reply(Answer::error(
                 None,
                 ErrorObject::invalid_request(format!(
                     "message of {size} bytes exceeds the limit of {} bytes",
@@ -82,17 +85,17 @@ where
                         calls.spawn(async move {
                             let responses = answers.await;
                             if !responses.is_empty() {
-                                send(&out, &responses);
+                                out.send(&responses);
                             }
                             None
                         });
                     }
-                    Err(error) => send(&out, &Response::error(None, error)),
+                    Err(error) => out.send(&Answer::error(None, error)),
                 }
                 continue;
             }
-            Parsed::Reply(response) => {
-                send(&out, &response);
+            Parsed::Reply(answer) => {
+                out.send(&answer);
                 continue;
             }
         };
@@ -100,18 +103,18 @@ where
         let subscription = matches!(action, Action::Listen(..));
         match action {
             Action::None => {}
-            Action::Reply(response) => send(&out, &response),
+            Action::Reply(answer) => out.send(&answer),
             Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                 if running.contains_key(&id) {
                     let error =
                         ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
-                    send(&out, &Response::error(Some(id), error));
+                    out.send(&Answer::error(Some(id), error));
                     continue;
                 }
                 let out = out.clone();
                 let task_id = id.clone();
                 let handle = calls.spawn(async move {
-                    send(&out, &future.await);
+                    out.send(&future.await);
                     Some(task_id)
                 });
                 running.insert(id, (handle, cancellation, subscription));
@@ -152,8 +155,8 @@ where
         }
     }
     // The end-of-stream marker; everything sent before it is written first.
-    let _ = out.send(Vec::new());
-    drop(out);
+    let _ = out.0.send(Vec::new());
+    drop((out, outgoing));
     match writer.await {
         Ok(result) => result,
         Err(e) => Err(io::Error::other(e)),
@@ -167,8 +170,8 @@ enum Parsed {
     Blank,
     /// A JSON array: a batch, if the session takes them.
     Batch(Vec<Value>),
-    /// Not a message: the error response it deserves.
-    Reply(Response),
+    /// Not a message: the error answer it deserves.
+    Reply(Answer),
 }
 
 fn parse_line(line: &[u8]) -> Parsed {
@@ -177,22 +180,13 @@ fn parse_line(line: &[u8]) -> Parsed {
     }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
-        Err(e) => return Parsed::Reply(Response::error(None, ErrorObject::parse_error(e))),
+        Err(e) => return Parsed::Reply(Answer::error(None, ErrorObject::parse_error(e))),
     };
     if let Value::Array(items) = value {
         return Parsed::Batch(items);
     }
     match Message::from_value(value) {
         Ok(message) => Parsed::Message(message),
-        Err(invalid) => Parsed::Reply(invalid.into_response()),
-    }
-}
-
-/// Queue one message for the peer; a closed queue (the peer is gone) drops it.
-pub(crate) fn send(out: &mpsc::UnboundedSender<Vec<u8>>, message: &impl Serialize) {
-    match serde_json::to_vec(message) {
-        // A closed queue means the output is gone; the read loop notices.
-        Ok(bytes) => drop(out.send(bytes)),
-        Err(e) => tracing::error!(error = %e, "a response could not be serialized"),
+        Err(invalid) => Parsed::Reply(invalid.into_response().into()),
     }
 }

@@ -1,9 +1,10 @@
-//! Transports: how a server's messages travel.
-//!
-//! Every transport here is a byte stream of newline-delimited JSON-RPC
-//! served by one connection loop; they differ only in where the bytes go.
+//! Transports: how a server's messages travel. stdio and in-memory are
+//! byte streams of newline-delimited JSON-RPC served by one connection
+//! loop; Streamable HTTP (`http/`) serves sessions and stateless requests.
 
 pub(crate) mod connection;
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod lines;
 pub mod memory;
 pub(crate) mod stdio;

@@ -1,4 +1,4 @@
-use mcp_runtime::{FromToolCall, ToolCall, ToolError, tool};
+use mcp_runtime::{FromRequest, Rejection, RequestParts, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -8,8 +8,8 @@ struct Session {
     id: String,
 }
 
-impl FromToolCall for Session {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+impl FromRequest for Session {
+    fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
         Ok(Session { id: call.request_id().to_string() })
     }
 }

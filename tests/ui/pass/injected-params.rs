@@ -1,4 +1,4 @@
-//! A parameter the runtime supplies (`FromToolCall`) sits beside JSON
+//! A parameter the runtime supplies (`FromRequest`) sits beside JSON
 //! arguments: it is left out of the schema and filled on every call. What a
 //! parameter is comes from its type's traits, so an alias works too.
 
@@ -7,14 +7,14 @@ mod client;
 
 use client::{call, connect, error, find, list, text};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{FromToolCall, ToolCall};
+use mcp_runtime::{FromRequest, Rejection, RequestParts};
 use serde_json::json;
 
 /// The request's id, as the runtime knows it.
 struct RequestTag(String);
 
-impl FromToolCall for RequestTag {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+impl FromRequest for RequestTag {
+    fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
         Ok(RequestTag(call.request_id().to_string()))
     }
 }
@@ -22,9 +22,9 @@ impl FromToolCall for RequestTag {
 /// Refuses to be made.
 struct Unavailable;
 
-impl FromToolCall for Unavailable {
-    fn from_tool_call(_: &mut ToolCall) -> Result<Self, ToolError> {
-        Err(ToolError::new("the database is down"))
+impl FromRequest for Unavailable {
+    fn from_request(_: &mut RequestParts) -> Result<Self, Rejection> {
+        Err(Rejection::new("the database is down"))
     }
 }
 

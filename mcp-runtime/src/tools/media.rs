@@ -9,7 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use mcp_core::{CallToolResult, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink};
 
-use crate::response::IntoToolResult;
+use super::result::IntoToolResult;
 
 /// An image result: bytes and their MIME type, sent base64-encoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,19 +87,21 @@ media!(Audio, "audio clip", Audio, [
     "m4a" => "audio/mp4", "aac" => "audio/aac", "webm" => "audio/webm",
 ]);
 
-/// A resource embedded in the result: text, or bytes sent base64-encoded.
+/// Contents embedded in a result, as a resource would carry them (its URI,
+/// and text or bytes sent base64-encoded). This is a block of a result, not
+/// a resource the server offers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Resource(EmbeddedResource);
+pub struct Embedded(EmbeddedResource);
 
-impl Resource {
+impl Embedded {
     /// Text contents of the resource at `uri`.
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        Resource(EmbeddedResource::text(uri, text, None))
+        Embedded(EmbeddedResource::text(uri, text, None))
     }
 
     /// Binary contents of the resource at `uri`.
     pub fn blob(uri: impl Into<String>, bytes: &[u8], mime_type: &str) -> Self {
-        Resource(EmbeddedResource::blob_base64(uri, STANDARD.encode(bytes), Some(mime_type)))
+        Embedded(EmbeddedResource::blob_base64(uri, STANDARD.encode(bytes), Some(mime_type)))
     }
 
     /// Say what the contents are (`text/markdown`, `application/json`).
@@ -111,13 +113,13 @@ impl Resource {
     }
 }
 
-impl From<Resource> for Content {
-    fn from(resource: Resource) -> Content {
+impl From<Embedded> for Content {
+    fn from(resource: Embedded) -> Content {
         Content::Resource(resource.0)
     }
 }
 
-impl IntoToolResult for Resource {
+impl IntoToolResult for Embedded {
     fn into_tool_result(self) -> CallToolResult {
         CallToolResult::success(vec![self.into()])
     }

@@ -8,7 +8,8 @@ use mcp_core::{CallToolResult, Content};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::tool::ToolBuilder;
+use super::definition::ToolBuilder;
+use crate::request::Rejection;
 
 /// A value a `#[tool]` function can return.
 #[diagnostic::on_unimplemented(
@@ -245,6 +246,16 @@ impl IntoToolResult for ToolError {
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(error: E) -> Self {
         ToolError::internal(error)
+    }
+}
+
+/// An extractor's rejection ends the call with the same error.
+impl From<Rejection> for ToolError {
+    fn from(rejection: Rejection) -> Self {
+        match rejection.internal {
+            Some(error) => ToolError::internal(error),
+            None => ToolError::new(rejection.message),
+        }
     }
 }
 

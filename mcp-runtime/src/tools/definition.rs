@@ -1,53 +1,54 @@
-//! The `Tool` trait that `#[tool]` implements, the builder its expansion
-//! uses to describe a tool, and the link-time registration slot.
+//! What a tool is, before a server shapes it: [`ToolDefinition`], and the
+//! [`ToolBuilder`] that `#[tool]` expansions (and hand-written tools) make
+//! it with from a function's name, docs and parameter types.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 
 use mcp_core::schema::SchemaProfile;
-use mcp_core::{CallToolResult, Icon, JsonObject, ToolAnnotations};
+use mcp_core::{Icon, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::limit::RateLimit;
-use crate::param::ToolCall;
-
-/// A boxed, sendable future, as tools return them.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A tool: its definition and how to call it.
-///
-/// `#[tool]` implements this for the companion type it generates
-/// (`add::Tool` for `fn add`). Implement it by hand for tools whose shape is
-/// only known at run time.
-pub trait Tool: Send + Sync + 'static {
-    /// The tool's definition. Called once, when a server is built.
-    fn definition(&self) -> ToolDefinition;
-
-    /// Run the tool. Argument failures are part of the result (`isError`),
-    /// so a model can correct itself.
-    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
-}
+use super::limit::RateLimit;
 
 /// A tool's definition before a server shapes its schema, plus where it
 /// came from (for error messages such as duplicate names).
+/// Made by [`ToolBuilder::build`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolDefinition {
-    /// The protocol definition; `input_schema` is full JSON Schema 2020-12,
-    /// shaped by the server's [`SchemaProfile`] when it is registered.
-    pub tool: mcp_core::Tool,
-    /// The Rust item the tool is made from, e.g. `calculator::add`.
-    pub rust_path: String,
-    /// How long one call may run before it is stopped with an error.
-    pub timeout: Option<Duration>,
-    /// How many calls it accepts per period.
-    pub rate_limit: Option<RateLimit>,
+    pub(crate) tool: mcp_core::Tool,
+    pub(crate) rust_path: String,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) rate_limit: Option<RateLimit>,
     /// The `State<T>` types it takes (their ids and names), which the
     /// server must have.
-    pub states: Vec<(std::any::TypeId, &'static str)>,
+    pub(crate) states: Vec<(std::any::TypeId, &'static str)>,
+}
+
+impl ToolDefinition {
+    /// The protocol definition; its `input_schema` is full JSON Schema
+    /// 2020-12 until a server shapes it with its [`SchemaProfile`].
+    pub fn tool(&self) -> &mcp_core::Tool {
+        &self.tool
+    }
+
+    /// The Rust item the tool is made from, e.g. `calculator::add`.
+    pub fn rust_path(&self) -> &str {
+        &self.rust_path
+    }
+
+    /// How long one call may run before it is stopped with an error.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// How many calls it accepts per period.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.rate_limit
+    }
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -182,6 +183,16 @@ impl ToolBuilder {
         self
     }
 
+    /// Add a JSON argument of type `T`, required unless `T` can be left out
+    /// (`Option<T>`), exactly as `#[tool]` decides for a parameter.
+    pub fn parameter<T: serde::de::DeserializeOwned + JsonSchema>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+    ) -> &mut Self {
+        self.argument::<T>(name, description, !super::param::accepts_absent::<T>())
+    }
+
     /// Add a JSON argument of type `T`.
     pub fn argument<T: JsonSchema>(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
         let schema = self.argument_schema::<T>(description);
@@ -269,41 +280,6 @@ fn title_from_name(name: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The future of one call of an async tool: `future`, then `convert` on its
-/// output. The `Send` bound lives here, so `#[tool]` can point a future
-/// that is not `Send` at the function that made it.
-pub fn boxed_call<F, C>(future: F, convert: C) -> BoxFuture<'static, CallToolResult>
-where
-    F: Future + Send + 'static,
-    C: FnOnce(F::Output) -> CallToolResult + Send + 'static,
-{
-    Box::pin(async move { convert(future.await) })
-}
-
-/// A call that is already over (its parameters could not be made).
-pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
-    Box::pin(std::future::ready(result))
-}
-
-/// One tool in the link-time collection. `#[tool]` submits one per tool.
-pub struct Registration {
-    pub(crate) tool: &'static dyn Tool,
-}
-
-impl Registration {
-    /// A registration of `tool`.
-    pub const fn new(tool: &'static dyn Tool) -> Self {
-        Registration { tool }
-    }
-}
-
-inventory::collect!(Registration);
-
-/// Every tool registered with `#[tool]` anywhere in the binary.
-pub(crate) fn collected() -> impl Iterator<Item = &'static dyn Tool> {
-    inventory::iter::<Registration>.into_iter().map(|r| r.tool)
 }
 
 /// Shape a definition's input and output schemas with `profile`.

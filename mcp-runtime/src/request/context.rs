@@ -2,7 +2,7 @@
 //! client while it works (progress, log messages), and whether the client
 //! has cancelled it.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -10,42 +10,17 @@ use mcp_core::{
     ClientCapabilities, Implementation, JsonObject, LoggingLevel, LoggingMessageParams, ProgressParams,
     ProtocolVersion, RequestId, methods,
 };
-use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
-use crate::param::{FromToolCall, ToolCall};
-use crate::response::ToolError;
+use super::{FromRequest, Rejection, RequestParts};
+use crate::client::{Client, Peer};
+use crate::dispatch::outgoing::Outgoing;
+use crate::tools::ToolError;
 
 /// Progress notifications closer together than this are coalesced: only
 /// the latest is sent, so a tight loop cannot flood the client.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
-
-/// Messages to the client of one connection.
-#[derive(Clone, Debug)]
-pub(crate) struct Outgoing(pub(crate) mpsc::UnboundedSender<Vec<u8>>);
-
-impl Outgoing {
-    /// Send a notification; a closed connection drops it.
-    pub(crate) fn notify(&self, method: &str, params: &impl Serialize) {
-        let message = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
-        if let Ok(bytes) = serde_json::to_vec(&message) {
-            let _ = self.0.send(bytes);
-        }
-    }
-}
-
-/// The client of the session a call came in on, as the call sees it.
-#[derive(Debug)]
-pub(crate) struct Peer {
-    /// The least severe level the client wants (as `level as u8`: the
-    /// levels are declared least severe first), shared by the connection's
-    /// calls.
-    pub(crate) log_level: Arc<AtomicU8>,
-    /// As the client gave it (optional in the stateless era).
-    pub(crate) client_info: Option<Implementation>,
-    pub(crate) capabilities: ClientCapabilities,
-}
 
 /// A log threshold above every level: the request asked for no log
 /// messages (2026-07-28 requests without a `logLevel`).
@@ -141,12 +116,12 @@ struct Progress {
     pending: Option<ProgressParams>,
 }
 
-impl FromToolCall for Context {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+impl FromRequest for Context {
+    fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
         let token = call.meta.as_ref().and_then(|m| m.get("progressToken")).filter(|t| t.is_string() || t.is_number());
         Ok(Context {
             inner: Arc::new(Inner {
-                tool: call.tool.clone(),
+                tool: call.target.clone(),
                 request_id: call.request_id.clone(),
                 meta: call.meta.clone(),
                 version: call.protocol_version,
@@ -276,14 +251,7 @@ impl Context {
     /// this (`-32021`, naming the capability); older clients, which
     /// declared their capabilities once, get a tool error saying the same.
     pub fn require_client_capability(&self, capability: &str) -> Result<(), ToolError> {
-        let declared = self.client_capabilities().is_some_and(|c| match capability {
-            "roots" => c.roots.is_some(),
-            "sampling" => c.sampling.is_some(),
-            "elicitation" => c.elicitation.is_some(),
-            "experimental" => c.experimental.is_some(),
-            other => c.other.contains_key(other),
-        });
-        if declared {
+        if self.inner.peer.as_ref().is_some_and(|p| p.declared(capability)) {
             return Ok(());
         }
         let _ = self.inner.missing_capability.set(capability.to_owned());
@@ -297,6 +265,16 @@ impl Context {
     /// 2026-07-28, for this request).
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
         self.inner.peer.as_ref().map(|p| &p.capabilities)
+    }
+
+    /// The client as a handle, to send it requests of its own
+    /// ([`Client::request`]).
+    pub fn client(&self) -> Client {
+        Client {
+            peer: self.inner.peer.clone(),
+            stream: self.inner.outgoing.clone(),
+            missing_capability: self.inner.missing_capability.clone(),
+        }
     }
 }
 

@@ -15,17 +15,19 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
-use mcp_core::{ErrorObject, Message, Outcome, ProtocolVersion, envelope, methods};
+use mcp_core::{ErrorObject, Message, ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::HttpOptions;
 use super::guard::{self, Refusal};
 use super::sessions::{HttpSession, Sessions};
-use crate::context::Outgoing;
-use crate::dispatch::{Action, Session, Shared};
-use crate::tool::BoxFuture;
-use crate::transport::connection::{Limits, send};
+use crate::dispatch::outgoing::Outgoing;
+use crate::dispatch::reply::Answer;
+use crate::dispatch::{Action, Session};
+use crate::server::Shared;
+use crate::tools::BoxFuture;
+use crate::transport::connection::Limits;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -99,10 +101,10 @@ impl Endpoint {
         }
         let Some(id) = headers.get(SESSION_ID) else {
             return match message {
+                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request, sse).await,
                 Message::Request(request) if request.method == methods::INITIALIZE => {
                     self.initialize(Message::Request(request))
                 }
-                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request, sse).await,
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
                 _ => missing_session(),
@@ -119,7 +121,7 @@ impl Endpoint {
             Message::Request(request) => {
                 let (tx, rx) = mpsc::unbounded_channel();
                 match session.session.handle(Message::Request(request), &Outgoing(tx.clone())) {
-                    Action::Reply(response) => json_response(StatusCode::OK, &response),
+                    Action::Reply(answer) => json_response(StatusCode::OK, &answer),
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                         let task_session = session.clone();
                         let task_id = id.clone();
@@ -134,7 +136,7 @@ impl Endpoint {
                             let error = ErrorObject::invalid_request(format!(
                                 "request id {id} is already in use by a running request"
                             ));
-                            return json_response(StatusCode::OK, &mcp_core::Response::error(Some(id), error));
+                            return json_response(StatusCode::OK, &Answer::error(Some(id), error));
                         }
                         let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
                         CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse).await
@@ -143,7 +145,7 @@ impl Endpoint {
                 }
             }
             notification_or_response => {
-                if let Action::Cancel(id) = session.session.handle(notification_or_response, &nowhere()) {
+                if let Action::Cancel(id) = session.session.handle(notification_or_response, &Outgoing::nowhere()) {
                     session.cancel_call(&id);
                 }
                 StatusCode::ACCEPTED.into_response()
@@ -157,16 +159,16 @@ impl Endpoint {
         if let Some(response) = header_mismatch(headers, &request) {
             return response;
         }
-        let session = Session::new(self.shared.clone(), nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
+        let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
         let (tx, rx) = mpsc::unbounded_channel();
         match session.handle(Message::Request(request), &Outgoing(tx.clone())) {
-            Action::Reply(response) => {
-                let status = match &response.outcome {
-                    Outcome::Error(e) if e.code == mcp_core::codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-                    Outcome::Error(e) if STATELESS_BAD_REQUEST.contains(&e.code) => StatusCode::BAD_REQUEST,
+            Action::Reply(answer) => {
+                let status = match answer.error_object() {
+                    Some(e) if e.code == mcp_core::codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+                    Some(e) if STATELESS_BAD_REQUEST.contains(&e.code) => StatusCode::BAD_REQUEST,
                     _ => StatusCode::OK,
                 };
-                json_response(status, &response)
+                json_response(status, &answer)
             }
             Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
                 let task = tokio::spawn(async move { answer(future, &tx).await });
@@ -185,11 +187,11 @@ impl Endpoint {
     /// succeeds.
     fn initialize(&self, message: Message) -> Response {
         let Ok(session) = self.sessions.create(self.shared.clone()) else { return too_many_sessions() };
-        let response = match session.session.handle(message, &nowhere()) {
-            Action::Reply(response) => response,
+        let response = match session.session.handle(message, &Outgoing::nowhere()) {
+            Action::Reply(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
         };
-        if matches!(response.outcome, Outcome::Error(_)) {
+        if response.error_object().is_some() {
             return json_response(StatusCode::OK, &response);
         }
         let Ok(id) = self.sessions.insert(session) else { return too_many_sessions() };
@@ -268,17 +270,13 @@ impl Endpoint {
     }
 }
 
-/// Run a call (or subscription) to its end, then queue its response and
+/// Run a call (or subscription) to its end, then queue its answer and
 /// the end-of-stream marker for its [`CallStream`].
-async fn answer(future: BoxFuture<'static, mcp_core::Response>, tx: &mpsc::UnboundedSender<Vec<u8>>) {
-    let response = future.await;
-    send(tx, &response);
-    let _ = tx.send(Vec::new());
-}
-
-/// Where the notifications of a request that makes none go.
-fn nowhere() -> Outgoing {
-    Outgoing(mpsc::unbounded_channel().0)
+async fn answer(future: BoxFuture<'static, Answer>, tx: &mpsc::UnboundedSender<Vec<u8>>) {
+    let answer = future.await;
+    let tx = Outgoing(tx.clone());
+    tx.send(&answer);
+    let _ = tx.0.send(Vec::new());
 }
 
 /// A running call's messages, ending with its response. Dropped before
@@ -458,7 +456,7 @@ fn too_many_sessions() -> Response {
 }
 
 fn error_response(status: StatusCode, error: ErrorObject) -> Response {
-    json_response(status, &mcp_core::Response::error(None, error))
+    json_response(status, &Answer::error(None, error))
 }
 
 fn json_response(status: StatusCode, message: &impl serde::Serialize) -> Response {

@@ -1,23 +1,26 @@
-//! The server builder: what a server offers, and how it is served.
+//! The server builder (what a server offers, and how it is served) and
+//! the built server its connections share.
 
-use std::collections::BTreeSet;
+mod shared;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{Implementation, SchemaProfile};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::catalog::{Catalog, Sources, ToolsHandle};
-use crate::dispatch::Shared;
+use crate::component::Catalog;
+use crate::component::announce::Announcer;
 use crate::error::Error;
-use crate::limit::{Limiter, RateLimit};
-use crate::registry::ToolOptions;
-use crate::state::StateMap;
-use crate::tool::{BoxFuture, Tool, ToolDefinition, collected};
+use crate::logging;
+use crate::request::state::StateMap;
+use crate::tools::catalog::{ToolOptions, Tools};
+use crate::tools::limit::{Limiter, RateLimit};
+use crate::tools::{Tool, ToolsHandle, collected};
 use crate::transport::connection::{self, Limits};
 use crate::transport::memory::InMemoryClient;
 use crate::transport::stdio;
-use crate::{ToolCall, logging};
+pub(crate) use shared::Shared;
 
 /// An MCP server: its identity, its tools and its limits.
 ///
@@ -29,12 +32,15 @@ use crate::{ToolCall, logging};
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
-    catalog: Arc<Catalog>,
+    announcer: Arc<Announcer>,
+    tools: Arc<Catalog<Tools>>,
+    states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
     show_internal_errors: bool,
     rate_limit: Option<RateLimit>,
     cache_ttl: Duration,
+    client_request_timeout: Duration,
     limits: Limits,
 }
 
@@ -42,7 +48,7 @@ impl Server {
     /// A server offering every `#[tool]` in the binary.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         let server = Server::empty(name, version);
-        server.catalog.sources().tools.extend(collected().map(|tool| Arc::new(Collected(tool)) as Arc<dyn Tool>));
+        collected().for_each(|tool| server.tools.sources().push(tool));
         server
     }
 
@@ -50,40 +56,40 @@ impl Server {
     /// for two servers in one binary, or where link-time collection is not
     /// available.
     pub fn empty(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let announcer = Arc::new(Announcer::default());
         Server {
             info: Implementation::new(name, version),
             instructions: None,
-            catalog: Arc::new(Catalog::new(Sources {
-                tools: Vec::new(),
-                disabled: BTreeSet::new(),
-                options: ToolOptions { profile: SchemaProfile::default(), output_schemas: true, default_timeout: None },
-                states: StateMap::default(),
-            })),
+            tools: Arc::new(Catalog::new(ToolOptions::default(), announcer.clone())),
+            announcer,
+            states: StateMap::default(),
             page_size: None,
             lenient_arguments: true,
             show_internal_errors: false,
             rate_limit: None,
             cache_ttl: Duration::ZERO,
+            client_request_timeout: Duration::from_secs(60),
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
 
     /// Add a tool: `server.tool(add::Tool)` for a `#[tool] fn add`.
     pub fn tool(self, tool: impl Tool) -> Self {
-        self.catalog.sources().tools.push(Arc::new(tool));
+        self.tools.sources().push(Arc::new(tool));
         self
     }
 
     /// A handle that adds, removes, enables and disables tools while the
     /// server runs (connected clients are told each time).
     pub fn tools_handle(&self) -> ToolsHandle {
-        ToolsHandle(self.catalog.clone())
+        self.tools.make_dynamic();
+        ToolsHandle(self.tools.clone())
     }
 
     /// Share `value` with every tool that takes a `State<T>` of its type
     /// (one value per type; a second call replaces the first).
-    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
-        self.catalog.sources().states.insert(value);
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
         self
     }
 
@@ -102,7 +108,7 @@ impl Server {
     /// How input schemas are shaped: [`SchemaProfile::Portable`] (the
     /// default) or [`SchemaProfile::Strict`].
     pub fn schema_profile(self, profile: SchemaProfile) -> Self {
-        self.catalog.sources().options.profile = profile;
+        self.tools.sources().options_mut().profile = profile;
         self
     }
 
@@ -111,7 +117,7 @@ impl Server {
     /// are still sent, without a schema. `#[tool(output_schema = false)]`
     /// does this for one tool.
     pub fn output_schemas(self, declare: bool) -> Self {
-        self.catalog.sources().options.output_schemas = declare;
+        self.tools.sources().options_mut().output_schemas = declare;
         self
     }
 
@@ -144,7 +150,7 @@ impl Server {
     /// Stop every call of a tool without its own `timeout` after
     /// `timeout`, with an error result saying so.
     pub fn default_timeout(self, timeout: Duration) -> Self {
-        self.catalog.sources().options.default_timeout = Some(timeout);
+        self.tools.sources().options_mut().default_timeout = Some(timeout);
         self
     }
 
@@ -178,7 +184,7 @@ impl Server {
         if let Some(limit) = self.rate_limit {
             Limiter::new(limit, None)?;
         }
-        let tools = self.catalog.check()?;
+        let tools = self.tools.check(&self.states)?;
         tools.compile_all()?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
@@ -196,7 +202,7 @@ impl Server {
         tracing::info!(
             server = %shared.info.name,
             version = %shared.info.version,
-            tools = shared.catalog.current().entries().len(),
+            tools = shared.tools.current().entries().len(),
             "serving MCP over stdio"
         );
         connection::serve(shared, stdin, stdout, limits).await?;
@@ -258,6 +264,14 @@ impl Server {
         self
     }
 
+    /// How long a request to the client
+    /// ([`Client::request`](crate::Client::request)) waits for its answer
+    /// (60 s by default); the client is then told to stop.
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.info
@@ -265,32 +279,23 @@ impl Server {
 
     pub(crate) fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
-        self.catalog.publish()?;
-        let state = Arc::new(self.catalog.sources().states.clone());
+        let state = Arc::new(self.states);
+        self.tools.publish(state.clone())?;
+        let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
         let shared = Shared {
             info: self.info,
+            modern_info,
             instructions: self.instructions,
-            catalog: self.catalog,
+            announcer: self.announcer,
+            tools: self.tools,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,
             limiter,
             state,
             cache_ttl: self.cache_ttl,
+            client_request_timeout: self.client_request_timeout,
         };
         Ok((Arc::new(shared), self.limits))
-    }
-}
-
-/// A tool found by link-time collection.
-struct Collected(&'static dyn Tool);
-
-impl Tool for Collected {
-    fn definition(&self) -> ToolDefinition {
-        self.0.definition()
-    }
-
-    fn call(&self, call: ToolCall) -> BoxFuture<'static, mcp_core::CallToolResult> {
-        self.0.call(call)
     }
 }

@@ -7,9 +7,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::param::{FromToolCall, ToolCall};
-use crate::response::ToolError;
-use crate::tool::ToolBuilder;
+use super::{FromRequest, Rejection, RequestParts};
+use crate::tools::ToolBuilder;
 
 /// The values registered with [`Server::with_state`](crate::Server::with_state), one per type.
 #[derive(Clone, Default)]
@@ -45,8 +44,7 @@ impl fmt::Debug for StateMap {
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::State;
-///
+/// ///
 /// /// Count the calls so far.
 /// #[tool]
 /// fn hits(counter: State<AtomicU64>) -> u64 {
@@ -88,16 +86,16 @@ impl<T: fmt::Debug> fmt::Debug for State<T> {
     }
 }
 
-impl<T: Send + Sync + 'static> FromToolCall for State<T> {
+impl<T: Send + Sync + 'static> FromRequest for State<T> {
     fn describe(builder: &mut ToolBuilder) {
         builder.requires_state::<T>();
     }
 
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+    fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
         // The server refuses to start without it, so this is only reachable
         // for a call made by hand.
         call.state.get::<T>().map(State).ok_or_else(|| {
-            ToolError::internal(format!("no `State<{}>` is registered on this server", std::any::type_name::<T>()))
+            Rejection::internal(format!("no `State<{}>` is registered on this server", std::any::type_name::<T>()))
         })
     }
 }

@@ -3,116 +3,55 @@
 //! Traits decide, never the spelling of a type: every parameter goes through
 //! [`ToolParam<M>`], whose marker `M` tells the implementations apart
 //! (axum's pattern). JSON arguments (`Deserialize + JsonSchema`) use
-//! [`ViaArgument`]; values the runtime supplies ([`FromToolCall`]) use
-//! [`ViaCall`].
+//! [`ViaArgument`]; values the runtime supplies ([`FromRequest`]) use
+//! [`ViaRequest`].
 
 use std::fmt;
 
-use mcp_core::{CallToolResult, JsonObject, ProtocolVersion, RequestId};
+use mcp_core::CallToolResult;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Value;
 
-use crate::response::{IntoToolResult, ToolError};
-use crate::tool::ToolBuilder;
-
-/// One call of a tool: its arguments and what is known about the request.
-#[derive(Debug)]
-pub struct ToolCall {
-    pub(crate) tool: String,
-    pub(crate) arguments: JsonObject,
-    pub(crate) request_id: RequestId,
-    pub(crate) meta: Option<JsonObject>,
-    pub(crate) protocol_version: ProtocolVersion,
-    /// The connection it came in on (none for a call made by hand).
-    pub(crate) peer: Option<std::sync::Arc<crate::context::Peer>>,
-    /// Where the call's notifications go (none for a call made by hand).
-    pub(crate) outgoing: Option<crate::context::Outgoing>,
-    /// A client capability the tool found missing (`Context::require_client_capability`).
-    pub(crate) missing_capability: std::sync::Arc<std::sync::OnceLock<String>>,
-    pub(crate) cancellation: crate::context::Cancellation,
-    /// The server's shared values.
-    pub(crate) state: std::sync::Arc<crate::state::StateMap>,
-}
-
-impl ToolCall {
-    /// A call with these arguments, as a client would make it with `id`.
-    pub fn new(request_id: RequestId, arguments: JsonObject) -> Self {
-        ToolCall {
-            tool: String::new(),
-            arguments,
-            request_id,
-            meta: None,
-            protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
-            peer: None,
-            outgoing: None,
-            missing_capability: std::sync::Arc::default(),
-            cancellation: crate::context::Cancellation::default(),
-            state: std::sync::Arc::default(),
-        }
-    }
-
-    /// The arguments not yet taken by a parameter.
-    pub fn arguments(&self) -> &JsonObject {
-        &self.arguments
-    }
-
-    /// Take the argument `name` out of the call.
-    pub fn take_argument(&mut self, name: &str) -> Option<Value> {
-        self.arguments.remove(name)
-    }
-
-    /// The JSON-RPC id of the `tools/call` request.
-    pub fn request_id(&self) -> &RequestId {
-        &self.request_id
-    }
-
-    /// The request's `_meta`, if it had one.
-    pub fn meta(&self) -> Option<&JsonObject> {
-        self.meta.as_ref()
-    }
-
-    /// The protocol version of the session.
-    pub fn protocol_version(&self) -> ProtocolVersion {
-        self.protocol_version
-    }
-}
+use super::definition::ToolBuilder;
+use super::result::{IntoToolResult, ToolError};
+use crate::request::{FromRequest, RequestParts};
 
 /// A value a `#[tool]` function can take as a parameter.
 ///
 /// Never implemented directly: a JSON argument gets it from
-/// `Deserialize + JsonSchema`, and an injected value from [`FromToolCall`].
+/// `Deserialize + JsonSchema`, and an injected value from [`FromRequest`].
 /// A type with both is ambiguous, and the compiler says so.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "neither a JSON argument nor an injected value",
     note = "to take it as a JSON argument, derive `serde::Deserialize` and `schemars::JsonSchema` for it",
-    note = "to have the runtime supply it, implement `mcp_runtime::FromToolCall` for it"
+    note = "to have the runtime supply it, implement `mcp_runtime::FromRequest` for it"
 )]
 pub trait ToolParam<M>: Sized {
     /// Add what this parameter contributes to the tool's definition.
     fn describe(builder: &mut ToolBuilder, name: &'static str, description: Option<&'static str>);
 
     /// Produce the value for one call.
-    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ParamError>;
+    fn extract(call: &mut RequestParts, name: &'static str) -> Result<Self, ParamError>;
 }
 
 /// Marker: the parameter is a JSON argument.
 #[derive(Debug)]
 pub enum ViaArgument {}
 
-/// Marker: the parameter is supplied by the runtime ([`FromToolCall`]).
+/// Marker: the parameter is supplied by the runtime ([`FromRequest`]).
 #[derive(Debug)]
-pub enum ViaCall {}
+pub enum ViaRequest {}
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolParam<ViaArgument> for T {
     fn describe(builder: &mut ToolBuilder, name: &'static str, description: Option<&'static str>) {
-        builder.argument::<T>(name, description, !accepts_absent::<T>());
+        builder.parameter::<T>(name, description);
     }
 
-    fn extract(call: &mut ToolCall, name: &'static str) -> Result<Self, ParamError> {
+    fn extract(call: &mut RequestParts, name: &'static str) -> Result<Self, ParamError> {
         match call.take_argument(name) {
             None => T::deserialize(Absent).map_err(|_| ArgumentError::missing(name).into()),
             Some(value) => T::deserialize(value).map_err(|e| ArgumentError::invalid(name, &e).into()),
@@ -121,55 +60,14 @@ impl<T: DeserializeOwned + JsonSchema> ToolParam<ViaArgument> for T {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: FromToolCall> ToolParam<ViaCall> for T {
+impl<T: FromRequest> ToolParam<ViaRequest> for T {
     fn describe(builder: &mut ToolBuilder, _: &'static str, _: Option<&'static str>) {
         T::describe(builder);
     }
 
-    fn extract(call: &mut ToolCall, _: &'static str) -> Result<Self, ParamError> {
-        T::from_tool_call(call).map_err(ParamError::Failed)
+    fn extract(call: &mut RequestParts, _: &'static str) -> Result<Self, ParamError> {
+        T::from_request(call).map_err(|rejection| ParamError::Failed(rejection.into()))
     }
-}
-
-/// A parameter the runtime supplies from the call itself instead of from
-/// the client's arguments; it never appears in the input schema.
-///
-/// Implement it to inject your own values into tools:
-///
-/// ```
-/// use mcp_runtime::prelude::*;
-/// use mcp_runtime::{FromToolCall, ToolCall};
-///
-/// /// The id of the request being served, as text.
-/// struct RequestTag(String);
-///
-/// impl FromToolCall for RequestTag {
-///     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
-///         Ok(RequestTag(call.request_id().to_string()))
-///     }
-/// }
-///
-/// /// Echo a message, tagged with the request that asked for it.
-/// #[tool]
-/// fn echo(message: String, tag: RequestTag) -> String {
-///     format!("[{}] {message}", tag.0)
-/// }
-/// # fn main() {}
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be supplied by the runtime",
-    note = "implement `mcp_runtime::FromToolCall` for it, or take it as a JSON argument"
-)]
-pub trait FromToolCall: Sized {
-    /// Add what this parameter needs to the tool's definition (nothing by
-    /// default). Called once, when a server is built.
-    fn describe(builder: &mut ToolBuilder) {
-        let _ = builder;
-    }
-
-    /// Produce the value for one call. An error ends the call with that
-    /// error as its result, before the tool runs.
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError>;
 }
 
 /// The parameter of a `#[tool]` function with `#[arg(default = …)]`: a JSON
@@ -191,7 +89,7 @@ pub trait DefaultArgument: Sized {
     /// The argument, or `default()` when the client left it out (or sent
     /// `null`).
     fn extract_or_else(
-        call: &mut ToolCall,
+        call: &mut RequestParts,
         name: &'static str,
         default: impl FnOnce() -> Self,
     ) -> Result<Self, ParamError>;
@@ -209,7 +107,7 @@ impl<T: DeserializeOwned + JsonSchema + Serialize> DefaultArgument for T {
     }
 
     fn extract_or_else(
-        call: &mut ToolCall,
+        call: &mut RequestParts,
         name: &'static str,
         default: impl FnOnce() -> Self,
     ) -> Result<Self, ParamError> {
@@ -223,7 +121,7 @@ impl<T: DeserializeOwned + JsonSchema + Serialize> DefaultArgument for T {
 /// Whether `T` can be built from an absent argument; this is what makes a
 /// parameter optional, exactly as serde decides for a missing field
 /// (`Option<T>` can, `f64` cannot), without looking at the type's name.
-fn accepts_absent<T: DeserializeOwned>() -> bool {
+pub(crate) fn accepts_absent<T: DeserializeOwned>() -> bool {
     T::deserialize(Absent).is_ok()
 }
 
@@ -324,17 +222,19 @@ impl ParamErrors {
             return failed.into_tool_result();
         }
         let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
-        crate::arguments::problems_result(&lines)
+        super::arguments::problems_result(&lines)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::Rejection;
+    use mcp_core::RequestId;
     use serde_json::json;
 
-    fn call(args: Value) -> ToolCall {
-        ToolCall::new(RequestId::Number(1), args.as_object().unwrap().clone())
+    fn call(args: Value) -> RequestParts {
+        RequestParts::new(RequestId::Number(1), args.as_object().unwrap().clone())
     }
 
     #[test]
@@ -347,7 +247,7 @@ mod tests {
         assert!(!accepts_absent::<Value>());
     }
 
-    fn extract<T: ToolParam<M>, M>(call: &mut ToolCall, name: &'static str) -> Result<T, String> {
+    fn extract<T: ToolParam<M>, M>(call: &mut RequestParts, name: &'static str) -> Result<T, String> {
         T::extract(call, name).map_err(|e| match e {
             ParamError::Argument(e) => e.to_string(),
             ParamError::Failed(e) => format!("failed: {e}"),
@@ -370,7 +270,7 @@ mod tests {
     #[test]
     fn defaults_fill_absent_and_null_arguments_only() {
         let mut c = call(json!({"n": 3, "z": null, "bad": "x"}));
-        let take = |c: &mut ToolCall, name| <u32 as DefaultArgument>::extract_or_else(c, name, || 7);
+        let take = |c: &mut RequestParts, name| <u32 as DefaultArgument>::extract_or_else(c, name, || 7);
         assert!(matches!(take(&mut c, "n"), Ok(3)));
         assert!(matches!(take(&mut c, "z"), Ok(7)));
         assert!(matches!(take(&mut c, "absent"), Ok(7)));
@@ -379,11 +279,11 @@ mod tests {
 
     struct Tag(String);
 
-    impl FromToolCall for Tag {
-        fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+    impl FromRequest for Tag {
+        fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {
             match call.request_id() {
                 RequestId::Number(n) => Ok(Tag(n.to_string())),
-                RequestId::String(_) => Err(ToolError::new("string ids are not tagged")),
+                RequestId::String(_) => Err(Rejection::new("string ids are not tagged")),
             }
         }
     }
@@ -393,7 +293,7 @@ mod tests {
         let mut c = call(json!({"tag": "client's"}));
         assert_eq!(extract::<Tag, _>(&mut c, "tag").map(|t| t.0), Ok("1".to_owned()));
         assert!(c.arguments().contains_key("tag"));
-        let mut c = ToolCall::new(RequestId::String("x".into()), JsonObject::new());
+        let mut c = RequestParts::new(RequestId::String("x".into()), mcp_core::JsonObject::new());
         assert_eq!(extract::<Tag, _>(&mut c, "tag").map(|t| t.0), Err("failed: string ids are not tagged".to_owned()));
     }
 }

@@ -9,8 +9,10 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::context::{Cancellation, Outgoing};
-use crate::dispatch::{Session, Shared};
+use crate::dispatch::Session;
+use crate::dispatch::outgoing::Outgoing;
+use crate::request::context::Cancellation;
+use crate::server::Shared;
 
 /// Bytes of one server message, as the transports queue them.
 pub(crate) type Queue = mpsc::UnboundedSender<Vec<u8>>;

@@ -1,0 +1,221 @@
+//! The client as a handle: who it is, what it declared it can do, and
+//! requests to it (sampling, elicitation, roots) with a table of pending
+//! requests, a timeout, and cancellation when the asker stops waiting.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, RequestId, methods};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::dispatch::outgoing::Outgoing;
+
+/// The client of one session (or, in 2026-07-28, of one request), as the
+/// requests it makes see it.
+#[derive(Debug)]
+pub(crate) struct Peer {
+    /// The least severe level the client wants (as `level as u8`: the
+    /// levels are declared least severe first), shared by the session's
+    /// requests.
+    pub(crate) log_level: Arc<AtomicU8>,
+    /// As the client gave it (optional in the stateless era).
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) capabilities: ClientCapabilities,
+    /// Requests to this client; `None` where the protocol has none
+    /// (2026-07-28 asks through the tool result instead).
+    pub(crate) requests: Option<Arc<PendingRequests>>,
+}
+
+impl Peer {
+    /// Whether the client declared `capability`.
+    pub(crate) fn declared(&self, capability: &str) -> bool {
+        let c = &self.capabilities;
+        match capability {
+            "roots" => c.roots.is_some(),
+            "sampling" => c.sampling.is_some(),
+            "elicitation" => c.elicitation.is_some(),
+            "experimental" => c.experimental.is_some(),
+            other => c.other.contains_key(other),
+        }
+    }
+}
+
+type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// The requests a session has sent its client and not yet had answered.
+#[derive(Debug)]
+pub(crate) struct PendingRequests {
+    waiting: Mutex<HashMap<RequestId, Waiter>>,
+    next_id: AtomicI64,
+    timeout: Duration,
+}
+
+impl PendingRequests {
+    pub(crate) fn new(timeout: Duration) -> Self {
+        PendingRequests { waiting: Mutex::default(), next_id: AtomicI64::new(1), timeout }
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Waiter>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hand a response from the client to whoever waits for it; `false` if
+    /// nobody does (an unknown id, or an asker that gave up).
+    pub(crate) fn resolve(&self, response: mcp_core::Response) -> bool {
+        let Some(id) = response.id else { return false };
+        let Some(waiter) = self.waiting().remove(&id) else { return false };
+        let outcome = match response.outcome {
+            mcp_core::Outcome::Result(value) => Ok(value),
+            mcp_core::Outcome::Error(error) => Err(error),
+        };
+        waiter.send(outcome).is_ok()
+    }
+
+    /// Forget every pending request: the connection is gone, so each asker
+    /// learns that at once instead of at its timeout.
+    pub(crate) fn abandon_all(&self) {
+        self.waiting().clear();
+    }
+}
+
+/// Which capability a client must have declared for a request method.
+fn capability_for(method: &str) -> Option<&'static str> {
+    match method {
+        methods::SAMPLING_CREATE_MESSAGE => Some("sampling"),
+        methods::ELICITATION_CREATE => Some("elicitation"),
+        methods::ROOTS_LIST => Some("roots"),
+        _ => None,
+    }
+}
+
+/// The client that made the current request: who it is, what it can do,
+/// and a way to ask it something and await the answer. Get it with
+/// [`Context::client`](crate::Context::client).
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub(crate) peer: Option<Arc<Peer>>,
+    /// Where requests to the client go: the connection on stdio, the
+    /// current request's response stream over HTTP.
+    pub(crate) stream: Option<Outgoing>,
+    /// Set when a request fails for a capability the client lacks, so a
+    /// 2026-07-28 request can be answered with the spec's error for that.
+    pub(crate) missing_capability: Arc<std::sync::OnceLock<String>>,
+}
+
+impl Client {
+    /// The client's name and version, as it gave them in `initialize` (or,
+    /// in 2026-07-28, with the request; clients may leave them out there).
+    pub fn info(&self) -> Option<&Implementation> {
+        self.peer.as_ref().and_then(|p| p.client_info.as_ref())
+    }
+
+    /// The client's capabilities, as it gave them in `initialize` (or, in
+    /// 2026-07-28, for this request).
+    pub fn capabilities(&self) -> Option<&ClientCapabilities> {
+        self.peer.as_ref().map(|p| &p.capabilities)
+    }
+
+    /// Whether the client declared `capability` (`"sampling"`,
+    /// `"elicitation"`, `"roots"`, or another key of its capabilities).
+    pub fn has_capability(&self, capability: &str) -> bool {
+        self.peer.as_ref().is_some_and(|p| p.declared(capability))
+    }
+
+    /// Send the client a request and await its result, decoded as `R`.
+    ///
+    /// Checked before anything is sent: the capability its method needs
+    /// (`sampling/createMessage` needs `sampling`, `elicitation/create`
+    /// needs `elicitation`, `roots/list` needs `roots`). A client that does
+    /// not answer within the server's timeout
+    /// ([`Server::client_request_timeout`](crate::Server::client_request_timeout))
+    /// gets `notifications/cancelled`, as does one whose request the caller
+    /// stops awaiting (its future dropped).
+    pub async fn request<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
+        if let Some(capability) = capability_for(method).filter(|c| !self.has_capability(c)) {
+            let _ = self.missing_capability.set(capability.to_owned());
+            return Err(ClientError::MissingCapability { capability: capability.to_owned() });
+        }
+        let (Some(requests), Some(stream)) = (self.peer.as_ref().and_then(|p| p.requests.clone()), self.stream.clone())
+        else {
+            return Err(ClientError::Unavailable);
+        };
+        let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+        let id = RequestId::Number(requests.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        requests.waiting().insert(id.clone(), tx);
+        let mut pending = Pending { requests: requests.clone(), stream: stream.clone(), id: Some(id.clone()) };
+        stream.send(&mcp_core::Request::new(id, method, params.as_object().cloned()));
+        let outcome = match tokio::time::timeout(requests.timeout, rx).await {
+            Ok(Ok(outcome)) => outcome,
+            // The session ended and dropped its table.
+            Ok(Err(_)) => return Err(ClientError::Disconnected),
+            Err(_) => return Err(ClientError::Timeout(requests.timeout)),
+        };
+        pending.id = None;
+        let value = outcome.map_err(ClientError::Rejected)?;
+        serde_json::from_value(value).map_err(|e| ClientError::InvalidResponse(e.to_string()))
+    }
+}
+
+/// A request in flight: if it is dropped unanswered (timeout, or the
+/// caller stopped awaiting), the client is told to stop working on it.
+struct Pending {
+    requests: Arc<PendingRequests>,
+    stream: Outgoing,
+    id: Option<RequestId>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if self.requests.waiting().remove(&id).is_some() {
+            let params = CancelledParams { request_id: Some(id), reason: Some("the server stopped waiting".into()) };
+            self.stream.notify(methods::CANCELLED, &params);
+        }
+    }
+}
+
+/// Why a request to the client got no usable answer.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The client did not declare the capability the request needs.
+    MissingCapability {
+        /// The capability, e.g. `"sampling"`.
+        capability: String,
+    },
+    /// This request cannot ask the client anything (a call made by hand,
+    /// or a 2026-07-28 request, which has no server-to-client requests).
+    Unavailable,
+    /// The client did not answer in time; it was told to stop.
+    Timeout(Duration),
+    /// The client answered with an error.
+    Rejected(ErrorObject),
+    /// The connection ended before the client answered.
+    Disconnected,
+    /// The client's answer is not what the method returns.
+    InvalidResponse(String),
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::MissingCapability { capability } => {
+                write!(f, "the client did not declare the `{capability}` capability")
+            }
+            ClientError::Unavailable => f.write_str("this request cannot send requests to the client"),
+            ClientError::Timeout(after) => write!(f, "the client did not answer within {} s", after.as_secs_f64()),
+            ClientError::Rejected(error) => write!(f, "the client refused: {error}"),
+            ClientError::Disconnected => f.write_str("the client disconnected before answering"),
+            ClientError::InvalidResponse(why) => write!(f, "the client's answer is not valid: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}

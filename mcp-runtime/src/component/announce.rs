@@ -1,0 +1,127 @@
+//! Who is told when a list changes: handshake sessions (on their
+//! connection) and 2026-07-28 `subscriptions/listen` streams (tagged with
+//! the subscription's id), each for the kinds of list it wants.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcp_core::{RequestId, envelope};
+use serde::Serialize;
+use serde_json::Map;
+
+use crate::dispatch::outgoing::Outgoing;
+
+/// A kind of list that can change at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    /// `tools/list`.
+    Tools,
+}
+
+impl ListKind {
+    /// Every kind, in the order a subscription acknowledges them.
+    pub(crate) const ALL: [ListKind; 1] = [ListKind::Tools];
+
+    /// The notification that says this list changed.
+    pub(crate) fn notification(self) -> &'static str {
+        match self {
+            ListKind::Tools => mcp_core::methods::TOOLS_LIST_CHANGED,
+        }
+    }
+
+    /// Its key in a `subscriptions/listen` filter.
+    pub(crate) fn filter_key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "toolsListChanged",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// A set of [`ListKind`]s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Kinds(u8);
+
+impl Kinds {
+    pub(crate) fn with(self, kind: ListKind) -> Kinds {
+        Kinds(self.0 | kind.bit())
+    }
+
+    pub(crate) fn contains(self, kind: ListKind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+
+    /// As a subscription acknowledges it: `{"toolsListChanged": true, …}`.
+    pub(crate) fn to_filter(self) -> Map<String, serde_json::Value> {
+        ListKind::ALL.iter().filter(|k| self.contains(**k)).map(|k| (k.filter_key().to_owned(), true.into())).collect()
+    }
+}
+
+struct Listener {
+    outgoing: Outgoing,
+    /// The `subscriptions/listen` request it belongs to, if any.
+    subscription: Option<RequestId>,
+    kinds: Kinds,
+}
+
+/// The listeners of one server.
+#[derive(Default)]
+pub(crate) struct Announcer {
+    /// In the order they came, so notifications go out in that order.
+    listeners: Mutex<BTreeMap<u64, Listener>>,
+    next: AtomicU64,
+}
+
+#[derive(Serialize)]
+struct Tagged<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionTag<'a>,
+}
+
+/// `{"io.modelcontextprotocol/subscriptionId": id}`.
+pub(crate) struct SubscriptionTag<'a> {
+    pub(crate) id: &'a RequestId,
+}
+
+impl Serialize for SubscriptionTag<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(envelope::SUBSCRIPTION_ID, self.id)?;
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct NoParams {}
+
+impl Announcer {
+    /// Tell `outgoing` when a list of `kinds` changes, until
+    /// [`unlisten`](Self::unlisten); notifications for a `subscription`
+    /// carry its id.
+    pub(crate) fn listen(&self, outgoing: Outgoing, subscription: Option<RequestId>, kinds: Kinds) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let listener = Listener { outgoing, subscription, kinds };
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id, listener);
+        id
+    }
+
+    pub(crate) fn unlisten(&self, id: u64) {
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+
+    /// Tell every listener of `kind` that its list changed.
+    pub(crate) fn announce(&self, kind: ListKind) {
+        let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        for listener in listeners.values().filter(|l| l.kinds.contains(kind)) {
+            match &listener.subscription {
+                None => listener.outgoing.notify(kind.notification(), &NoParams {}),
+                Some(id) => listener.outgoing.notify(kind.notification(), &Tagged { meta: SubscriptionTag { id } }),
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! What every listable kind of thing (tools now; resources, templates and
+//! prompts next) shares: the catalog of what was registered and what is
+//! disabled, changes at run time, the immutable snapshot requests read
+//! (sorted, paged by cursors that stay right across changes), and the
+//! `list_changed` announcements.
+
+pub(crate) mod announce;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+use mcp_core::ErrorObject;
+
+use crate::error::Error;
+use crate::request::state::StateMap;
+use announce::{Announcer, ListKind};
+
+/// One kind of component: how an entry is built from what a user
+/// registered, and what names it.
+pub(crate) trait Kind: Send + Sync + Sized + 'static {
+    /// What users register (`dyn Tool`).
+    type Source: ?Sized + Send + Sync;
+    /// One registered thing, built and ready to serve.
+    type Entry: Send + Sync;
+    /// How the server presents this kind (set before it starts).
+    type Options: Send;
+
+    /// The list whose changes are announced.
+    const LIST: ListKind;
+
+    /// The key (a tool's name) of a source not yet built.
+    fn source_key(source: &Self::Source) -> String;
+
+    /// Build one entry: check it against the server's state, shape and
+    /// project it.
+    fn build(source: &Arc<Self::Source>, options: &Self::Options, states: &StateMap) -> Result<Self::Entry, Error>;
+
+    /// An entry's key: unique in a server, and the list's sort order.
+    fn key(entry: &Self::Entry) -> &str;
+
+    /// The error for two entries with one key.
+    fn duplicate(first: &Self::Entry, second: &Self::Entry) -> Error;
+}
+
+/// One registration, and its entry once built (kept across changes, so a
+/// change rebuilds nothing else: rate-limit allowances and computed schemas
+/// of the others survive).
+struct Item<K: Kind> {
+    source: Arc<K::Source>,
+    built: Option<Arc<K::Entry>>,
+}
+
+impl<K: Kind> Clone for Item<K> {
+    fn clone(&self) -> Self {
+        Item { source: self.source.clone(), built: self.built.clone() }
+    }
+}
+
+impl<K: Kind> Item<K> {
+    fn key(&self) -> String {
+        match &self.built {
+            Some(entry) => K::key(entry).to_owned(),
+            None => K::source_key(&self.source),
+        }
+    }
+}
+
+/// Everything a [`Snapshot`] is built from.
+pub(crate) struct Sources<K: Kind> {
+    items: Vec<Item<K>>,
+    disabled: BTreeSet<String>,
+    options: K::Options,
+    /// Whether the set may change while the server runs (a handle exists).
+    dynamic: bool,
+}
+
+impl<K: Kind> Sources<K> {
+    pub(crate) fn push(&mut self, source: Arc<K::Source>) {
+        self.items.push(Item { source, built: None });
+    }
+
+    /// The options, to change before the server starts (every entry is
+    /// built again).
+    pub(crate) fn options_mut(&mut self) -> &mut K::Options {
+        self.items.iter_mut().for_each(|item| item.built = None);
+        &mut self.options
+    }
+
+    /// The snapshot of these sources; built entries are kept in `items`
+    /// when `keep` (the server runs), so later changes reuse them.
+    fn snapshot(&mut self, states: &StateMap, keep: bool) -> Result<Snapshot<K>, Error> {
+        let mut entries = Vec::with_capacity(self.items.len());
+        for item in &mut self.items {
+            let entry = match &item.built {
+                Some(entry) => entry.clone(),
+                None => {
+                    let entry = Arc::new(K::build(&item.source, &self.options, states)?);
+                    if keep {
+                        item.built = Some(entry.clone());
+                    }
+                    entry
+                }
+            };
+            if !self.disabled.contains(K::key(&entry)) {
+                entries.push(entry);
+            }
+        }
+        Snapshot::new(entries)
+    }
+}
+
+/// The components of one kind in one server, shared by its connections and
+/// its handles.
+pub(crate) struct Catalog<K: Kind> {
+    sources: Mutex<Sources<K>>,
+    /// What requests see; `None` until the server starts.
+    published: RwLock<Option<Arc<Snapshot<K>>>>,
+    /// The server's shared values, fixed when it starts.
+    states: OnceLock<Arc<StateMap>>,
+    announcer: Arc<Announcer>,
+}
+
+impl<K: Kind> Catalog<K> {
+    pub(crate) fn new(options: K::Options, announcer: Arc<Announcer>) -> Self {
+        let sources = Sources { items: Vec::new(), disabled: BTreeSet::new(), options, dynamic: false };
+        Catalog { sources: Mutex::new(sources), published: RwLock::default(), states: OnceLock::new(), announcer }
+    }
+
+    pub(crate) fn sources(&self) -> MutexGuard<'_, Sources<K>> {
+        self.sources.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether this server offers this kind at all: something is registered,
+    /// or a handle may register something later.
+    pub(crate) fn offered(&self) -> bool {
+        let sources = self.sources();
+        sources.dynamic || !sources.items.is_empty()
+    }
+
+    /// Note that the set may change at run time (a handle was made).
+    pub(crate) fn make_dynamic(&self) {
+        self.sources().dynamic = true;
+    }
+
+    /// Build everything without publishing it (the start-up check).
+    pub(crate) fn check(&self, states: &StateMap) -> Result<Snapshot<K>, Error> {
+        self.sources().snapshot(states, false)
+    }
+
+    /// Build and publish; the server is starting.
+    pub(crate) fn publish(&self, states: Arc<StateMap>) -> Result<(), Error> {
+        let snapshot = self.sources().snapshot(&states, true)?;
+        let _ = self.states.set(states);
+        *self.published.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// What requests see now.
+    pub(crate) fn current(&self) -> Arc<Snapshot<K>> {
+        let published = self.published.read().unwrap_or_else(|e| e.into_inner());
+        published.clone().unwrap_or_else(|| Arc::new(Snapshot::empty()))
+    }
+
+    /// Apply `change` (which says whether it changed anything). While the
+    /// server runs, only new registrations are built, the snapshot is
+    /// published and listeners are told; a change that leaves the set
+    /// unusable (a duplicate key) is undone and reported. Before it runs,
+    /// the start-up check covers everything at once.
+    pub(crate) fn change(&self, change: impl FnOnce(&mut Sources<K>) -> bool) -> Result<bool, Error> {
+        let mut sources = self.sources();
+        let undo = (sources.items.clone(), sources.disabled.clone());
+        let changed = change(&mut sources);
+        let Some(states) = self.states.get().filter(|_| changed) else { return Ok(changed) };
+        match sources.snapshot(states, true) {
+            Ok(snapshot) => {
+                *self.published.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(snapshot));
+                drop(sources);
+                self.announcer.announce(K::LIST);
+                Ok(true)
+            }
+            Err(error) => {
+                (sources.items, sources.disabled) = undo;
+                Err(error)
+            }
+        }
+    }
+
+    /// Register `source`.
+    pub(crate) fn add(&self, source: Arc<K::Source>) -> Result<(), Error> {
+        self.change(|sources| {
+            sources.push(source);
+            true
+        })
+        .map(drop)
+    }
+
+    /// Remove the registration with `key`; `false` if there is none.
+    pub(crate) fn remove(&self, key: &str) -> bool {
+        self.change(|sources| {
+            let before = sources.items.len();
+            sources.items.retain(|item| item.key() != key);
+            sources.disabled.remove(key);
+            sources.items.len() != before
+        })
+        .unwrap_or(false)
+    }
+
+    /// Stop offering `key` (kept, to enable again); `false` if it already was.
+    pub(crate) fn disable(&self, key: &str) -> bool {
+        self.change(|sources| sources.disabled.insert(key.to_owned())).unwrap_or(false)
+    }
+
+    /// Offer `key` again; `false` if it was not disabled.
+    pub(crate) fn enable(&self, key: &str) -> bool {
+        self.change(|sources| sources.disabled.remove(key)).unwrap_or(false)
+    }
+
+    /// Every registered key, enabled or not, sorted.
+    pub(crate) fn keys(&self) -> Vec<String> {
+        let keys: BTreeSet<String> = self.sources().items.iter().map(Item::key).collect();
+        keys.into_iter().collect()
+    }
+}
+
+/// One page of a list, and the cursor of the next page.
+pub(crate) type Page<'a, K> = (&'a [Arc<<K as Kind>::Entry>], Option<String>);
+
+/// What a cursor starts with; anything else is not ours.
+const CURSOR_PREFIX: &str = "after:";
+
+/// The enabled components of one kind, sorted by key (so a list is the
+/// same on every connection and every run), immutable once built.
+pub(crate) struct Snapshot<K: Kind> {
+    entries: Vec<Arc<K::Entry>>,
+    index: HashMap<String, usize>,
+}
+
+impl<K: Kind> Snapshot<K> {
+    fn empty() -> Self {
+        Snapshot { entries: Vec::new(), index: HashMap::new() }
+    }
+
+    fn new(mut entries: Vec<Arc<K::Entry>>) -> Result<Self, Error> {
+        entries.sort_by(|a, b| K::key(a).cmp(K::key(b)));
+        if let Some(pair) = entries.windows(2).find(|pair| K::key(&pair[0]) == K::key(&pair[1])) {
+            return Err(K::duplicate(&pair[0], &pair[1]));
+        }
+        let index = entries.iter().enumerate().map(|(i, e)| (K::key(e).to_owned(), i)).collect();
+        Ok(Snapshot { entries, index })
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&Arc<K::Entry>> {
+        self.index.get(key).map(|&i| &self.entries[i])
+    }
+
+    pub(crate) fn entries(&self) -> &[Arc<K::Entry>] {
+        &self.entries
+    }
+
+    /// The page after `cursor`, of at most `size` entries (all without a
+    /// size), and the cursor of the next page. A cursor names the last key
+    /// of the previous page, so paging stays right while entries come and go.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        size: Option<usize>,
+    ) -> Result<Page<'_, K>, ErrorObject> {
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => {
+                let after = cursor
+                    .strip_prefix(CURSOR_PREFIX)
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
+                self.entries.partition_point(|e| K::key(e) <= after)
+            }
+        };
+        let end = size.map_or(self.entries.len(), |size| (start + size).min(self.entries.len()));
+        let next = (end < self.entries.len() && end > start)
+            .then(|| format!("{CURSOR_PREFIX}{}", K::key(&self.entries[end - 1])));
+        Ok((&self.entries[start..end], next))
+    }
+}

@@ -1,0 +1,82 @@
+//! The lifecycle methods: `initialize` (which starts the handshake era on
+//! a connection), `ping`, `logging/setLevel`, and `server/discover` (the
+//! 2026-07-28 description of the server).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use mcp_core::{ErrorObject, InitializeParams, InitializeResult, JsonObject, SetLevelParams, envelope};
+use serde::Serialize;
+
+use super::reply::{Empty, ResultBody};
+use super::{Action, Incoming, Negotiated, parse};
+use crate::client::Peer;
+use crate::component::announce::Kinds;
+use crate::request::context::level_index;
+
+pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let params: InitializeParams = parse(params)?;
+    let version = mcp_core::ProtocolVersion::negotiate(&params.protocol_version);
+    tracing::info!(
+        client = %params.client_info.name,
+        client_version = %params.client_info.version,
+        requested = %params.protocol_version,
+        protocol = %version,
+        "client connected"
+    );
+    let session = request.session;
+    let peer = Peer {
+        log_level: session.log_level.clone(),
+        client_info: Some(params.client_info),
+        capabilities: params.capabilities,
+        requests: Some(session.requests.clone()),
+    };
+    session
+        .negotiated
+        .set(Negotiated { version, peer: Arc::new(peer) })
+        .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
+    let shared = request.shared();
+    let kinds = shared.changing_lists();
+    if kinds != Kinds::default() {
+        let _ = session.listener.set(shared.announcer.listen(session.outgoing.clone(), None, kinds));
+    }
+    Ok(request.reply(InitializeResult {
+        protocol_version: version,
+        capabilities: shared.capabilities(),
+        server_info: shared.info.for_version(version),
+        instructions: shared.instructions.clone(),
+        meta: None,
+    }))
+}
+
+pub(crate) fn ping(request: &Incoming<'_>, _: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    Ok(request.reply(Empty {}))
+}
+
+pub(crate) fn set_level(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let SetLevelParams { level } = parse(params)?;
+    request.session.log_level.store(level_index(level), Ordering::Relaxed);
+    Ok(request.reply(Empty {}))
+}
+
+/// What `server/discover` says: the versions, capabilities and
+/// instructions (the server's name is stamped on every result).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Discovered<'a> {
+    supported_versions: Vec<&'static str>,
+    capabilities: mcp_core::ServerCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+impl ResultBody for Discovered<'_> {}
+
+pub(crate) fn discover(request: &Incoming<'_>, _: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let shared = request.shared();
+    Ok(request.reply(Discovered {
+        supported_versions: envelope::supported_versions(),
+        capabilities: shared.capabilities(),
+        instructions: shared.instructions.as_deref(),
+    }))
+}

@@ -1,0 +1,83 @@
+//! `subscriptions/listen` (2026-07-28): a client-opened stream of the
+//! list changes it asked for, each tagged with the subscription's id.
+
+use std::collections::HashMap;
+
+use mcp_core::{ErrorObject, JsonObject, RequestId, envelope, methods};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::reply::ResultBody;
+use super::{Action, Incoming, parse};
+use crate::component::announce::{Announcer, Kinds, ListKind, SubscriptionTag};
+use crate::request::context::Cancellation;
+
+/// `subscriptions/listen` params: which notifications the stream carries.
+#[derive(serde::Deserialize)]
+struct ListenParams {
+    /// `{"toolsListChanged": true, …}`; unknown keys are not honoured.
+    notifications: HashMap<String, Value>,
+}
+
+/// The acknowledgement, the stream's first message.
+#[derive(Serialize)]
+struct Acknowledged<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionTag<'a>,
+    notifications: serde_json::Map<String, Value>,
+}
+
+/// The stream's answer when the server closes it: just its tag.
+#[derive(Serialize)]
+struct Closed {
+    #[serde(skip)]
+    id: Option<RequestId>,
+}
+
+impl ResultBody for Closed {
+    fn take_meta(&mut self) -> Option<JsonObject> {
+        let id = self.id.take()?;
+        Some(JsonObject::from_iter([(envelope::SUBSCRIPTION_ID.to_owned(), serde_json::json!(id))]))
+    }
+}
+
+/// A listener, removed when its subscription ends.
+struct Listener(std::sync::Arc<Announcer>, u64);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.0.unlisten(self.1);
+    }
+}
+
+/// Open a subscription: acknowledge what it will carry (what was asked
+/// and this server's lists can do), then send those changes on the
+/// request's stream until the client cancels it (no answer) or the
+/// connection ends (answered, the graceful close).
+pub(crate) fn listen(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let ListenParams { notifications } = parse(params)?;
+    let shared = request.shared();
+    let offered = shared.changing_lists();
+    let honoured = ListKind::ALL
+        .into_iter()
+        .filter(|kind| offered.contains(*kind) && notifications.get(kind.filter_key()) == Some(&Value::Bool(true)))
+        .fold(Kinds::default(), Kinds::with);
+    let id = request.id.clone();
+    let ack = Acknowledged { meta: SubscriptionTag { id: &id }, notifications: honoured.to_filter() };
+    request.stream.notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, &ack);
+    let listener = (honoured != Kinds::default()).then(|| {
+        let announcer = shared.announcer.clone();
+        let listener = announcer.listen(request.stream.clone(), Some(id.clone()), honoured);
+        request.session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), listener);
+        Listener(announcer, listener)
+    });
+    let cancellation = Cancellation::default();
+    let ended = cancellation.clone();
+    let projection = request.projection.clone();
+    let future = async move {
+        ended.cancelled().await;
+        drop(listener);
+        projection.answer(id.clone(), Closed { id: Some(id) })
+    };
+    Ok(Action::Listen(request.id.clone(), Box::pin(future), cancellation))
+}

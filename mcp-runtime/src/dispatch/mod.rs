@@ -1,0 +1,307 @@
+//! One connection's protocol state and what each incoming message asks
+//! for: the era of each request, the method table, and the answer's
+//! projection. Transport-agnostic: it never reads or writes bytes.
+
+pub(crate) mod lifecycle;
+pub(crate) mod listen;
+pub(crate) mod outgoing;
+pub(crate) mod reply;
+pub(crate) mod table;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use mcp_core::{
+    CancelledParams, ClientCapabilities, Envelope, ErrorObject, JsonObject, Message, Notification, ProtocolVersion,
+    Request, RequestId, envelope, methods,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::client::{Peer, PendingRequests};
+use crate::request::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, level_index};
+use crate::server::Shared;
+use crate::tools::BoxFuture;
+use outgoing::Outgoing;
+use reply::{Answer, Projection, ResultBody};
+use table::Eras;
+
+/// What the handshake settled.
+#[derive(Debug)]
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    /// The client, as its requests see it.
+    pub(crate) peer: Arc<Peer>,
+}
+
+/// What the connection must do for one incoming message.
+pub(crate) enum Action {
+    /// Nothing (a notification, or a response to us).
+    None,
+    /// Send this answer now.
+    Reply(Answer),
+    /// Run this request as its own task and send its answer when done;
+    /// cancel it through the `Cancellation` (and by dropping the task).
+    Call(RequestId, BoxFuture<'static, Answer>, Cancellation),
+    /// A `subscriptions/listen` stream: run like a call, but it ends only
+    /// when cancelled. Cancelling its `Cancellation` closes it gracefully
+    /// (its future then answers); dropping its task closes it silently.
+    Listen(RequestId, BoxFuture<'static, Answer>, Cancellation),
+    /// Stop the request with this id, if it is still running.
+    Cancel(RequestId),
+}
+
+/// One request on its way to its handler: its era settled, its client
+/// known, and how its answer is to be shaped.
+pub(crate) struct Incoming<'a> {
+    pub(crate) id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) peer: Arc<Peer>,
+    /// Where the request's own notifications go: the connection on stdio,
+    /// the request's response stream over HTTP.
+    pub(crate) stream: &'a Outgoing,
+    pub(crate) session: &'a Session,
+    pub(crate) projection: Projection,
+}
+
+impl Incoming<'_> {
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.session.shared
+    }
+
+    /// Answer now with `body`, shaped for the request's era.
+    pub(crate) fn reply(&self, body: impl ResultBody) -> Action {
+        Action::Reply(self.projection.answer(self.id.clone(), body))
+    }
+}
+
+/// One session's protocol state: a stdio or in-memory connection, or an
+/// HTTP session.
+pub(crate) struct Session {
+    pub(crate) shared: Arc<Shared>,
+    /// Tells this session's allowances apart in the rate limiters.
+    pub(crate) key: u64,
+    /// Whether `key` is this session's alone, so its allowances can be
+    /// forgotten when it ends (not when it shares them with others).
+    owns_key: bool,
+    /// Messages that belong to no request (`list_changed`).
+    pub(crate) outgoing: Outgoing,
+    /// The least severe log level the client wants (`logging/setLevel`).
+    pub(crate) log_level: Arc<AtomicU8>,
+    pub(crate) negotiated: OnceLock<Negotiated>,
+    /// The client before `initialize` says who it is.
+    anonymous: Arc<Peer>,
+    /// Requests this session sent its client, awaiting answers.
+    pub(crate) requests: Arc<PendingRequests>,
+    /// Its `list_changed` listener, once initialized.
+    pub(crate) listener: OnceLock<u64>,
+    /// Open `subscriptions/listen` streams: their listeners.
+    pub(crate) subscriptions: Mutex<HashMap<RequestId, u64>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let announcer = &self.shared.announcer;
+        if let Some(id) = self.listener.get() {
+            announcer.unlisten(*id);
+        }
+        for (_, listener) in self.subscriptions.get_mut().unwrap_or_else(|e| e.into_inner()).drain() {
+            announcer.unlisten(listener);
+        }
+        self.requests.abandon_all();
+        if self.owns_key {
+            self.shared.tools.current().forget_idle_allowances();
+            if let Some(limiter) = &self.shared.limiter {
+                limiter.forget_idle();
+            }
+        }
+    }
+}
+
+/// Distinct keys for sessions, process-wide.
+static NEXT_SESSION_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>, outgoing: Outgoing) -> Self {
+        let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
+        let key = NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed);
+        let requests = Arc::new(PendingRequests::new(shared.client_request_timeout));
+        let anonymous = Arc::new(Peer {
+            log_level: log_level.clone(),
+            client_info: None,
+            capabilities: ClientCapabilities::default(),
+            requests: None,
+        });
+        Session {
+            shared,
+            key,
+            owns_key: true,
+            outgoing,
+            log_level,
+            negotiated: OnceLock::new(),
+            anonymous,
+            requests,
+            listener: OnceLock::new(),
+            subscriptions: Mutex::default(),
+        }
+    }
+
+    /// Count this session's calls against the allowance `key` shares with
+    /// others (stateless HTTP requests, which nothing tells apart).
+    #[cfg(feature = "http")]
+    pub(crate) fn sharing_allowances(mut self, key: u64) -> Self {
+        self.key = key;
+        self.owns_key = false;
+        self
+    }
+
+    /// Handle a JSON-RPC batch: only 2025-03-26 has them (its servers must
+    /// accept them). Returns the ids the batch cancels and the future of
+    /// its answers, in order (none for its notifications); or the error
+    /// for a batch this session does not take.
+    pub(crate) fn batch(
+        &self,
+        items: Vec<Value>,
+        stream: &Outgoing,
+    ) -> Result<(Vec<RequestId>, BoxFuture<'static, Vec<Answer>>), ErrorObject> {
+        let version = self.negotiated.get().map(|n| n.version);
+        if version != Some(ProtocolVersion::V2025_03_26) {
+            return Err(ErrorObject::invalid_request(
+                "JSON-RPC batches are part of protocol version 2025-03-26 only; send one message at a time",
+            ));
+        }
+        if items.is_empty() {
+            return Err(ErrorObject::invalid_request("an empty batch"));
+        }
+        let mut cancels = Vec::new();
+        let mut answers: Vec<BoxFuture<'static, Answer>> = Vec::new();
+        for item in items {
+            let message = match Message::from_value(item) {
+                Ok(message) => message,
+                Err(invalid) => {
+                    answers.push(Box::pin(std::future::ready(invalid.into_response().into())));
+                    continue;
+                }
+            };
+            match self.handle(message, stream) {
+                Action::None => {}
+                Action::Reply(answer) => answers.push(Box::pin(std::future::ready(answer))),
+                Action::Call(_, future, _) | Action::Listen(_, future, _) => answers.push(future),
+                Action::Cancel(id) => cancels.push(id),
+            }
+        }
+        Ok((cancels, Box::pin(futures_util::future::join_all(answers))))
+    }
+
+    /// What to do for `message`. A request's own notifications (a call's
+    /// progress and log messages) go to `stream`: the connection itself on
+    /// stdio, the request's response stream over HTTP.
+    pub(crate) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
+        match message {
+            Message::Request(request) => self.request(request, stream),
+            Message::Notification(notification) => self.notification(notification),
+            Message::Response(response) => {
+                if !self.requests.resolve(response) {
+                    tracing::debug!("ignoring a response to no pending request of this server");
+                }
+                Action::None
+            }
+        }
+    }
+
+    fn request(&self, request: Request, stream: &Outgoing) -> Action {
+        let Request { id, method, params, .. } = request;
+        match self.route(&id, &method, params.as_ref(), stream) {
+            Ok((incoming, handler)) => {
+                handler(&incoming, params).unwrap_or_else(|error| Action::Reply(Answer::error(Some(id), error)))
+            }
+            Err(error) => Action::Reply(Answer::error(Some(id), error)),
+        }
+    }
+
+    /// Settle a request's era and find its method. The era is the
+    /// request's own: the stateless envelope in `_meta` makes it a
+    /// 2026-07-28 request whatever else the connection does; without one it
+    /// belongs to the handshake.
+    fn route<'a>(
+        &'a self,
+        id: &RequestId,
+        method: &str,
+        params: Option<&JsonObject>,
+        stream: &'a Outgoing,
+    ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
+        let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let found = table::find(method).filter(|m| self.shared.serves(m.capability));
+        let incoming =
+            |version, peer, projection| Incoming { id: id.clone(), version, peer, stream, session: self, projection };
+        if let Some(envelope) = Envelope::from_meta(meta)? {
+            let method =
+                found.filter(|m| m.eras != Eras::Handshake).ok_or_else(|| ErrorObject::method_not_found(method))?;
+            let Envelope { version, capabilities, client_info, log_level } = envelope;
+            let threshold = log_level.map_or(LOGGING_OFF, level_index);
+            let peer = Arc::new(Peer {
+                log_level: Arc::new(AtomicU8::new(threshold)),
+                client_info,
+                capabilities,
+                requests: None,
+            });
+            let ttl = method.cacheable.then(|| u64::try_from(self.shared.cache_ttl.as_millis()).unwrap_or(u64::MAX));
+            let projection = Projection::stateless(self.shared.modern_info.clone(), ttl);
+            return Ok((incoming(version, peer, projection), method.handler));
+        }
+        let method_entry = found.ok_or_else(|| ErrorObject::method_not_found(method))?;
+        if method_entry.eras == Eras::Stateless {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{method}` is a 2026-07-28 request: params._meta must carry `{}` and `{}`",
+                envelope::PROTOCOL_VERSION,
+                envelope::CLIENT_CAPABILITIES
+            )));
+        }
+        let (version, peer) = match self.negotiated.get() {
+            Some(negotiated) => (negotiated.version, negotiated.peer.clone()),
+            None if method_entry.before_initialize => (ProtocolVersion::LATEST_HANDSHAKE, self.anonymous.clone()),
+            None => {
+                return Err(ErrorObject::invalid_request(format!(
+                    "`{method}` before `initialize`: send `initialize` first, or carry the 2026-07-28 fields \
+                     (`{}`, `{}`) in params._meta",
+                    envelope::PROTOCOL_VERSION,
+                    envelope::CLIENT_CAPABILITIES
+                )));
+            }
+        };
+        Ok((incoming(version, peer, Projection::handshake()), method_entry.handler))
+    }
+
+    fn notification(&self, notification: Notification) -> Action {
+        match notification.method.as_str() {
+            methods::INITIALIZED => Action::None,
+            methods::CANCELLED => match parse::<CancelledParams>(notification.params) {
+                Ok(CancelledParams { request_id: Some(id), reason }) => {
+                    tracing::debug!(%id, ?reason, "client cancelled a request");
+                    // A subscription stops at once, not when its task is
+                    // next polled: no notification may follow the cancel.
+                    let subscription = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                    if let Some(listener) = subscription {
+                        self.shared.announcer.unlisten(listener);
+                    }
+                    Action::Cancel(id)
+                }
+                Ok(_) => Action::None,
+                Err(error) => {
+                    tracing::warn!(%error, "ignoring a malformed `notifications/cancelled`");
+                    Action::None
+                }
+            },
+            other => {
+                tracing::debug!(method = other, "ignoring an unknown notification");
+                Action::None
+            }
+        }
+    }
+}
+
+/// Parse `params` into `T`; absent params read as `{}`.
+pub(crate) fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
+    serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)
+}

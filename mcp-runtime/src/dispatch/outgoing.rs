@@ -1,0 +1,45 @@
+//! The queue of bytes to one client (a connection, or one HTTP response
+//! stream), and typed notifications onto it.
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+/// Messages to the client of one connection or response stream. An empty
+/// message is the end-of-stream marker the writers stop at.
+#[derive(Clone, Debug)]
+pub(crate) struct Outgoing(pub(crate) mpsc::UnboundedSender<Vec<u8>>);
+
+/// A notification as it goes on the wire, serialized straight from its
+/// typed params.
+#[derive(Serialize)]
+struct Note<'a, P> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a P,
+}
+
+impl Outgoing {
+    /// A queue whose messages go nowhere (for requests that send none).
+    #[cfg(feature = "http")]
+    pub(crate) fn nowhere() -> Outgoing {
+        Outgoing(mpsc::unbounded_channel().0)
+    }
+
+    /// Send a notification; a closed connection drops it.
+    pub(crate) fn notify(&self, method: &str, params: &impl Serialize) {
+        self.send(&Note { jsonrpc: "2.0", method, params });
+    }
+
+    /// Queue one message; a closed queue (the client is gone) drops it.
+    pub(crate) fn send(&self, message: &impl Serialize) {
+        match serde_json::to_vec(message) {
+            Ok(bytes) => drop(self.0.send(bytes)),
+            Err(e) => tracing::error!(error = %e, "a message could not be serialized"),
+        }
+    }
+
+    /// Whether the client end is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+}

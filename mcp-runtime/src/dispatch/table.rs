@@ -1,0 +1,94 @@
+//! The one method table: every request method the server answers, in
+//! every era. Adding a protocol method is one entry here; the era
+//! differences (which era has it, whether its result is cacheable) are
+//! columns, applied by the dispatcher and the projection.
+
+use mcp_core::{ErrorObject, JsonObject, methods};
+
+use super::{Action, Incoming, lifecycle, listen};
+use crate::tools::call as tools;
+
+/// What a server must offer for a method to exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Capability {
+    /// Always there: the lifecycle and subscriptions.
+    Core,
+    /// `tools`: offered when tools are registered (or may be, at run time).
+    Tools,
+    /// `logging`: always offered (every handler may log).
+    Logging,
+}
+
+/// The eras a method exists in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Eras {
+    /// 2024-11-05 to 2025-11-25 only (after `initialize`).
+    Handshake,
+    /// 2026-07-28 only.
+    Stateless,
+    /// Both.
+    Both,
+}
+
+/// Answers one request: the work to do, or a protocol error.
+pub(crate) type Handler = fn(&Incoming<'_>, Option<JsonObject>) -> Result<Action, ErrorObject>;
+
+/// One row of the table.
+pub(crate) struct Method {
+    pub(crate) name: &'static str,
+    pub(crate) capability: Capability,
+    pub(crate) eras: Eras,
+    /// Answered before `initialize` in the handshake era.
+    pub(crate) before_initialize: bool,
+    /// Its 2026-07-28 result carries cache hints (`ttlMs`, `cacheScope`).
+    pub(crate) cacheable: bool,
+    pub(crate) handler: Handler,
+}
+
+const fn method(name: &'static str, capability: Capability, eras: Eras, handler: Handler) -> Method {
+    Method { name, capability, eras, before_initialize: false, cacheable: false, handler }
+}
+
+impl Method {
+    const fn before_initialize(mut self) -> Method {
+        self.before_initialize = true;
+        self
+    }
+
+    const fn cacheable(mut self) -> Method {
+        self.cacheable = true;
+        self
+    }
+}
+
+use Capability::{Core, Logging, Tools};
+use Eras::{Both, Handshake, Stateless};
+
+/// Every method, in one place.
+static METHODS: &[Method] = &[
+    method(methods::INITIALIZE, Core, Handshake, lifecycle::initialize).before_initialize(),
+    method(methods::PING, Core, Handshake, lifecycle::ping).before_initialize(),
+    method(methods::SERVER_DISCOVER, Core, Stateless, lifecycle::discover).cacheable(),
+    method(methods::SUBSCRIPTIONS_LISTEN, Core, Stateless, listen::listen),
+    method(methods::LOGGING_SET_LEVEL, Logging, Handshake, lifecycle::set_level),
+    method(methods::TOOLS_LIST, Tools, Both, tools::list).cacheable(),
+    method(methods::TOOLS_CALL, Tools, Both, tools::call),
+];
+
+/// The method named `name`, if the server has it.
+pub(crate) fn find(name: &str) -> Option<&'static Method> {
+    METHODS.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_is_listed_once() {
+        let mut names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), METHODS.len());
+    }
+}

@@ -1,0 +1,181 @@
+//! One request's context, the same for every kind of handler (a tool call
+//! now; a resource read, a prompt get or a completion next), and the one
+//! extractor trait through which `Context`, `State<T>` and user types
+//! reach a handler's parameters.
+
+pub(crate) mod context;
+pub(crate) mod state;
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use mcp_core::{JsonObject, ProtocolVersion, RequestId};
+use serde_json::Value;
+
+use crate::client::{Client, Peer};
+use crate::dispatch::outgoing::Outgoing;
+use crate::tools::ToolBuilder;
+use context::Cancellation;
+use state::StateMap;
+
+/// One request as its handler sees it: what it asks (the tool's name and
+/// arguments) and everything known about it. Extractors
+/// ([`FromRequest`]) read from it; parameters that are arguments take
+/// theirs out of it.
+#[derive(Debug)]
+pub struct RequestParts {
+    /// What is asked for: a tool's name.
+    pub(crate) target: String,
+    pub(crate) arguments: JsonObject,
+    pub(crate) request_id: RequestId,
+    pub(crate) meta: Option<JsonObject>,
+    pub(crate) protocol_version: ProtocolVersion,
+    /// The client (none for a request made by hand).
+    pub(crate) peer: Option<Arc<Peer>>,
+    /// Where the request's notifications go (none for one made by hand).
+    pub(crate) outgoing: Option<Outgoing>,
+    /// A client capability the handler found missing.
+    pub(crate) missing_capability: Arc<OnceLock<String>>,
+    pub(crate) cancellation: Cancellation,
+    /// The server's shared values.
+    pub(crate) state: Arc<StateMap>,
+}
+
+impl RequestParts {
+    /// A request with these arguments, as a client would make it with
+    /// `id`, for calling a handler by hand (in a test).
+    pub fn new(request_id: RequestId, arguments: JsonObject) -> Self {
+        RequestParts {
+            target: String::new(),
+            arguments,
+            request_id,
+            meta: None,
+            protocol_version: ProtocolVersion::LATEST_HANDSHAKE,
+            peer: None,
+            outgoing: None,
+            missing_capability: Arc::default(),
+            cancellation: Cancellation::default(),
+            state: Arc::default(),
+        }
+    }
+
+    /// The arguments not yet taken by a parameter.
+    pub fn arguments(&self) -> &JsonObject {
+        &self.arguments
+    }
+
+    /// Take the argument `name` out of the request.
+    pub fn take_argument(&mut self, name: &str) -> Option<Value> {
+        self.arguments.remove(name)
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.request_id
+    }
+
+    /// The request's `_meta`, if it had one.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.meta.as_ref()
+    }
+
+    /// The protocol version the request speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.protocol_version
+    }
+
+    /// The client that made the request.
+    pub fn client(&self) -> Client {
+        Client {
+            peer: self.peer.clone(),
+            stream: self.outgoing.clone(),
+            missing_capability: self.missing_capability.clone(),
+        }
+    }
+}
+
+/// A value the runtime supplies to a handler from the request itself
+/// instead of from the client's arguments; it never appears in an input
+/// schema. [`Context`](crate::Context) and [`State<T>`](crate::State)
+/// implement it.
+///
+/// Implement it to inject values of your own:
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::{FromRequest, Rejection, RequestParts};
+///
+/// /// The id of the request being served, as text.
+/// struct RequestTag(String);
+///
+/// impl FromRequest for RequestTag {
+///     fn from_request(request: &mut RequestParts) -> Result<Self, Rejection> {
+///         Ok(RequestTag(request.request_id().to_string()))
+///     }
+/// }
+///
+/// /// Echo a message, tagged with the request that asked for it.
+/// #[tool]
+/// fn echo(message: String, tag: RequestTag) -> String {
+///     format!("[{}] {message}", tag.0)
+/// }
+/// # fn main() {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be supplied by the runtime",
+    note = "implement `mcp_runtime::FromRequest` for it, or take it as a JSON argument"
+)]
+pub trait FromRequest: Sized {
+    /// Add what this parameter needs to the tool's definition (nothing by
+    /// default). Called once, when a server is built.
+    fn describe(builder: &mut ToolBuilder) {
+        let _ = builder;
+    }
+
+    /// Produce the value for one request. An error ends the request with
+    /// that error, before the handler runs.
+    fn from_request(request: &mut RequestParts) -> Result<Self, Rejection>;
+}
+
+/// Why an extractor could not produce its value. [`Rejection::new`]'s
+/// message is shown to the client; any other error converts with `?` into
+/// an internal one, logged in full and shown only as "internal error".
+pub struct Rejection {
+    pub(crate) message: String,
+    pub(crate) internal: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Rejection {
+    /// A rejection whose message is shown to the client.
+    pub fn new(message: impl Into<String>) -> Self {
+        Rejection { message: message.into(), internal: None }
+    }
+
+    /// A rejection whose details are logged but never shown to the client.
+    pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Rejection { message: "internal error".into(), internal: Some(error.into()) }
+    }
+}
+
+/// Any error converts with `?`, as an internal rejection (`Rejection`
+/// does not implement `std::error::Error`, which makes this possible).
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Rejection {
+    fn from(error: E) -> Self {
+        Rejection::internal(error)
+    }
+}
+
+impl fmt::Debug for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rejection").field("message", &self.message).field("internal", &self.internal).finish()
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.internal {
+            Some(e) => write!(f, "internal error: {e}"),
+            None => f.write_str(&self.message),
+        }
+    }
+}

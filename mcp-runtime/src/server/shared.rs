@@ -1,0 +1,67 @@
+//! The built server: what every connection shares, and what it offers,
+//! derived from what is registered.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::{Implementation, JsonObject, ServerCapabilities, ToolsCapability};
+
+use crate::component::Catalog;
+use crate::component::announce::{Announcer, Kinds, ListKind};
+use crate::dispatch::table::Capability;
+use crate::request::state::StateMap;
+use crate::tools::catalog::Tools;
+use crate::tools::limit::Limiter;
+
+/// What a server is, shared by all its connections.
+pub(crate) struct Shared {
+    pub(crate) info: Implementation,
+    /// `info` as 2026-07-28 results name the server, made once.
+    pub(crate) modern_info: Arc<Implementation>,
+    pub(crate) instructions: Option<String>,
+    /// Who is told when a list changes.
+    pub(crate) announcer: Arc<Announcer>,
+    pub(crate) tools: Arc<Catalog<Tools>>,
+    pub(crate) page_size: Option<usize>,
+    /// Decode JSON that models send as strings (`Server::strict_arguments`).
+    pub(crate) lenient_arguments: bool,
+    /// Show internal error details to clients (`Server::show_internal_errors`).
+    pub(crate) show_internal_errors: bool,
+    /// Values shared by all requests (`Server::with_state`).
+    pub(crate) state: Arc<StateMap>,
+    /// The limit on calls to all tools together (`Server::rate_limit`).
+    pub(crate) limiter: Option<Limiter>,
+    /// How long 2026-07-28 clients may cache lists (`Server::cache_ttl`).
+    pub(crate) cache_ttl: Duration,
+    /// How long a request to the client waits (`Server::client_request_timeout`).
+    pub(crate) client_request_timeout: Duration,
+}
+
+impl Shared {
+    /// Whether the methods of `capability` are served.
+    pub(crate) fn serves(&self, capability: Capability) -> bool {
+        match capability {
+            Capability::Core | Capability::Logging => true,
+            Capability::Tools => self.tools.offered(),
+        }
+    }
+
+    /// The lists this server offers; each can change at run time.
+    pub(crate) fn changing_lists(&self) -> Kinds {
+        let mut kinds = Kinds::default();
+        if self.serves(Capability::Tools) {
+            kinds = kinds.with(ListKind::Tools);
+        }
+        kinds
+    }
+
+    /// What this server can do, the same in every era: exactly what it
+    /// serves.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: self.serves(Capability::Tools).then_some(ToolsCapability { list_changed: Some(true) }),
+            logging: self.serves(Capability::Logging).then(JsonObject::new),
+            ..Default::default()
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The tools capability's methods: `tools/list` (pages of definitions
+//! serialized once per version) and `tools/call` (arguments checked, rate
+//! limits applied, the tool run as its own task with a timeout, panics and
+//! internal errors masked).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt;
+use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, ListToolsParams, envelope};
+use serde::Serialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tracing::Instrument;
+
+use super::arguments::problems_result;
+use crate::dispatch::reply::ResultBody;
+use crate::dispatch::{Action, Incoming, parse};
+use crate::request::RequestParts;
+use crate::request::context::Cancellation;
+
+/// One page of `tools/list`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolsPage<'a> {
+    tools: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+impl ResultBody for ToolsPage<'_> {}
+
+pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let params: ListToolsParams = parse(params)?;
+    let shared = request.shared();
+    let tools = shared.tools.current();
+    let (page, next_cursor) = tools.page(params.cursor.as_deref(), shared.page_size)?;
+    let tools = page.iter().map(|entry| entry.listed(request.version)).collect();
+    Ok(request.reply(ToolsPage { tools, next_cursor }))
+}
+
+pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    // The arguments are the tool's business, and any mistake in them is
+    // reported to the model as a tool result, so they are taken out
+    // before the rest is parsed.
+    let mut params = params.unwrap_or_default();
+    let arguments = params.remove("arguments");
+    let params: CallToolParams = parse(Some(params))?;
+    let shared = request.shared();
+    let tools = shared.tools.current();
+    let entry = tools
+        .get(&params.name)
+        .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
+        .clone();
+    let answered = |result: CallToolResult| {
+        let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
+        Ok(Action::Reply(answer))
+    };
+    let check = match entry.check() {
+        Ok(check) => check,
+        Err(reason) => {
+            return answered(crate::incident::report(
+                "a tool's input schema cannot be compiled",
+                &reason,
+                &entry.definition.rust_path,
+                shared.show_internal_errors,
+            ));
+        }
+    };
+    let arguments = match check.prepare(arguments, shared.lenient_arguments) {
+        Ok(arguments) => arguments,
+        Err(problems) => return answered(problems_result(&problems)),
+    };
+    // After the arguments: a call that cannot run uses no allowance.
+    let key = request.session.key;
+    let over = |limiter: &Option<super::limit::Limiter>| limiter.as_ref().and_then(|l| l.check(key).err());
+    let refusal = over(&entry.limiter)
+        .map(|why| format!("tool `{}` {why}", params.name))
+        .or_else(|| over(&shared.limiter).map(|why| format!("this server {why}")));
+    if let Some(refusal) = refusal {
+        return answered(CallToolResult::error_text(refusal));
+    }
+    let missing_capability = Arc::new(OnceLock::new());
+    let cancellation = Cancellation::default();
+    let parts = RequestParts {
+        target: params.name.clone(),
+        arguments,
+        request_id: request.id.clone(),
+        meta: params.meta,
+        protocol_version: request.version,
+        peer: Some(request.peer.clone()),
+        outgoing: Some(request.stream.clone()),
+        missing_capability: missing_capability.clone(),
+        cancellation: cancellation.clone(),
+        state: shared.state.clone(),
+    };
+    // A hand-written tool may panic before it even returns its future;
+    // that must not unwind into the connection.
+    let show_details = shared.show_internal_errors;
+    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(parts)))
+        .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic, show_details))));
+    let span = tracing::info_span!("tools/call", tool = %params.name, id = %request.id);
+    let timeout = entry.definition.timeout;
+    let version = request.version;
+    let wraps_output = entry.wraps_output && version.wraps_structured_output();
+    let (id, projection, name) = (request.id.clone(), request.projection.clone(), params.name);
+    let run = async move {
+        let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
+        let outcome = match timeout {
+            // Dropping the future at the deadline is what stops the
+            // tool: its next `.await` never resumes.
+            Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
+            None => Ok(run.await),
+        };
+        let mut result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(panic)) => panicked(&*panic, show_details),
+            Err(limit) => timed_out(&name, limit),
+        };
+        // The schema was wrapped, so the value is too, even when it is an
+        // object itself (`for_version` wraps only non-objects).
+        if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
+            *value = json!({ "result": value.take() });
+        }
+        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
+            let error = envelope::missing_capability(json!({ capability: {} }));
+            return crate::dispatch::reply::Answer::error(Some(id), error);
+        }
+        projection.answer(id, result.for_version(version))
+    };
+    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+}
+
+/// A call ran past its tool's timeout and was stopped.
+fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
+    tracing::warn!(tool, timeout = ?limit, "tool call timed out and was stopped");
+    let seconds = limit.as_secs_f64();
+    let unit = if seconds == 1.0 { "second" } else { "seconds" };
+    CallToolResult::error_text(format!("tool `{tool}` timed out after {seconds} {unit} and was stopped"))
+}
+
+/// A tool panicked: log the panic, tell the client only "internal error".
+fn panicked(panic: &(dyn std::any::Any + Send), show_details: bool) -> CallToolResult {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload");
+    crate::incident::report("tool panicked", &message, &message, show_details)
+}

@@ -1,0 +1,205 @@
+//! Tools as a component kind: each registered tool built once (names
+//! checked, schemas shaped, its definition serialized for every protocol
+//! version, its rate limiter made), and the [`ToolsHandle`] that changes
+//! them at run time.
+
+use std::sync::{Arc, OnceLock};
+
+use mcp_core::{ProtocolVersion, SchemaProfile};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Tool;
+use super::arguments::ArgumentCheck;
+use super::definition::{ToolDefinition, shape};
+use super::limit::Limiter;
+use crate::component::announce::ListKind;
+use crate::component::{Catalog, Kind, Snapshot};
+use crate::error::Error;
+use crate::request::state::StateMap;
+
+/// One registered tool, ready to serve.
+pub(crate) struct Entry {
+    pub(crate) handler: Arc<dyn Tool>,
+    pub(crate) definition: ToolDefinition,
+    /// The validator of its arguments, built from the advertised schema on
+    /// first use: the first validator of a process costs milliseconds (the
+    /// meta-schema is loaded then), which a server should not spend before
+    /// it answers `initialize`.
+    check: OnceLock<Result<ArgumentCheck, String>>,
+    /// Its own rate limit, if it has one.
+    pub(crate) limiter: Option<Limiter>,
+    /// Its output schema's root is not an object, so clients that need an
+    /// object get schema and value wrapped as `{"result": …}`.
+    pub(crate) wraps_output: bool,
+    /// The definition as each protocol version lists it (indexed like
+    /// `ProtocolVersion::ALL`), serialized once.
+    listed: Vec<Box<RawValue>>,
+}
+
+impl Entry {
+    /// The argument validator, built the first time it is needed.
+    pub(crate) fn check(&self) -> Result<&ArgumentCheck, &str> {
+        self.check
+            .get_or_init(|| ArgumentCheck::new(&self.definition.tool.input_schema))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    pub(crate) fn listed(&self, version: ProtocolVersion) -> &RawValue {
+        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+        &self.listed[index]
+    }
+}
+
+/// How a server presents its tools.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ToolOptions {
+    pub(crate) profile: SchemaProfile,
+    pub(crate) output_schemas: bool,
+    pub(crate) default_timeout: Option<std::time::Duration>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions { profile: SchemaProfile::default(), output_schemas: true, default_timeout: None }
+    }
+}
+
+/// The tool kind.
+pub(crate) struct Tools;
+
+impl Kind for Tools {
+    type Source = dyn Tool;
+    type Entry = Entry;
+    type Options = ToolOptions;
+
+    const LIST: ListKind = ListKind::Tools;
+
+    fn source_key(source: &dyn Tool) -> String {
+        source.definition().tool.name
+    }
+
+    fn build(handler: &Arc<dyn Tool>, options: &ToolOptions, states: &StateMap) -> Result<Entry, Error> {
+        let mut raw = handler.definition();
+        if let Some((_, state)) = raw.states.iter().find(|(id, _)| !states.contains(*id)) {
+            return Err(Error::MissingState { tool: raw.tool.name, rust_path: raw.rust_path, state });
+        }
+        if !options.output_schemas {
+            raw.tool.output_schema = None;
+        }
+        raw.timeout = raw.timeout.or(options.default_timeout);
+        let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
+        let definition = shape(raw, options.profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
+        let listed = ProtocolVersion::ALL
+            .iter()
+            .map(|v| {
+                serde_json::value::to_raw_value(&definition.tool.for_version(*v)).expect("a tool definition is JSON")
+            })
+            .collect();
+        let wraps_output = definition
+            .tool
+            .output_schema
+            .as_ref()
+            .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
+        let limiter =
+            definition.rate_limit.map(|limit| Limiter::new(limit, Some(&definition.tool.name))).transpose()?;
+        Ok(Entry { handler: handler.clone(), definition, check: OnceLock::new(), limiter, wraps_output, listed })
+    }
+
+    fn key(entry: &Entry) -> &str {
+        &entry.definition.tool.name
+    }
+
+    fn duplicate(a: &Entry, b: &Entry) -> Error {
+        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
+        if first > second {
+            std::mem::swap(&mut first, &mut second);
+        }
+        Error::DuplicateTool { name: a.definition.tool.name.clone(), first, second }
+    }
+}
+
+impl Snapshot<Tools> {
+    /// Build every argument validator now, reporting the first schema that
+    /// cannot be compiled (the explicit start-up check in tests).
+    pub(crate) fn compile_all(&self) -> Result<(), Error> {
+        for entry in self.entries() {
+            entry.check().map_err(|reason| Error::InvalidSchema {
+                tool: entry.definition.tool.name.clone(),
+                rust_path: entry.definition.rust_path.clone(),
+                reason: reason.to_owned(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Let the tools' rate limiters drop allowances that are full again.
+    pub(crate) fn forget_idle_allowances(&self) {
+        self.entries().iter().filter_map(|e| e.limiter.as_ref()).for_each(Limiter::forget_idle);
+    }
+}
+
+/// Changes a server's tools while it runs: add, remove, enable, disable.
+/// Each change is checked like the tools at start-up (a duplicate name is
+/// refused, and nothing changes), touches only the tool it names (the
+/// others keep their rate-limit allowances), and connected clients get
+/// `notifications/tools/list_changed`. Made by
+/// [`Server::tools_handle`](crate::Server::tools_handle); clones share one
+/// server.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Say hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # fn main() -> Result<(), mcp_runtime::Error> {
+/// let server = Server::empty("dynamic", "1");
+/// let tools = server.tools_handle();
+/// tools.add(hello::Tool)?;
+/// tools.disable("hello");
+/// assert_eq!(tools.names(), ["hello"]);
+/// assert!(server.tool_definitions()?.is_empty(), "a disabled tool is not listed");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ToolsHandle(pub(crate) Arc<Catalog<Tools>>);
+
+impl ToolsHandle {
+    /// Add a tool.
+    pub fn add(&self, tool: impl Tool) -> Result<(), Error> {
+        self.0.add(Arc::new(tool))
+    }
+
+    /// Remove the tool named `name`; `false` if there is none.
+    pub fn remove(&self, name: &str) -> bool {
+        self.0.remove(name)
+    }
+
+    /// Stop offering the tool named `name` (it is kept, and can be enabled
+    /// again); `false` if it was already disabled.
+    pub fn disable(&self, name: &str) -> bool {
+        self.0.disable(name)
+    }
+
+    /// Offer the tool named `name` again; `false` if it was not disabled.
+    pub fn enable(&self, name: &str) -> bool {
+        self.0.enable(name)
+    }
+
+    /// The names of every registered tool, enabled or not, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.0.keys()
+    }
+}
+
+impl std::fmt::Debug for ToolsHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ToolsHandle").field(&self.names()).finish()
+    }
+}
