@@ -226,3 +226,132 @@ async fn the_context_can_be_taken_by_reference() {
     let result = call(&mut client, "borrowed", json!({"label": "hi"})).await;
     assert_eq!(result["content"][0]["text"], "hi from borrowed");
 }
+
+/// Ask the client for its roots and say how many it has.
+#[tool]
+async fn count_roots(ctx: Context) -> Result<String, ToolError> {
+    let roots: Value =
+        ctx.client().request("roots/list", json!({})).await.map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("{} roots", roots["roots"].as_array().map_or(0, Vec::len)))
+}
+
+/// A client that declared `capabilities` in its handshake.
+async fn connect_declaring(server: Server, capabilities: Value) -> InMemoryClient {
+    let mut client = server.connect_in_memory().unwrap();
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "1"}});
+    let response = client.request("initialize", init).await.unwrap();
+    assert!(response.get("result").is_some(), "{response}");
+    client.notify("notifications/initialized", json!({})).await.unwrap();
+    client
+}
+
+/// The next message from the server that is a request to the client.
+async fn next_request(client: &mut InMemoryClient) -> Value {
+    loop {
+        let message = client.recv().await.unwrap().expect("the server is still there");
+        if message.get("method").is_some() && message.get("id").is_some() {
+            return message;
+        }
+    }
+}
+
+/// The text of a `tools/call` response.
+fn result_text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {response}"))
+}
+
+#[tokio::test]
+async fn a_tool_asks_the_client_and_awaits_its_answer() {
+    let server = Server::empty("asking", "1").tool(count_roots::Tool);
+    let mut client = connect_declaring(server, json!({"roots": {}})).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "count_roots"}}))
+        .await
+        .unwrap();
+    let request = next_request(&mut client).await;
+    assert_eq!(request["method"], "roots/list");
+    let roots = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]});
+    client.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": roots})).await.unwrap();
+    let response = client.response_to(&json!(10)).await.unwrap();
+    assert_eq!(result_text(&response), "2 roots");
+
+    // An error from the client reaches the tool as a refusal.
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "count_roots"}}))
+        .await
+        .unwrap();
+    let request = next_request(&mut client).await;
+    let error = json!({"code": -32603, "message": "no roots today"});
+    client.send(&json!({"jsonrpc": "2.0", "id": request["id"], "error": error})).await.unwrap();
+    let response = client.response_to(&json!(11)).await.unwrap();
+    assert_eq!(result_text(&response), "the client refused: no roots today (-32603)");
+    assert_eq!(response["result"]["isError"], true);
+}
+
+#[tokio::test]
+async fn a_client_without_the_capability_is_never_asked() {
+    let server = Server::empty("asking", "1").tool(count_roots::Tool);
+    let mut client = connect_declaring(server, json!({"sampling": {}})).await;
+    let response = client.request("tools/call", json!({"name": "count_roots"})).await.unwrap();
+    assert_eq!(result_text(&response), "the client did not declare the `roots` capability");
+    client.request("ping", json!({})).await.unwrap();
+    assert_eq!(client.take_notifications(), Vec::<Value>::new());
+    let rest = client.close().await.unwrap();
+    assert!(rest.iter().all(|m| m.get("method").is_none()), "no request reached the client: {rest:?}");
+}
+
+#[tokio::test]
+async fn an_unanswered_request_times_out_and_is_cancelled_at_the_client() {
+    let server =
+        Server::empty("asking", "1").tool(count_roots::Tool).client_request_timeout(Duration::from_millis(100));
+    let mut client = connect_declaring(server, json!({"roots": {}})).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "count_roots"}}))
+        .await
+        .unwrap();
+    let request = next_request(&mut client).await;
+    let response = client.response_to(&json!(20)).await.unwrap();
+    assert_eq!(result_text(&response), "the client did not answer within 0.1 s");
+    let cancelled = client.take_notifications();
+    assert_eq!(cancelled.len(), 1, "{cancelled:?}");
+    assert_eq!(cancelled[0]["method"], "notifications/cancelled");
+    assert_eq!(cancelled[0]["params"]["requestId"], request["id"]);
+    // A late answer is ignored, and the session goes on.
+    client.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}})).await.unwrap();
+    assert_eq!(client.request("ping", json!({})).await.unwrap()["result"], json!({}));
+}
+
+#[tokio::test]
+async fn cancelling_the_call_cancels_its_request_to_the_client() {
+    let server = Server::empty("asking", "1").tool(count_roots::Tool);
+    let mut client = connect_declaring(server, json!({"roots": {}})).await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": {"name": "count_roots"}}))
+        .await
+        .unwrap();
+    let request = next_request(&mut client).await;
+    client.notify("notifications/cancelled", json!({"requestId": 30})).await.unwrap();
+    let cancelled = loop {
+        let message = client.recv().await.unwrap().expect("the server is still there");
+        if message["method"] == "notifications/cancelled" {
+            break message;
+        }
+    };
+    assert_eq!(cancelled["params"]["requestId"], request["id"]);
+    let rest = client.close().await.unwrap();
+    assert!(rest.iter().all(|m| m.get("id") != Some(&json!(30))), "a cancelled call is not answered: {rest:?}");
+}
+
+#[tokio::test]
+async fn the_client_handle_tells_who_the_client_is() {
+    /// Say who asks.
+    #[tool]
+    fn who(ctx: Context) -> String {
+        let client = ctx.client();
+        let name = client.info().map_or("?", |i| i.name.as_str()).to_owned();
+        format!("{name} roots={} sampling={}", client.has_capability("roots"), client.has_capability("sampling"))
+    }
+    let mut client = connect_declaring(Server::empty("who", "1").tool(who::Tool), json!({"roots": {}})).await;
+    let response = client.request("tools/call", json!({"name": "who"})).await.unwrap();
+    assert_eq!(result_text(&response), "t roots=true sampling=false");
+}

@@ -529,3 +529,29 @@ fn explicit_registration_serves_exactly_the_chosen_tools() {
         .collect();
     assert_eq!(names, ["greet", "slow"]);
 }
+
+#[tokio::test]
+async fn capabilities_are_exactly_what_is_served() {
+    // A server with no tools offers none, and has no tools methods.
+    let mut client = mcp_runtime::Server::empty("bare", "1").connect_in_memory().unwrap();
+    let init = client.initialize().await.unwrap();
+    assert_eq!(init["capabilities"], json!({"logging": {}}), "{init}");
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(error_code(&listed), -32601, "{listed}");
+    let called = client.request("tools/call", json!({"name": "add"})).await.unwrap();
+    assert_eq!(error_code(&called), -32601, "{called}");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let discovered = client.request("server/discover", json!({"_meta": meta})).await.unwrap();
+    assert_eq!(discovered["result"]["capabilities"], json!({"logging": {}}), "{discovered}");
+    let listed = client.request("tools/list", json!({"_meta": meta})).await.unwrap();
+    assert_eq!(error_code(&listed), -32601, "{listed}");
+
+    // One that may gain tools at run time offers them from the start.
+    let server = mcp_runtime::Server::empty("growing", "1");
+    let _tools = server.tools_handle();
+    let mut client = server.connect_in_memory().unwrap();
+    let init = client.initialize().await.unwrap();
+    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": true}), "{init}");
+    assert_eq!(client.request("tools/list", json!({})).await.unwrap()["result"], json!({"tools": []}));
+}

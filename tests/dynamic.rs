@@ -128,3 +128,29 @@ async fn pages_stay_right_when_tools_change_between_them() {
     let response = client.request("tools/list", json!({"cursor": "3"})).await.unwrap();
     assert_eq!(response["error"]["code"], -32602);
 }
+
+/// Allowed once a minute.
+#[tool(rate_limit = "1/minute")]
+fn scarce() -> &'static str {
+    "granted"
+}
+
+#[tokio::test]
+async fn a_change_at_run_time_leaves_the_other_tools_allowances_alone() {
+    let server = Server::empty("dynamic", "1").tool(scarce::Tool);
+    let tools = server.tools_handle();
+    let mut client = connect(server).await;
+    let first = call(&mut client, "scarce", json!({})).await;
+    assert_eq!(first["content"][0]["text"], "granted");
+    let second = call(&mut client, "scarce", json!({})).await;
+    assert_eq!(second["isError"], true, "{second}");
+    // Adding, disabling and enabling other tools rebuilds none of the
+    // others: `scarce` is still out of calls for this minute.
+    tools.add(alpha::Tool).unwrap();
+    tools.disable("alpha");
+    tools.enable("alpha");
+    let third = call(&mut client, "scarce", json!({})).await;
+    assert_eq!(third["isError"], true, "the allowance was reset by a change: {third}");
+    assert!(third["content"][0]["text"].as_str().unwrap().contains("rate limited"), "{third}");
+    assert_eq!(call(&mut client, "alpha", json!({})).await["content"][0]["text"], "a");
+}

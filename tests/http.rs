@@ -543,3 +543,43 @@ async fn a_subscription_streams_list_changes_until_the_client_hangs_up() {
     let no_stream = client.send(client.post("application/json").json(&listen)).await;
     assert_eq!(no_stream.status, StatusCode::NOT_ACCEPTABLE);
 }
+
+/// Ask the client for its roots and say how many it has.
+#[tool]
+async fn count_roots(ctx: Context) -> Result<String, ToolError> {
+    let roots: Value =
+        ctx.client().request("roots/list", json!({})).await.map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("{} roots", roots["roots"].as_array().map_or(0, Vec::len)))
+}
+
+#[tokio::test]
+async fn a_request_to_the_client_travels_on_the_call_stream_and_its_answer_comes_back_by_post() {
+    let url = start_with(Server::empty("asking", "1").tool(count_roots::Tool), HttpOptions::new()).await;
+    let mut client = Client::new(&url);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}});
+    let answer = client.request("initialize", init).await;
+    client.session = Some(answer.headers["mcp-session-id"].to_str().unwrap().to_owned());
+    client.message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "count_roots"}});
+    let mut stream = client.post("application/json, text/event-stream").json(&call).send().await.unwrap();
+    assert_eq!(stream.headers()[CONTENT_TYPE], "text/event-stream");
+    let mut body = String::new();
+    let request = loop {
+        let chunk = stream.chunk().await.unwrap().expect("the stream stays open until the call ends");
+        body.push_str(std::str::from_utf8(&chunk).unwrap());
+        if let Some(request) = events(&body).into_iter().find(|m| m["method"] == "roots/list") {
+            break request;
+        }
+    };
+    let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": [{"uri": "file:///only"}]}});
+    let posted = client.message(&reply).await;
+    assert_eq!(posted.status, StatusCode::ACCEPTED);
+    while let Some(chunk) = stream.chunk().await.unwrap() {
+        body.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    let messages = events(&body);
+    let result = messages.last().unwrap();
+    assert_eq!(result["id"], 5);
+    assert_eq!(result["result"]["content"][0]["text"], "1 roots");
+}

@@ -260,11 +260,7 @@ impl<K: Kind> Snapshot<K> {
     /// The page after `cursor`, of at most `size` entries (all without a
     /// size), and the cursor of the next page. A cursor names the last key
     /// of the previous page, so paging stays right while entries come and go.
-    pub(crate) fn page(
-        &self,
-        cursor: Option<&str>,
-        size: Option<usize>,
-    ) -> Result<Page<'_, K>, ErrorObject> {
+    pub(crate) fn page(&self, cursor: Option<&str>, size: Option<usize>) -> Result<Page<'_, K>, ErrorObject> {
         let start = match cursor {
             None => 0,
             Some(cursor) => {

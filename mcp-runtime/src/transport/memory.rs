@@ -65,7 +65,7 @@ impl InMemoryClient {
     }
 
     /// Wait for the response with `id`; other messages stay queued.
-    pub(crate) async fn response_to(&mut self, id: &Value) -> io::Result<Value> {
+    pub async fn response_to(&mut self, id: &Value) -> io::Result<Value> {
         let is_it = |m: &Value| m.get("id") == Some(id) && m.get("method").is_none();
         if let Some(at) = self.pending.iter().position(is_it) {
             return Ok(self.pending.remove(at).expect("the position is in range"));
