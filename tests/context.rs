@@ -245,6 +245,12 @@ async fn connect_declaring(server: Server, capabilities: Value) -> InMemoryClien
     client
 }
 
+/// Send a `count_roots` call with `id` without waiting for it.
+async fn start_count_roots(client: &mut InMemoryClient, id: i64) {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "count_roots"}});
+    client.send(&call).await.unwrap();
+}
+
 /// The next message from the server that is a request to the client.
 async fn next_request(client: &mut InMemoryClient) -> Value {
     loop {
@@ -264,10 +270,7 @@ fn result_text(response: &Value) -> &str {
 async fn a_tool_asks_the_client_and_awaits_its_answer() {
     let server = Server::empty("asking", "1").tool(count_roots::Tool);
     let mut client = connect_declaring(server, json!({"roots": {}})).await;
-    client
-        .send(&json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "count_roots"}}))
-        .await
-        .unwrap();
+    start_count_roots(&mut client, 10).await;
     let request = next_request(&mut client).await;
     assert_eq!(request["method"], "roots/list");
     let roots = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]});
@@ -276,10 +279,7 @@ async fn a_tool_asks_the_client_and_awaits_its_answer() {
     assert_eq!(result_text(&response), "2 roots");
 
     // An error from the client reaches the tool as a refusal.
-    client
-        .send(&json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "count_roots"}}))
-        .await
-        .unwrap();
+    start_count_roots(&mut client, 11).await;
     let request = next_request(&mut client).await;
     let error = json!({"code": -32603, "message": "no roots today"});
     client.send(&json!({"jsonrpc": "2.0", "id": request["id"], "error": error})).await.unwrap();
@@ -305,10 +305,7 @@ async fn an_unanswered_request_times_out_and_is_cancelled_at_the_client() {
     let server =
         Server::empty("asking", "1").tool(count_roots::Tool).client_request_timeout(Duration::from_millis(100));
     let mut client = connect_declaring(server, json!({"roots": {}})).await;
-    client
-        .send(&json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "count_roots"}}))
-        .await
-        .unwrap();
+    start_count_roots(&mut client, 20).await;
     let request = next_request(&mut client).await;
     let response = client.response_to(&json!(20)).await.unwrap();
     assert_eq!(result_text(&response), "the client did not answer within 0.1 s");
@@ -325,10 +322,7 @@ async fn an_unanswered_request_times_out_and_is_cancelled_at_the_client() {
 async fn cancelling_the_call_cancels_its_request_to_the_client() {
     let server = Server::empty("asking", "1").tool(count_roots::Tool);
     let mut client = connect_declaring(server, json!({"roots": {}})).await;
-    client
-        .send(&json!({"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": {"name": "count_roots"}}))
-        .await
-        .unwrap();
+    start_count_roots(&mut client, 30).await;
     let request = next_request(&mut client).await;
     client.notify("notifications/cancelled", json!({"requestId": 30})).await.unwrap();
     let cancelled = loop {

@@ -496,6 +496,15 @@ async fn stateless_requests_need_no_session() {
     assert_eq!(client.message(&incomplete).await.status, StatusCode::BAD_REQUEST);
     let ping = client.message(&modern("ping", json!({}))).await;
     assert_eq!((ping.status, ping.last()["error"]["code"].clone()), (StatusCode::NOT_FOUND, json!(-32601)));
+    // `initialize` is gone from 2026-07-28 too: no session is started.
+    let init =
+        json!({"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    let initialize = client.message(&modern("initialize", init)).await;
+    assert_eq!(
+        (initialize.status, initialize.last()["error"]["code"].clone(), initialize.last()["id"].clone()),
+        (StatusCode::NOT_FOUND, json!(-32601), json!(7))
+    );
+    assert!(initialize.headers.get("mcp-session-id").is_none());
     let mismatch = client
         .send(client.post("application/json").header("mcp-method", "tools/call").json(&modern("tools/list", json!({}))))
         .await;
