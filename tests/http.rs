@@ -509,6 +509,40 @@ async fn stateless_requests_need_no_session() {
         .send(client.post("application/json").header("mcp-method", "tools/call").json(&modern("tools/list", json!({}))))
         .await;
     assert_eq!((mismatch.status, mismatch.last()["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!(-32020)));
+    assert_eq!(mismatch.last()["id"], 7, "an error answer carries the request's id");
+    // Without a session, the version header makes a request stateless: its
+    // envelope is checked before the headers are compared with it.
+    let stateless =
+        |body: &Value| client.post("application/json").header("mcp-protocol-version", "2026-07-28").json(body);
+    let bare = json!({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {}});
+    let no_meta = client.send(stateless(&bare)).await;
+    assert_eq!(
+        (no_meta.status, no_meta.last()["error"]["code"].clone(), no_meta.last()["id"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32602), json!(7))
+    );
+    let mut no_version = modern("server/discover", json!({}));
+    no_version["params"]["_meta"].as_object_mut().unwrap().remove("io.modelcontextprotocol/protocolVersion");
+    let no_version = client.send(stateless(&no_version)).await;
+    assert_eq!(
+        (no_version.status, no_version.last()["error"]["code"].clone(), no_version.last()["id"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32602), json!(7))
+    );
+    // A version the header and the body disagree on is a mismatch first,
+    // before the body's version is found unsupported.
+    let mut unknown_version = modern("server/discover", json!({}));
+    unknown_version["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+    let unknown_version = client.send(stateless(&unknown_version)).await;
+    assert_eq!(
+        (unknown_version.status, unknown_version.last()["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32020))
+    );
+    // A handshake request without its session is refused with its id.
+    let sessionless = client
+        .send(client.post("application/json").json(&json!(
+            {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}
+        )))
+        .await;
+    assert_eq!((sessionless.status, sessionless.last()["id"].clone()), (StatusCode::BAD_REQUEST, json!(8)));
     let agreeing = client
         .send(
             client

@@ -46,14 +46,7 @@ impl Envelope {
         else {
             return Ok(None);
         };
-        let missing: Vec<&str> =
-            [PROTOCOL_VERSION, CLIENT_CAPABILITIES].into_iter().filter(|key| !meta.contains_key(*key)).collect();
-        if !missing.is_empty() {
-            return Err(ErrorObject::invalid_params(format!(
-                "params._meta is missing the required key(s) {}",
-                missing.join(", ")
-            )));
-        }
+        require_keys(Some(meta))?;
         let requested = meta[PROTOCOL_VERSION].as_str().ok_or_else(|| {
             ErrorObject::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string"))
         })?;
@@ -74,6 +67,20 @@ impl Envelope {
         let log_level = field(meta, LOG_LEVEL)?;
         Ok(Some(Envelope { version, capabilities, client_info, log_level }))
     }
+}
+
+/// Check that a stateless request's `_meta` carries the keys every such
+/// request must (`-32602` naming the missing ones otherwise), before anything
+/// else about it is looked at.
+pub fn require_keys(meta: Option<&JsonObject>) -> Result<(), ErrorObject> {
+    let missing: Vec<&str> = [PROTOCOL_VERSION, CLIENT_CAPABILITIES]
+        .into_iter()
+        .filter(|key| !meta.is_some_and(|m| m.contains_key(*key)))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorObject::invalid_params(format!("params._meta is missing the required key(s) {}", missing.join(", "))))
 }
 
 fn field<T: serde::de::DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>, ErrorObject> {

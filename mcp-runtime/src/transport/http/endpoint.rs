@@ -101,13 +101,18 @@ impl Endpoint {
         }
         let Some(id) = headers.get(SESSION_ID) else {
             return match message {
-                Message::Request(request) if has_envelope(&request) => self.stateless(headers, request, sse).await,
+                // A 2026-07-28 request, by its envelope or by the version its
+                // header names (its envelope is then checked, and missing).
+                Message::Request(request) if has_envelope(&request) || names_stateless_version(headers) => {
+                    self.stateless(headers, request, sse).await
+                }
                 Message::Request(request) if request.method == methods::INITIALIZE => {
                     self.initialize(Message::Request(request))
                 }
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
-                _ => missing_session(),
+                Message::Request(request) => missing_session(Some(request.id)),
+                Message::Response(_) => missing_session(None),
             };
         };
         let Some(session) = id.to_str().ok().and_then(|id| self.sessions.get(id)) else {
@@ -156,8 +161,12 @@ impl Endpoint {
     /// A 2026-07-28 request outside any session: answered from the request
     /// alone, by a session of its own that lives as long as its answer.
     async fn stateless(&self, headers: &HeaderMap, request: mcp_core::Request, sse: bool) -> Response {
-        if let Some(response) = header_mismatch(headers, &request) {
-            return response;
+        // In the spec's order: the envelope's required keys (-32602), then
+        // the headers against the body (-32020), then the rest of the
+        // envelope, with the request itself (-32022 and the like).
+        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        if let Some(error) = envelope::require_keys(meta).err().or_else(|| header_mismatch(headers, &request)) {
+            return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
         let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
         let (tx, rx) = mpsc::unbounded_channel();
@@ -227,7 +236,7 @@ impl Endpoint {
     /// End a session: its calls stop and its stream closes.
     fn delete(&self, headers: &HeaderMap) -> Response {
         match headers.get(SESSION_ID).and_then(|id| id.to_str().ok()) {
-            None => missing_session(),
+            None => missing_session(None),
             Some(id) if self.sessions.remove(id) => StatusCode::OK.into_response(),
             Some(_) => session_not_found(),
         }
@@ -235,7 +244,7 @@ impl Endpoint {
 
     fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(id) = headers.get(SESSION_ID) else {
-            return Err(Box::new(missing_session()));
+            return Err(Box::new(missing_session(None)));
         };
         id.to_str().ok().and_then(|id| self.sessions.get(id)).ok_or_else(|| Box::new(session_not_found()))
     }
@@ -360,9 +369,16 @@ fn has_envelope(request: &mcp_core::Request) -> bool {
     meta.is_some_and(|m| m.contains_key(envelope::PROTOCOL_VERSION) || m.contains_key(envelope::CLIENT_CAPABILITIES))
 }
 
+/// Whether the `MCP-Protocol-Version` header names a version without a
+/// handshake.
+fn names_stateless_version(headers: &HeaderMap) -> bool {
+    let version = headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()).and_then(ProtocolVersion::parse);
+    version.is_some_and(|v| !v.uses_handshake())
+}
+
 /// 2026-07-28 mirrors parts of the body in headers; a header that is sent
 /// must agree with the body (`-32020`, 400).
-fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<Response> {
+fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<ErrorObject> {
     let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
     let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
     let body_name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
@@ -376,7 +392,7 @@ fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<R
                 mcp_core::codes::HEADER_MISMATCH,
                 format!("header mismatch: {header} is {sent:?}, the body says {:?}", body.unwrap_or("nothing")),
             );
-            return Some(error_response(StatusCode::BAD_REQUEST, error));
+            return Some(error);
         }
     }
     None
@@ -435,9 +451,11 @@ fn refused(refusal: Refusal) -> Response {
     }
 }
 
-fn missing_session() -> Response {
+/// A request that needs a session came without one; `id` is the
+/// request's, when there is one to answer.
+fn missing_session(id: Option<mcp_core::RequestId>) -> Response {
     let error = ErrorObject::invalid_request("missing Mcp-Session-Id header: start a session with `initialize`");
-    error_response(StatusCode::BAD_REQUEST, error)
+    json_response(StatusCode::BAD_REQUEST, &Answer::error(id, error))
 }
 
 fn session_not_found() -> Response {
