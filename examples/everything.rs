@@ -7,7 +7,7 @@
 //! ```
 //!
 //! The suite's scenarios for features this project does not have yet
-//! (resources, prompts, completions, sampling, elicitation) are listed in
+//! (prompts, completions, sampling, elicitation) are listed in
 //! `.ci/conformance-expected-failures.yml`.
 
 use std::time::Duration;
@@ -92,6 +92,39 @@ async fn test_tool_with_progress(ctx: Context) -> String {
 #[tool]
 fn test_error_handling() -> Result<String, ToolError> {
     Err(ToolError::new("This tool intentionally returns an error for testing"))
+}
+
+/// Static text for testing reads.
+#[resource("test://static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static PNG for testing binary reads.
+#[resource("test://static-binary", mime_type = "image/png")]
+fn static_binary() -> Vec<u8> {
+    PNG.to_vec()
+}
+
+/// What the template resource holds for one id.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplateData {
+    id: String,
+    template_test: bool,
+    data: String,
+}
+
+/// Data for one id: a resource template.
+#[resource("test://template/{id}/data", mime_type = "application/json")]
+fn template_data(id: String) -> Json<TemplateData> {
+    Json(TemplateData { data: format!("Data for ID: {id}"), id, template_test: true })
+}
+
+/// A resource clients subscribe to.
+#[resource("test://watched-resource", mime_type = "text/plain")]
+fn watched_resource() -> &'static str {
+    "This resource is watched for changes."
 }
 
 #[tokio::main]

@@ -20,6 +20,7 @@ pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
 pub mod notify;
+pub mod resource;
 pub mod schema;
 pub mod tool;
 pub mod version;
@@ -32,6 +33,7 @@ pub use lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,
 };
 pub use notify::{LoggingLevel, LoggingMessageParams, ProgressParams, SetLevelParams};
+pub use resource::{ReadResourceResult, Resource, ResourceTemplate, ResourceUri, ResourcesCapability};
 pub use schema::{SchemaError, SchemaProfile};
 pub use tool::{Icon, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;

@@ -87,6 +87,9 @@ pub struct ServerCapabilities {
     /// Present when the server offers tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsCapability>,
+    /// Present when the server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::resource::ResourcesCapability>,
     /// Present when the server sends log messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,

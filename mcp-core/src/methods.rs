@@ -32,3 +32,17 @@ pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// Server → client: which roots the client offers.
 pub const ROOTS_LIST: &str = "roots/list";
+/// Client → server: list resources.
+pub const RESOURCES_LIST: &str = "resources/list";
+/// Client → server: list resource templates.
+pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+/// Client → server: read a resource.
+pub const RESOURCES_READ: &str = "resources/read";
+/// Client → server: send `notifications/resources/updated` for a URI.
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// Client → server: stop those updates.
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+/// Server → client: a subscribed resource changed.
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+/// Server → client: the resource list changed.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";

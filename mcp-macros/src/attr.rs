@@ -174,13 +174,13 @@ impl ArgAttr {
     }
 }
 
-fn key_of(meta: &ParseNestedMeta) -> String {
+pub(crate) fn key_of(meta: &ParseNestedMeta) -> String {
     meta.path.get_ident().map(unraw).unwrap_or_default()
 }
 
 /// `key = "…"`. A value of the wrong kind is reported (and consumed) here,
 /// so the keys after it are still checked; then the result is `None`.
-fn string(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
+pub(crate) fn string(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
     let key = key_of(meta);
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format_args!("`{key}` needs a value: `{key} = \"…\"`")));
@@ -210,7 +210,7 @@ fn lit_text(lit: &Lit) -> String {
 
 /// `key` or `key = true/false`; like [`string`], a wrong value is reported
 /// and gives `None`.
-fn flag(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<bool>> {
+pub(crate) fn flag(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<bool>> {
     if !meta.input.peek(Token![=]) {
         return Ok(Some(true));
     }
@@ -226,7 +226,7 @@ fn flag(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<bool>
 
 /// Store `value` in `slot`, or report the key as a duplicate (at the second
 /// occurrence, where the user will delete it).
-fn set<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta, errors: &mut Errors) {
+pub(crate) fn set<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta, errors: &mut Errors) {
     let Some(value) = value else { return };
     if slot.is_some() {
         let key = key_of(meta);
@@ -238,7 +238,7 @@ fn set<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta, errors
 
 /// Report an unknown key, then skip its value so the remaining keys are
 /// still checked.
-fn unknown(meta: &ParseNestedMeta, attr: &str, expected: &[&str], errors: &mut Errors) -> syn::Result<()> {
+pub(crate) fn unknown(meta: &ParseNestedMeta, attr: &str, expected: &[&str], errors: &mut Errors) -> syn::Result<()> {
     let key = quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "");
     let message = match did_you_mean(&key, expected) {
         Some(close) => format!("unknown `{attr}` argument `{key}`; did you mean `{close}`?"),
@@ -263,7 +263,7 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// `timeout = "30s"`, in milliseconds; `None` after reporting a bad value.
-fn duration(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<u64>> {
+pub(crate) fn duration(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<u64>> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error("`timeout` needs a value: `timeout = \"30s\"`"));
     }
@@ -332,7 +332,7 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
     Ok(ms as u64)
 }
 
-fn icon(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<IconAttr>> {
+pub(crate) fn icon(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<IconAttr>> {
     if meta.input.peek(Token![=]) {
         let Some(src) = string(meta, errors)? else { return Ok(None) };
         return Ok(check_src(&src, errors).then_some(IconAttr {
@@ -409,7 +409,11 @@ fn valid_size(size: &str) -> bool {
 
 /// `meta("com.example/key" = <expr>, …)`: keys are checked against the
 /// spec's `_meta` naming rules here, values are serialized at run time.
-fn meta_entries(meta: &ParseNestedMeta, out: &mut Vec<(LitStr, Expr)>, errors: &mut Errors) -> syn::Result<()> {
+pub(crate) fn meta_entries(
+    meta: &ParseNestedMeta,
+    out: &mut Vec<(LitStr, Expr)>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error("`meta` takes entries: `meta(\"com.example/key\" = \"value\")`"));
     }

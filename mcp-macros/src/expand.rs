@@ -93,14 +93,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
     let rate_limit = attr
         .rate_limit
         .map(|(calls, ms)| quote!(__mcp_builder.rate_limit(#calls, #krate::__private::Duration::from_millis(#ms));));
-    let icons = attr.icons.iter().map(|icon| {
-        let src = &icon.src;
-        let mime = icon.mime_type.iter().map(|m| quote!(.with_mime_type(#m)));
-        let sizes = &icon.sizes;
-        let sizes = (!sizes.is_empty()).then(|| quote!(.with_sizes(&[#(#sizes),*])));
-        let theme = icon.theme.iter().map(|t| quote!(.with_theme(#t)));
-        quote!(__mcp_builder.icon(#krate::__private::Icon::new(#src) #(#mime)* #sizes #(#theme)*);)
-    });
+    let icons = attr.icons.iter().map(|icon| icon_tokens(icon, krate));
     let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
     // The return type says what the output is (`Json<T>` declares a schema);
     // a type that cannot be named here (`impl Trait`) declares nothing.
@@ -213,6 +206,16 @@ fn expand(tool: &ToolFn) -> TokenStream {
         };
         }
     }
+}
+
+/// `__mcp_builder.icon(Icon::new(src)…);` for one `icon(…)`.
+pub(crate) fn icon_tokens(icon: &crate::attr::IconAttr, krate: &TokenStream) -> TokenStream {
+    let src = &icon.src;
+    let mime = icon.mime_type.iter().map(|m| quote!(.with_mime_type(#m)));
+    let sizes = &icon.sizes;
+    let sizes = (!sizes.is_empty()).then(|| quote!(.with_sizes(&[#(#sizes),*])));
+    let theme = icon.theme.iter().map(|t| quote!(.with_theme(#t)));
+    quote!(__mcp_builder.icon(#krate::__private::Icon::new(#src) #(#mime)* #sizes #(#theme)*);)
 }
 
 fn mentions_impl(tokens: TokenStream) -> bool {

@@ -6,6 +6,7 @@ mod attr;
 mod doc;
 mod errors;
 mod expand;
+mod resource;
 mod suggest;
 mod valid;
 
@@ -150,6 +151,83 @@ use proc_macro::TokenStream;
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = expand::tool(args.into(), item.into());
     // Set `MCP_MACROS_DEBUG` to see what `#[tool]` generates.
+    if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
+        eprintln!("{expanded}");
+    }
+    expanded.into()
+}
+
+/// Turn a function into an MCP resource, or a resource template when its
+/// URI has `{variables}`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// The application's configuration.
+/// #[resource("config://app", mime_type = "application/json")]
+/// fn app_config() -> String {
+///     r#"{"theme":"dark"}"#.to_owned()
+/// }
+///
+/// /// A user's public profile.
+/// #[resource("users://{id}/profile")]
+/// async fn user_profile(id: u64) -> Result<String, ResourceError> {
+///     if id == 0 { Err(ResourceError::not_found("no user 0")) } else { Ok(format!("user {id}")) }
+/// }
+/// # fn main() {}
+/// ```
+///
+/// The doc comment is the description. The parameters named after the
+/// template's variables read them (any type serde reads from text: `String`,
+/// numbers, `bool`, unit enums; an `Option<T>` for a `{?query}` variable);
+/// any other parameter is injected (`Context`, `State<T>`, your
+/// `FromRequest` types). The return value becomes the contents through
+/// `IntoResourceContents`: `String` is text (`text/plain` unless
+/// `mime_type` says otherwise), `Vec<u8>` and `Blob` are base64 blobs,
+/// `Json<T>` is `application/json`, and `Result<_, ResourceError>` reports
+/// failures (`ResourceError::not_found` is the protocol's not-found error).
+///
+/// | key | value |
+/// |---|---|
+/// | first argument | the URI, or an RFC 6570 template: `{var}` (one segment), `{+var}` / `{var*}` (may span `/`), `{?a,b}` (query) |
+/// | `name`, `title`, `description` | strings; the name defaults to the function's, the title is derived from it |
+/// | `mime_type` | the contents' type |
+/// | `size` | bytes (fixed URIs only) |
+/// | `annotations(audience = ["user"], priority = 0.5, last_modified = "…")` | client hints |
+/// | `timeout = "5s"` | stop a read after this long |
+/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `crate = "path"` | as for `#[tool]` |
+///
+/// Mistakes are compile errors at the token responsible. A template
+/// variable no parameter reads:
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// /// A user's profile.
+/// #[resource("users://{id}/profile")]
+/// fn profile(user: u64) -> String {
+///     format!("{user}")
+/// }
+/// # fn main() {}
+/// ```
+///
+/// A variable of a type that cannot be read from text:
+///
+/// ```compile_fail,E0277
+/// use mcp_runtime::prelude::*;
+///
+/// struct Point { x: f64 }
+///
+/// /// A point.
+/// #[resource("points://{p}")]
+/// fn point(p: Point) -> String {
+///     format!("{}", p.x)
+/// }
+/// # fn main() {}
+/// ```
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    let expanded = resource::resource(args.into(), item.into());
     if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
         eprintln!("{expanded}");
     }

@@ -38,12 +38,34 @@ pub enum Error {
     },
     /// A tool takes a `State<T>` that the server does not have.
     MissingState {
-        /// The tool's name.
-        tool: String,
+        /// What needs it: `"tool"`, `"resource"`.
+        kind: &'static str,
+        /// The tool's name, or the resource's URI (template).
+        name: String,
         /// The Rust item it is made from.
         rust_path: String,
         /// The type `T`.
         state: &'static str,
+    },
+    /// Two resources (or two templates) have one URI.
+    DuplicateResource {
+        /// The URI or URI template.
+        uri: String,
+        /// One Rust item.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A resource that cannot be served as declared: a malformed URI
+    /// template, a template variable of a type that is not text, or two
+    /// templates that can match one URI.
+    InvalidResource {
+        /// The URI or URI template.
+        uri: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What is wrong and how to fix it.
+        reason: String,
     },
     /// A rate limit allows no calls or has no period.
     InvalidRateLimit {
@@ -75,11 +97,18 @@ impl fmt::Display for Error {
             Error::InvalidSchema { tool, rust_path, reason } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that is not valid JSON Schema: {reason}")
             }
-            Error::MissingState { tool, rust_path, state } => write!(
+            Error::MissingState { kind, name, rust_path, state } => write!(
                 f,
-                "tool `{tool}` (`{rust_path}`) takes a `State<{state}>`, but none is registered; \
+                "{kind} `{name}` (`{rust_path}`) takes a `State<{state}>`, but none is registered; \
                  add one with `.with_state(…)` on the server"
             ),
+            Error::DuplicateResource { uri, first, second } => write!(
+                f,
+                "two resources have the URI `{uri}`: `{first}` and `{second}`; give each resource its own URI"
+            ),
+            Error::InvalidResource { uri, rust_path, reason } => {
+                write!(f, "resource `{uri}` (`{rust_path}`) cannot be served: {reason}")
+            }
             Error::InvalidRateLimit { tool, limit } => {
                 let whose = tool.as_ref().map_or_else(|| "the server's".to_owned(), |t| format!("tool `{t}`'s"));
                 write!(
@@ -110,6 +139,8 @@ impl std::error::Error for Error {
             Error::DuplicateTool { .. }
             | Error::InvalidSchema { .. }
             | Error::MissingState { .. }
+            | Error::DuplicateResource { .. }
+            | Error::InvalidResource { .. }
             | Error::InvalidRateLimit { .. } => None,
         }
     }

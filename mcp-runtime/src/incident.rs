@@ -26,12 +26,18 @@ pub(crate) fn showing_details() -> bool {
 
 /// Log an internal failure and return the result the client sees.
 pub(crate) fn report(kind: &str, summary: &dyn Display, details: &dyn Debug, show_details: bool) -> CallToolResult {
+    CallToolResult::error_text(masked(kind, summary, details, show_details))
+}
+
+/// Log an internal failure under a new incident id and return the text the
+/// client sees (the id, and the summary only when `show_details`).
+pub(crate) fn masked(kind: &str, summary: &dyn Display, details: &dyn Debug, show_details: bool) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let id = format!("{:x}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     tracing::error!(incident = %id, error = %summary, details = ?details, "{kind} (the client sees only \"internal error\" and the incident id)");
     if show_details {
-        CallToolResult::error_text(format!("internal error (incident {id}): {summary}"))
+        format!("internal error (incident {id}): {summary}")
     } else {
-        CallToolResult::error_text(format!("internal error (incident {id})"))
+        format!("internal error (incident {id})")
     }
 }

@@ -35,6 +35,7 @@ mod error;
 mod incident;
 pub mod logging;
 mod request;
+mod resources;
 mod server;
 mod testing;
 mod tools;
@@ -49,10 +50,13 @@ pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
-pub use mcp_macros::tool;
+pub use mcp_macros::{resource, tool};
 pub use request::context::Context;
 pub use request::state::State;
-pub use request::{FromRequest, Rejection, RequestParts};
+pub use request::{FromRequest, Needs, Rejection, RequestParts};
+pub use resources::{
+    Blob, Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition, ResourceError, ResourcesHandle,
+};
 pub use server::Server;
 pub use testing::{PendingCall, TestClient};
 pub use tools::media::{Audio, Embedded, Image};
@@ -66,8 +70,8 @@ pub use transport::memory::InMemoryClient;
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, ResourceLink, Server, State,
-        ToolError, tool,
+        Audio, Blob, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, ResourceError,
+        ResourceLink, Server, State, ToolError, resource, tool,
     };
 }
 
@@ -75,6 +79,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::request::RequestParts;
+    pub use crate::resources::param::{Injected, TemplateVariable};
+    pub use crate::resources::{
+        Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition, ResourceRegistration, boxed_read,
+    };
     pub use crate::tools::param::{DefaultArgument, ParamErrors, ToolParam, ViaArgument, ViaRequest};
     pub use crate::tools::result::{DescribeOutput, NoOutput, OutputOf};
     pub use crate::tools::{
@@ -97,6 +105,7 @@ pub mod __private {
         ($($generated:tt)*) => { $($generated)* };
     }
     pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_tool_v1_needs_mcp_runtime_matching_mcp_macros;
+    pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_resource_v1_needs_mcp_runtime_matching_mcp_macros;
 }
 
 /// The README's Rust examples compile as doc tests, so they stay true.

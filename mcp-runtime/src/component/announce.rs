@@ -2,9 +2,9 @@
 //! connection) and 2026-07-28 `subscriptions/listen` streams (tagged with
 //! the subscription's id), each for the kinds of list it wants.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use mcp_core::{RequestId, envelope};
 use serde::Serialize;
@@ -17,16 +17,19 @@ use crate::dispatch::outgoing::Outgoing;
 pub(crate) enum ListKind {
     /// `tools/list`.
     Tools,
+    /// `resources/list` and `resources/templates/list`.
+    Resources,
 }
 
 impl ListKind {
     /// Every kind, in the order a subscription acknowledges them.
-    pub(crate) const ALL: [ListKind; 1] = [ListKind::Tools];
+    pub(crate) const ALL: [ListKind; 2] = [ListKind::Tools, ListKind::Resources];
 
     /// The notification that says this list changed.
     pub(crate) fn notification(self) -> &'static str {
         match self {
             ListKind::Tools => mcp_core::methods::TOOLS_LIST_CHANGED,
+            ListKind::Resources => mcp_core::methods::RESOURCES_LIST_CHANGED,
         }
     }
 
@@ -34,6 +37,7 @@ impl ListKind {
     pub(crate) fn filter_key(self) -> &'static str {
         match self {
             ListKind::Tools => "toolsListChanged",
+            ListKind::Resources => "resourcesListChanged",
         }
     }
 
@@ -66,7 +70,13 @@ struct Listener {
     /// The `subscriptions/listen` request it belongs to, if any.
     subscription: Option<RequestId>,
     kinds: Kinds,
+    /// The resource URIs whose updates it wants.
+    uris: Uris,
 }
+
+/// Resource URIs a listener is subscribed to: a session's set changes
+/// with `resources/subscribe`, a subscription's is fixed when it opens.
+pub(crate) type Uris = Arc<Mutex<HashSet<String>>>;
 
 /// The listeners of one server.
 #[derive(Default)]
@@ -99,19 +109,39 @@ impl Serialize for SubscriptionTag<'_> {
 #[derive(Serialize)]
 struct NoParams {}
 
+#[derive(Serialize)]
+struct Updated<'a> {
+    uri: &'a str,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<SubscriptionTag<'a>>,
+}
+
 impl Announcer {
     /// Tell `outgoing` when a list of `kinds` changes, until
     /// [`unlisten`](Self::unlisten); notifications for a `subscription`
     /// carry its id.
-    pub(crate) fn listen(&self, outgoing: Outgoing, subscription: Option<RequestId>, kinds: Kinds) -> u64 {
+    pub(crate) fn listen(&self, outgoing: Outgoing, subscription: Option<RequestId>, kinds: Kinds, uris: Uris) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let listener = Listener { outgoing, subscription, kinds };
+        let listener = Listener { outgoing, subscription, kinds, uris };
         self.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id, listener);
         id
     }
 
     pub(crate) fn unlisten(&self, id: u64) {
         self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+
+    /// Tell every listener subscribed to the resource at `uri` that it
+    /// changed.
+    pub(crate) fn updated(&self, uri: &str) {
+        let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        for listener in listeners.values() {
+            if !listener.uris.lock().unwrap_or_else(|e| e.into_inner()).contains(uri) {
+                continue;
+            }
+            let meta = listener.subscription.as_ref().map(|id| SubscriptionTag { id });
+            listener.outgoing.notify(mcp_core::methods::RESOURCES_UPDATED, &Updated { uri, meta });
+        }
     }
 
     /// Tell every listener of `kind` that its list changed.

@@ -40,6 +40,12 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
 
     /// The error for two entries with one key.
     fn duplicate(first: &Self::Entry, second: &Self::Entry) -> Error;
+
+    /// Check the whole set, sorted by key (nothing to check by default).
+    fn check_set(entries: &[Arc<Self::Entry>]) -> Result<(), Error> {
+        let _ = entries;
+        Ok(())
+    }
 }
 
 /// One registration, and its entry once built (kept across changes, so a
@@ -207,7 +213,10 @@ impl<K: Kind> Catalog<K> {
 
     /// Stop offering `key` (kept, to enable again); `false` if it already was.
     pub(crate) fn disable(&self, key: &str) -> bool {
-        self.change(|sources| sources.disabled.insert(key.to_owned())).unwrap_or(false)
+        self.change(|sources| {
+            sources.items.iter().any(|item| item.key() == key) && sources.disabled.insert(key.to_owned())
+        })
+        .unwrap_or(false)
     }
 
     /// Offer `key` again; `false` if it was not disabled.
@@ -245,6 +254,7 @@ impl<K: Kind> Snapshot<K> {
         if let Some(pair) = entries.windows(2).find(|pair| K::key(&pair[0]) == K::key(&pair[1])) {
             return Err(K::duplicate(&pair[0], &pair[1]));
         }
+        K::check_set(&entries)?;
         let index = entries.iter().enumerate().map(|(i, e)| (K::key(e).to_owned(), i)).collect();
         Ok(Snapshot { entries, index })
     }

@@ -38,7 +38,8 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
     let shared = request.shared();
     let kinds = shared.changing_lists();
     if kinds != Kinds::default() {
-        let _ = session.listener.set(shared.announcer.listen(session.outgoing.clone(), None, kinds));
+        let uris = session.resource_subscriptions.clone();
+        let _ = session.listener.set(shared.announcer.listen(session.outgoing.clone(), None, kinds, uris));
     }
     Ok(request.reply(InitializeResult {
         protocol_version: version,

@@ -1,7 +1,7 @@
 //! `subscriptions/listen` (2026-07-28): a client-opened stream of the
 //! list changes it asked for, each tagged with the subscription's id.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use mcp_core::{ErrorObject, JsonObject, RequestId, envelope, methods};
 use serde::Serialize;
@@ -15,9 +15,13 @@ use crate::request::context::Cancellation;
 /// `subscriptions/listen` params: which notifications the stream carries.
 #[derive(serde::Deserialize)]
 struct ListenParams {
-    /// `{"toolsListChanged": true, …}`; unknown keys are not honoured.
+    /// `{"toolsListChanged": true, "resourceSubscriptions": [uri, …], …}`;
+    /// unknown keys are not honoured.
     notifications: HashMap<String, Value>,
 }
+
+/// The filter key of resource URIs to follow.
+const RESOURCE_SUBSCRIPTIONS: &str = "resourceSubscriptions";
 
 /// The acknowledgement, the stream's first message.
 #[derive(Serialize)]
@@ -62,12 +66,29 @@ pub(crate) fn listen(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
         .into_iter()
         .filter(|kind| offered.contains(*kind) && notifications.get(kind.filter_key()) == Some(&Value::Bool(true)))
         .fold(Kinds::default(), Kinds::with);
+    // Resources this server has; a URI it cannot read is not followed.
+    let uris: HashSet<String> = match notifications.get(RESOURCE_SUBSCRIPTIONS) {
+        Some(Value::Array(uris)) if offered.contains(ListKind::Resources) => uris
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|uri| crate::resources::methods::exists(shared, uri))
+            .map(str::to_owned)
+            .collect(),
+        _ => HashSet::new(),
+    };
     let id = request.id.clone();
-    let ack = Acknowledged { meta: SubscriptionTag { id: &id }, notifications: honoured.to_filter() };
+    let mut filter = honoured.to_filter();
+    if notifications.contains_key(RESOURCE_SUBSCRIPTIONS) {
+        let mut sorted: Vec<&String> = uris.iter().collect();
+        sorted.sort();
+        filter.insert(RESOURCE_SUBSCRIPTIONS.to_owned(), serde_json::json!(sorted));
+    }
+    let ack = Acknowledged { meta: SubscriptionTag { id: &id }, notifications: filter };
     request.stream.notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, &ack);
-    let listener = (honoured != Kinds::default()).then(|| {
+    let listener = (honoured != Kinds::default() || !uris.is_empty()).then(|| {
         let announcer = shared.announcer.clone();
-        let listener = announcer.listen(request.stream.clone(), Some(id.clone()), honoured);
+        let uris = std::sync::Arc::new(std::sync::Mutex::new(uris));
+        let listener = announcer.listen(request.stream.clone(), Some(id.clone()), honoured, uris);
         request.session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), listener);
         Listener(announcer, listener)
     });

@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::client::{Peer, PendingRequests};
+use crate::component::announce::Uris;
 use crate::request::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, level_index};
 use crate::server::Shared;
 use crate::tools::BoxFuture;
@@ -98,6 +99,8 @@ pub(crate) struct Session {
     pub(crate) listener: OnceLock<u64>,
     /// Open `subscriptions/listen` streams: their listeners.
     pub(crate) subscriptions: Mutex<HashMap<RequestId, u64>>,
+    /// The resource URIs this session subscribed to (`resources/subscribe`).
+    pub(crate) resource_subscriptions: Uris,
 }
 
 impl Drop for Session {
@@ -144,6 +147,7 @@ impl Session {
             requests,
             listener: OnceLock::new(),
             subscriptions: Mutex::default(),
+            resource_subscriptions: Uris::default(),
         }
     }
 

@@ -6,6 +6,7 @@
 use mcp_core::{ErrorObject, JsonObject, methods};
 
 use super::{Action, Incoming, lifecycle, listen};
+use crate::resources::methods as resources;
 use crate::tools::call as tools;
 
 /// What a server must offer for a method to exist.
@@ -17,6 +18,9 @@ pub(crate) enum Capability {
     Tools,
     /// `logging`: always offered (every handler may log).
     Logging,
+    /// `resources`: offered when resources or templates are registered (or
+    /// may be, at run time).
+    Resources,
 }
 
 /// The eras a method exists in.
@@ -61,7 +65,7 @@ impl Method {
     }
 }
 
-use Capability::{Core, Logging, Tools};
+use Capability::{Core, Logging, Resources, Tools};
 use Eras::{Both, Handshake, Stateless};
 
 /// Every method, in one place.
@@ -73,6 +77,11 @@ static METHODS: &[Method] = &[
     method(methods::LOGGING_SET_LEVEL, Logging, Handshake, lifecycle::set_level),
     method(methods::TOOLS_LIST, Tools, Both, tools::list).cacheable(),
     method(methods::TOOLS_CALL, Tools, Both, tools::call),
+    method(methods::RESOURCES_LIST, Resources, Both, resources::list).cacheable(),
+    method(methods::RESOURCES_TEMPLATES_LIST, Resources, Both, resources::templates).cacheable(),
+    method(methods::RESOURCES_READ, Resources, Both, resources::read).cacheable(),
+    method(methods::RESOURCES_SUBSCRIBE, Resources, Handshake, resources::subscribe),
+    method(methods::RESOURCES_UNSUBSCRIBE, Resources, Handshake, resources::unsubscribe),
 ];
 
 /// The method named `name`, if the server has it.

@@ -5,6 +5,7 @@
 
 pub(crate) mod context;
 pub(crate) mod state;
+pub(crate) mod text;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -14,7 +15,6 @@ use serde_json::Value;
 
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
-use crate::tools::ToolBuilder;
 use context::Cancellation;
 use state::StateMap;
 
@@ -57,6 +57,11 @@ impl RequestParts {
             cancellation: Cancellation::default(),
             state: Arc::default(),
         }
+    }
+
+    /// What is asked for: the tool's name, or the URI being read.
+    pub fn target(&self) -> &str {
+        &self.target
     }
 
     /// The arguments not yet taken by a parameter.
@@ -126,10 +131,11 @@ impl RequestParts {
     note = "implement `mcp_runtime::FromRequest` for it, or take it as a JSON argument"
 )]
 pub trait FromRequest: Sized {
-    /// Add what this parameter needs to the tool's definition (nothing by
-    /// default). Called once, when a server is built.
-    fn describe(builder: &mut ToolBuilder) {
-        let _ = builder;
+    /// Say what this parameter needs from the server (nothing by default):
+    /// a server without it refuses to start. Called once, when a server is
+    /// built.
+    fn describe(needs: &mut Needs) {
+        let _ = needs;
     }
 
     /// Produce the value for one request. An error ends the request with
@@ -177,5 +183,26 @@ impl fmt::Display for Rejection {
             Some(e) => write!(f, "internal error: {e}"),
             None => f.write_str(&self.message),
         }
+    }
+}
+
+/// What a handler's injected parameters need from the server, checked when
+/// the server starts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Needs {
+    pub(crate) states: Vec<(std::any::TypeId, &'static str)>,
+}
+
+impl Needs {
+    /// A [`State<T>`](crate::State) registered with
+    /// [`Server::with_state`](crate::Server::with_state).
+    pub fn state<T: 'static>(&mut self) -> &mut Self {
+        self.states.push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
+        self
+    }
+
+    /// The first state this server lacks, by name.
+    pub(crate) fn missing_state(&self, states: &StateMap) -> Option<&'static str> {
+        self.states.iter().find(|(id, _)| !states.contains(*id)).map(|(_, name)| *name)
     }
 }

@@ -7,8 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::{FromRequest, Rejection, RequestParts};
-use crate::tools::ToolBuilder;
+use super::{FromRequest, Needs, Rejection, RequestParts};
 
 /// The values registered with [`Server::with_state`](crate::Server::with_state), one per type.
 #[derive(Clone, Default)]
@@ -87,8 +86,8 @@ impl<T: fmt::Debug> fmt::Debug for State<T> {
 }
 
 impl<T: Send + Sync + 'static> FromRequest for State<T> {
-    fn describe(builder: &mut ToolBuilder) {
-        builder.requires_state::<T>();
+    fn describe(needs: &mut Needs) {
+        needs.state::<T>();
     }
 
     fn from_request(call: &mut RequestParts) -> Result<Self, Rejection> {

@@ -14,6 +14,8 @@ use crate::component::announce::Announcer;
 use crate::error::Error;
 use crate::logging;
 use crate::request::state::StateMap;
+use crate::resources::catalog::ResourceCatalogs;
+use crate::resources::{Resource, ResourcesHandle};
 use crate::tools::catalog::{ToolOptions, Tools};
 use crate::tools::limit::{Limiter, RateLimit};
 use crate::tools::{Tool, ToolsHandle, collected};
@@ -34,6 +36,7 @@ pub struct Server {
     instructions: Option<String>,
     announcer: Arc<Announcer>,
     tools: Arc<Catalog<Tools>>,
+    resources: ResourceCatalogs,
     states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
@@ -49,6 +52,7 @@ impl Server {
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         let server = Server::empty(name, version);
         collected().for_each(|tool| server.tools.sources().push(tool));
+        crate::resources::collected().for_each(|resource| server.resources.push(resource));
         server
     }
 
@@ -61,6 +65,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Arc::new(Catalog::new(ToolOptions::default(), announcer.clone())),
+            resources: ResourceCatalogs::new(&announcer),
             announcer,
             states: StateMap::default(),
             page_size: None,
@@ -77,6 +82,22 @@ impl Server {
     pub fn tool(self, tool: impl Tool) -> Self {
         self.tools.sources().push(Arc::new(tool));
         self
+    }
+
+    /// Add a resource or resource template: `server.resource(app_config::Resource)`
+    /// for a `#[resource] fn app_config`.
+    pub fn resource(self, resource: impl Resource) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// A handle that adds, removes, enables and disables resources while
+    /// the server runs, and tells subscribed clients when one changes
+    /// ([`ResourcesHandle::updated`]).
+    pub fn resources_handle(&self) -> ResourcesHandle {
+        self.resources.statics.make_dynamic();
+        self.resources.templates.make_dynamic();
+        ResourcesHandle { catalogs: self.resources.clone(), announcer: self.announcer.clone() }
     }
 
     /// A handle that adds, removes, enables and disables tools while the
@@ -189,6 +210,16 @@ impl Server {
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
 
+    /// The resources and templates, sorted by URI: the start-up check of
+    /// resources (duplicate URIs, malformed templates, templates that can
+    /// match one URI, missing state). Call it in a test.
+    pub fn resource_definitions(&self) -> Result<Vec<crate::resources::ResourceDefinition>, Error> {
+        let statics = self.resources.statics.check(&self.states)?;
+        let templates = self.resources.templates.check(&self.states)?;
+        let all = statics.entries().iter().chain(templates.entries());
+        Ok(all.map(|e| e.definition.clone()).collect())
+    }
+
     /// Serve one client on stdin/stdout until stdin closes. Stdout is
     /// reserved for the protocol from this call on (stray prints, including
     /// those of child processes, go to stderr; anything printed *before* this
@@ -281,6 +312,8 @@ impl Server {
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         let state = Arc::new(self.states);
         self.tools.publish(state.clone())?;
+        self.resources.statics.publish(state.clone())?;
+        self.resources.templates.publish(state.clone())?;
         let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
         let shared = Shared {
             info: self.info,
@@ -288,6 +321,7 @@ impl Server {
             instructions: self.instructions,
             announcer: self.announcer,
             tools: self.tools,
+            resources: self.resources,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{Implementation, JsonObject, ServerCapabilities, ToolsCapability};
+use mcp_core::{Implementation, JsonObject, ResourcesCapability, ServerCapabilities, ToolsCapability};
 
 use crate::component::Catalog;
 use crate::component::announce::{Announcer, Kinds, ListKind};
 use crate::dispatch::table::Capability;
 use crate::request::state::StateMap;
+use crate::resources::catalog::ResourceCatalogs;
 use crate::tools::catalog::Tools;
 use crate::tools::limit::Limiter;
 
@@ -22,6 +23,7 @@ pub(crate) struct Shared {
     /// Who is told when a list changes.
     pub(crate) announcer: Arc<Announcer>,
     pub(crate) tools: Arc<Catalog<Tools>>,
+    pub(crate) resources: ResourceCatalogs,
     pub(crate) page_size: Option<usize>,
     /// Decode JSON that models send as strings (`Server::strict_arguments`).
     pub(crate) lenient_arguments: bool,
@@ -43,6 +45,7 @@ impl Shared {
         match capability {
             Capability::Core | Capability::Logging => true,
             Capability::Tools => self.tools.offered(),
+            Capability::Resources => self.resources.offered(),
         }
     }
 
@@ -52,6 +55,9 @@ impl Shared {
         if self.serves(Capability::Tools) {
             kinds = kinds.with(ListKind::Tools);
         }
+        if self.serves(Capability::Resources) {
+            kinds = kinds.with(ListKind::Resources);
+        }
         kinds
     }
 
@@ -60,6 +66,9 @@ impl Shared {
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
             tools: self.serves(Capability::Tools).then_some(ToolsCapability { list_changed: Some(true) }),
+            resources: self
+                .serves(Capability::Resources)
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: self.serves(Capability::Logging).then(JsonObject::new),
             ..Default::default()
         }

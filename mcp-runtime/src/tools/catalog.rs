@@ -82,8 +82,8 @@ impl Kind for Tools {
 
     fn build(handler: &Arc<dyn Tool>, options: &ToolOptions, states: &StateMap) -> Result<Entry, Error> {
         let mut raw = handler.definition();
-        if let Some((_, state)) = raw.states.iter().find(|(id, _)| !states.contains(*id)) {
-            return Err(Error::MissingState { tool: raw.tool.name, rust_path: raw.rust_path, state });
+        if let Some(state) = raw.needs.missing_state(states) {
+            return Err(Error::MissingState { kind: "tool", name: raw.tool.name, rust_path: raw.rust_path, state });
         }
         if !options.output_schemas {
             raw.tool.output_schema = None;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::limit::RateLimit;
+use crate::request::Needs;
 
 /// A tool's definition before a server shapes its schema, plus where it
 /// came from (for error messages such as duplicate names).
@@ -23,9 +24,8 @@ pub struct ToolDefinition {
     pub(crate) rust_path: String,
     pub(crate) timeout: Option<Duration>,
     pub(crate) rate_limit: Option<RateLimit>,
-    /// The `State<T>` types it takes (their ids and names), which the
-    /// server must have.
-    pub(crate) states: Vec<(std::any::TypeId, &'static str)>,
+    /// What its injected parameters need from the server.
+    pub(crate) needs: Needs,
 }
 
 impl ToolDefinition {
@@ -62,7 +62,7 @@ pub struct ToolBuilder {
     required: Vec<Value>,
     timeout: Option<Duration>,
     rate_limit: Option<RateLimit>,
-    states: Vec<(std::any::TypeId, &'static str)>,
+    needs: Needs,
     output_schema_enabled: bool,
 }
 
@@ -78,7 +78,7 @@ impl ToolBuilder {
             required: Vec::new(),
             timeout: None,
             rate_limit: None,
-            states: Vec::new(),
+            needs: Needs::default(),
             output_schema_enabled: true,
         }
     }
@@ -138,8 +138,13 @@ impl ToolBuilder {
     /// Declare that the tool takes a `State<T>`, so a server without one
     /// refuses to start.
     pub fn requires_state<T: 'static>(&mut self) -> &mut Self {
-        self.states.push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
+        self.needs.state::<T>();
         self
+    }
+
+    /// What the tool's injected parameters need from the server.
+    pub fn needs(&mut self) -> &mut Needs {
+        &mut self.needs
     }
 
     /// Add an icon (sent to 2025-11-25 clients and later).
@@ -264,13 +269,13 @@ impl ToolBuilder {
             rust_path: self.rust_path,
             timeout: self.timeout,
             rate_limit: self.rate_limit,
-            states: self.states,
+            needs: self.needs,
         }
     }
 }
 
 /// `text_analyzer` → "Text Analyzer".
-fn title_from_name(name: &str) -> String {
+pub(crate) fn title_from_name(name: &str) -> String {
     name.split(['_', '-', '.'])
         .filter(|w| !w.is_empty())
         .map(|w| {

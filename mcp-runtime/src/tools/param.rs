@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::definition::ToolBuilder;
 use super::result::{IntoToolResult, ToolError};
-use crate::request::{FromRequest, RequestParts};
+use crate::request::{FromRequest, Rejection, RequestParts};
 
 /// A value a `#[tool]` function can take as a parameter.
 ///
@@ -62,11 +62,11 @@ impl<T: DeserializeOwned + JsonSchema> ToolParam<ViaArgument> for T {
 #[diagnostic::do_not_recommend]
 impl<T: FromRequest> ToolParam<ViaRequest> for T {
     fn describe(builder: &mut ToolBuilder, _: &'static str, _: Option<&'static str>) {
-        T::describe(builder);
+        T::describe(builder.needs());
     }
 
     fn extract(call: &mut RequestParts, _: &'static str) -> Result<Self, ParamError> {
-        T::from_request(call).map_err(|rejection| ParamError::Failed(rejection.into()))
+        T::from_request(call).map_err(ParamError::Failed)
     }
 }
 
@@ -125,6 +125,12 @@ pub(crate) fn accepts_absent<T: DeserializeOwned>() -> bool {
     T::deserialize(Absent).is_ok()
 }
 
+/// The value of a parameter whose argument is absent: only `Option`-like
+/// types have one.
+pub(crate) fn from_absent<T: DeserializeOwned>() -> Option<T> {
+    T::deserialize(Absent).ok()
+}
+
 /// A deserializer for a missing argument: only `Option`-like types accept it.
 struct Absent;
 
@@ -177,7 +183,7 @@ pub enum ParamError {
     /// this, so every such error of a call is reported together.
     Argument(ArgumentError),
     /// An injected value could not be produced; this ends the call.
-    Failed(ToolError),
+    Failed(Rejection),
 }
 
 impl From<ArgumentError> for ParamError {
@@ -191,7 +197,7 @@ impl From<ArgumentError> for ParamError {
 #[derive(Debug, Default)]
 pub struct ParamErrors {
     arguments: Vec<ArgumentError>,
-    failed: Option<ToolError>,
+    failed: Option<Rejection>,
 }
 
 impl ParamErrors {
@@ -219,17 +225,28 @@ impl ParamErrors {
     /// every argument failure.
     pub fn into_result(self) -> CallToolResult {
         if let Some(failed) = self.failed {
-            return failed.into_tool_result();
+            return ToolError::from(failed).into_tool_result();
         }
         let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
         super::arguments::problems_result(&lines)
     }
 }
 
+impl ParamErrors {
+    /// The error of a resource read: the first injected value that failed,
+    /// else no resource at this URI (its variables do not fit).
+    pub fn into_resource_error(self) -> crate::resources::ResourceError {
+        if let Some(failed) = self.failed {
+            return failed.into();
+        }
+        let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
+        crate::resources::ResourceError::not_found(lines.join("; "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::Rejection;
     use mcp_core::RequestId;
     use serde_json::json;
 

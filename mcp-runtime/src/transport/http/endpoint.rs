@@ -381,7 +381,9 @@ fn names_stateless_version(headers: &HeaderMap) -> bool {
 fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<ErrorObject> {
     let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
     let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
-    let body_name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
+    // What `Mcp-Name` mirrors: the URI of a read, the name of anything else.
+    let name_field = if request.method == methods::RESOURCES_READ { "uri" } else { "name" };
+    let body_name = request.params.as_ref().and_then(|p| p.get(name_field)).and_then(Value::as_str);
     let checks =
         [(PROTOCOL_VERSION, body_version), ("mcp-method", Some(request.method.as_str())), ("mcp-name", body_name)];
     for (header, body) in checks {

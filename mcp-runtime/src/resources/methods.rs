@@ -1,0 +1,184 @@
+//! The resources capability's methods: `resources/list`,
+//! `resources/templates/list`, `resources/read` (a fixed URI first, then
+//! the one template that matches), and `resources/subscribe` /
+//! `unsubscribe` (handshake sessions; 2026-07-28 subscribes on
+//! `subscriptions/listen`).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt;
+use mcp_core::{ErrorObject, JsonObject, ListToolsParams, ProtocolVersion, ReadResourceResult, ResourceUri, codes};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tracing::Instrument;
+
+use super::catalog::Entry;
+use super::contents::Failure;
+use super::{Contents, ResourceError};
+use crate::dispatch::reply::{Answer, Empty, ResultBody};
+use crate::dispatch::{Action, Incoming, parse};
+use crate::request::RequestParts;
+use crate::request::context::Cancellation;
+use crate::server::Shared;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourcesPage<'a> {
+    resources: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+impl ResultBody for ResourcesPage<'_> {}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplatesPage<'a> {
+    resource_templates: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+impl ResultBody for TemplatesPage<'_> {}
+
+impl ResultBody for ReadResourceResult {
+    fn take_meta(&mut self) -> Option<JsonObject> {
+        self.meta.take()
+    }
+}
+
+pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let params: ListToolsParams = parse(params)?;
+    let shared = request.shared();
+    let statics = shared.resources.statics.current();
+    let (page, next_cursor) = statics.page(params.cursor.as_deref(), shared.page_size)?;
+    let resources = page.iter().map(|entry| entry.listed(request.version)).collect();
+    Ok(request.reply(ResourcesPage { resources, next_cursor }))
+}
+
+pub(crate) fn templates(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let params: ListToolsParams = parse(params)?;
+    let shared = request.shared();
+    let templates = shared.resources.templates.current();
+    let (page, next_cursor) = templates.page(params.cursor.as_deref(), shared.page_size)?;
+    let resource_templates = page.iter().map(|entry| entry.listed(request.version)).collect();
+    Ok(request.reply(TemplatesPage { resource_templates, next_cursor }))
+}
+
+/// The spec's resource-not-found error in `version`.
+fn not_found(uri: &str, detail: Option<&str>, version: ProtocolVersion) -> ErrorObject {
+    let code = if version.uses_handshake() { codes::RESOURCE_NOT_FOUND } else { codes::INVALID_PARAMS };
+    let message = match detail {
+        Some(detail) => format!("resource not found: {uri} ({detail})"),
+        None => format!("resource not found: {uri}"),
+    };
+    ErrorObject::new(code, message).with_data(json!({ "uri": uri }))
+}
+
+/// A template's variables in a URI, by name, percent-decoded.
+type Variables = Vec<(String, String)>;
+
+/// The entry that serves `uri`, and its variables: a resource with that
+/// exact URI wins over any template.
+fn resolve(shared: &Shared, uri: &str) -> Option<(Arc<Entry>, Variables)> {
+    if let Some(entry) = shared.resources.statics.current().get(uri) {
+        return Some((entry.clone(), Vec::new()));
+    }
+    let templates = shared.resources.templates.current();
+    templates.entries().iter().find_map(|entry| {
+        let variables = entry.template.as_ref()?.matches(uri)?;
+        Some((entry.clone(), variables))
+    })
+}
+
+pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let ResourceUri { uri, meta } = parse(params)?;
+    let shared = request.shared();
+    let version = request.version;
+    let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
+    let missing_capability = Arc::new(OnceLock::new());
+    let cancellation = Cancellation::default();
+    let parts = RequestParts {
+        target: uri.clone(),
+        arguments: variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect(),
+        request_id: request.id.clone(),
+        meta,
+        protocol_version: version,
+        peer: Some(request.peer.clone()),
+        outgoing: Some(request.stream.clone()),
+        missing_capability: missing_capability.clone(),
+        cancellation: cancellation.clone(),
+        state: shared.state.clone(),
+    };
+    let show_details = shared.show_internal_errors;
+    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.read(parts))).unwrap_or_else(|panic| {
+        let error = ResourceError::internal(panic_message(&*panic));
+        Box::pin(std::future::ready(Err(error)))
+    });
+    let span = tracing::info_span!("resources/read", uri = %uri, id = %request.id);
+    let timeout = entry.definition.timeout;
+    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let run = async move {
+        let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
+        let outcome: Contents = match timeout {
+            Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                Ok(Err(ResourceError::new(format!("reading {uri} timed out after {} s", limit.as_secs_f64()))))
+            }),
+            None => run.await,
+        }
+        .unwrap_or_else(|panic| Err(ResourceError::internal(panic_message(&*panic))));
+        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
+            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
+        }
+        match outcome {
+            Ok(contents) => projection.answer(id, ReadResourceResult { contents, meta: None }.for_version(version)),
+            Err(error) => Answer::error(Some(id), read_error(&uri, error, version, show_details)),
+        }
+    };
+    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+}
+
+/// A failed read as the client sees it: not found, the handler's own
+/// message, or an internal error masked behind an incident id.
+fn read_error(uri: &str, error: ResourceError, version: ProtocolVersion, show_details: bool) -> ErrorObject {
+    match error.kind {
+        Failure::NotFound => not_found(uri, Some(&error.message), version),
+        Failure::Shown => ErrorObject::new(codes::INTERNAL_ERROR, error.message).with_data(json!({ "uri": uri })),
+        Failure::Internal => {
+            let summary = error.internal.as_ref().map_or_else(|| error.message.clone(), ToString::to_string);
+            let text = crate::incident::masked("a resource read failed", &summary, &error, show_details);
+            ErrorObject::new(codes::INTERNAL_ERROR, text).with_data(json!({ "uri": uri }))
+        }
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload");
+    format!("resource read panicked: {message}")
+}
+
+/// Whether a resource (or a template's) is at `uri`.
+pub(crate) fn exists(shared: &Shared, uri: &str) -> bool {
+    resolve(shared, uri).is_some()
+}
+
+pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let ResourceUri { uri, .. } = parse(params)?;
+    if resolve(request.shared(), &uri).is_none() {
+        return Err(not_found(&uri, None, request.version));
+    }
+    request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(uri);
+    Ok(request.reply(Empty {}))
+}
+
+pub(crate) fn unsubscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let ResourceUri { uri, .. } = parse(params)?;
+    request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(&uri);
+    Ok(request.reply(Empty {}))
+}
