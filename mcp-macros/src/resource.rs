@@ -235,7 +235,7 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
         None => quote!(::mcp_runtime),
     };
     let template = check_uri(&attr, &mut errors);
-    let params = params(&mut item, template.as_deref().unwrap_or(&[]), &mut errors);
+    let params = params(&mut item, attr.uri.as_ref(), template.as_deref().unwrap_or(&[]), &mut errors);
     check_signature(&item, &mut errors);
     if let (Some(size), Some(vars)) = (&attr.size, &template)
         && !vars.is_empty()
@@ -285,7 +285,7 @@ fn check_uri(attr: &ResourceAttr, errors: &mut Errors) -> Option<Vec<Variable>> 
 /// The parameters: a name that is a template variable reads it; any other
 /// is injected. Template variables without a parameter, and parameters
 /// that look like a misspelled variable, are reported.
-fn params(item: &mut ItemFn, vars: &[Variable], errors: &mut Errors) -> Vec<Param> {
+fn params(item: &mut ItemFn, uri: Option<&LitStr>, vars: &[Variable], errors: &mut Errors) -> Vec<Param> {
     let mut params = Vec::new();
     for input in item.sig.inputs.iter_mut() {
         let FnArg::Typed(typed) = input else {
@@ -314,16 +314,18 @@ fn params(item: &mut ItemFn, vars: &[Variable], errors: &mut Errors) -> Vec<Para
     for var in vars {
         if !params.iter().any(|p| p.name == var.name) {
             let names: Vec<&str> = params.iter().filter(|p| !p.variable).map(|p| p.name.as_str()).collect();
+            let ty = if var.query { "Option<T>" } else { "T" };
             let hint = match did_you_mean(&var.name, &names) {
                 Some(close) => format!("; did you mean to name the parameter `{close}` `{}`?", var.name),
-                None if var.query => format!("; add a parameter `{}: Option<T>`", var.name),
-                None => format!("; add a parameter `{}: T`", var.name),
+                None => {
+                    format!("; add a parameter `{}: {ty}` (a parameter reads the variable it is named after)", var.name)
+                }
             };
-            let span = item.sig.ident.span();
-            errors.push(syn::Error::new(
-                span,
-                format_args!("the URI template's variable `{}` is read by no parameter{hint}", var.name),
-            ));
+            let message = format!("the URI template's variable `{}` is read by no parameter{hint}", var.name);
+            match uri {
+                Some(uri) => errors.spanned(uri, message),
+                None => errors.push(syn::Error::new(item.sig.ident.span(), message)),
+            }
         }
     }
     params

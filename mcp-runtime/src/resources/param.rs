@@ -25,6 +25,7 @@ pub trait TemplateVariable: Sized {
     fn extract(request: &mut RequestParts, name: &'static str) -> Result<Self, ParamError>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> TemplateVariable for T {
     fn describe(builder: &mut ResourceBuilder, name: &'static str) {
         builder.variable::<T>(name, accepts_absent::<T>());
@@ -55,6 +56,7 @@ pub trait Injected: Sized {
     fn extract(request: &mut RequestParts) -> Result<Self, ParamError>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: FromRequest> Injected for T {
     fn describe(builder: &mut ResourceBuilder) {
         T::describe(builder.needs());

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+/// The configuration, for one section.
+#[resource("config://app")]
+fn config(section: String) -> String {
+    section
+}
+
+fn main() {}
