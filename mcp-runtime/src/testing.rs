@@ -4,8 +4,8 @@
 use std::io;
 
 use mcp_core::{
-    CallToolResult, ErrorObject, LoggingLevel, LoggingMessageParams, ProgressParams, ProtocolVersion, RequestId, Tool,
-    methods,
+    CallToolResult, ErrorObject, LoggingLevel, LoggingMessageParams, ProgressParams, ProtocolVersion,
+    ReadResourceResult, RequestId, Resource, ResourceTemplate, ResourceUri, Tool, methods,
 };
 use serde_json::{Value, json};
 
@@ -81,16 +81,59 @@ impl TestClient {
 
     /// Every tool, following `tools/list` pages to the end.
     pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ErrorObject> {
-        let mut tools = Vec::new();
+        self.list_all(methods::TOOLS_LIST, "tools").await
+    }
+
+    /// Every resource with a fixed URI, following `resources/list` pages.
+    pub async fn list_resources(&mut self) -> Result<Vec<Resource>, ErrorObject> {
+        self.list_all(methods::RESOURCES_LIST, "resources").await
+    }
+
+    /// Every resource template, following `resources/templates/list` pages.
+    pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, ErrorObject> {
+        self.list_all(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await
+    }
+
+    /// Read the resource at `uri`. Failures (no such resource, a read that
+    /// failed) are `Err`, with the code the protocol gives them.
+    pub async fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        let result = self.request(methods::RESOURCES_READ, json!({ "uri": uri })).await?;
+        serde_json::from_value(result).map_err(local_error)
+    }
+
+    /// Subscribe to the resource at `uri`: its updates arrive as
+    /// notifications ([`resource_updates`](Self::resource_updates)).
+    pub async fn subscribe(&mut self, uri: &str) -> Result<(), ErrorObject> {
+        self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await.map(drop)
+    }
+
+    /// Stop the updates of the resource at `uri`.
+    pub async fn unsubscribe(&mut self, uri: &str) -> Result<(), ErrorObject> {
+        self.request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri })).await.map(drop)
+    }
+
+    /// The URIs of `notifications/resources/updated` received so far
+    /// (taken out of the queue), in order.
+    pub async fn resource_updates(&mut self) -> Vec<String> {
+        self.take::<ResourceUri>(methods::RESOURCES_UPDATED).await.into_iter().map(|u| u.uri).collect()
+    }
+
+    /// Every item of a paged list, following its cursors to the end.
+    async fn list_all<T: serde::de::DeserializeOwned>(
+        &mut self,
+        method: &str,
+        key: &str,
+    ) -> Result<Vec<T>, ErrorObject> {
+        let mut items = Vec::new();
         let mut cursor: Option<Value> = None;
         loop {
             let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
-            let result = self.request(methods::TOOLS_LIST, params).await?;
-            let page: Vec<Tool> = serde_json::from_value(result["tools"].clone()).map_err(local_error)?;
-            tools.extend(page);
+            let result = self.request(method, params).await?;
+            let page: Vec<T> = serde_json::from_value(result[key].clone()).map_err(local_error)?;
+            items.extend(page);
             match result.get("nextCursor") {
                 Some(next) => cursor = Some(next.clone()),
-                None => return Ok(tools),
+                None => return Ok(items),
             }
         }
     }
@@ -148,6 +191,12 @@ impl TestClient {
     /// out of the queue).
     pub async fn list_changes(&mut self) -> usize {
         self.take::<Value>(methods::TOOLS_LIST_CHANGED).await.len()
+    }
+
+    /// How many `resources/list_changed` notifications arrived so far
+    /// (taken out of the queue).
+    pub async fn resource_list_changes(&mut self) -> usize {
+        self.take::<Value>(methods::RESOURCES_LIST_CHANGED).await.len()
     }
 
     /// Close the connection and wait for the server to finish (running

@@ -204,12 +204,15 @@ impl ResourceBuilder {
     /// `optional` when it may be absent (an `Option`, for a query variable).
     pub fn variable<T: JsonSchema>(&mut self, name: &str, optional: bool) -> &mut Self {
         let schema = Value::from(SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>());
-        let kind = schema.get("type").and_then(Value::as_str).unwrap_or(if schema.get("enum").is_some() {
-            "string"
-        } else {
-            "value"
-        });
-        if !matches!(kind, "string" | "integer" | "number" | "boolean") && schema.get("oneOf").is_none() {
+        // The declared types, `null` (an `Option`) aside; a schema without
+        // a `type` (an enum's `oneOf`, an `Option`'s `anyOf`) is let through
+        // and read from text like any other.
+        let types: Vec<&str> = match schema.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.iter().any(|t| !matches!(*t, "string" | "integer" | "number" | "boolean" | "null")) {
             self.definition.problems.push(format!(
                 "the variable `{name}` is read as `{}`, which is not text: a URI variable is a string, a number, a \
                  boolean or a unit enum",

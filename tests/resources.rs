@@ -1,0 +1,333 @@
+//! Resources and templates end to end, as a client sees them: lists, reads
+//! of every kind of contents, template variables, the spec's errors in both
+//! eras, subscriptions and their updates, run-time changes, and the
+//! start-up checks.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::ProtocolVersion;
+use mcp_runtime::{Error, TestClient};
+use serde_json::{Value, json};
+
+/// The application's configuration.
+#[resource("config://app", mime_type = "application/json", size = 17, annotations(audience = ["user"], priority = 0.8))]
+fn app_config() -> Json<Value> {
+    Json(json!({"theme": "dark"}))
+}
+
+/// A note, by title.
+#[resource("notes://{title}", title = "A note")]
+fn note(title: String) -> String {
+    format!("the note called {title}")
+}
+
+/// The index of every note (a fixed URI the template also matches).
+#[resource("notes://index")]
+fn index() -> &'static str {
+    "every note"
+}
+
+/// A user's profile.
+#[resource("users://{id}/profile")]
+async fn profile(id: u64) -> Result<String, ResourceError> {
+    match id {
+        0 => Err(ResourceError::not_found("user 0 does not exist")),
+        13 => Err(ResourceError::new("user 13 is archived; ask for 14")),
+        666 => Err(std::io::Error::other("db password=hunter2").into()),
+        _ => Ok(format!("user {id}")),
+    }
+}
+
+/// A file under the workspace.
+#[resource("files:///{+path}")]
+fn file(path: String) -> Blob {
+    Blob::new(path.into_bytes()).with_mime_type("application/octet-stream")
+}
+
+/// Search, with optional paging.
+#[resource("search://{query}{?page,limit}")]
+fn search(query: String, page: Option<u32>, limit: Option<u32>) -> String {
+    format!("{query} page={page:?} limit={limit:?}")
+}
+
+/// Reads counted in shared state, with the request's context.
+#[resource("stats://reads")]
+fn reads(counter: State<AtomicU64>, ctx: Context) -> String {
+    let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+    format!("{n} reads of {}", ctx.request_id())
+}
+
+/// Never finishes in time.
+#[resource("slow://forever", timeout = "50ms")]
+async fn forever() -> String {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "late".to_owned()
+}
+
+/// Panics.
+#[resource("broken://panic")]
+fn broken() -> String {
+    panic!("resource exploded at /srv/secret")
+}
+
+fn server() -> Server {
+    Server::empty("resources", "1")
+        .resource(app_config::Resource)
+        .resource(note::Resource)
+        .resource(index::Resource)
+        .resource(profile::Resource)
+        .resource(file::Resource)
+        .resource(search::Resource)
+        .resource(reads::Resource)
+        .resource(forever::Resource)
+        .resource(broken::Resource)
+        .with_state(AtomicU64::new(0))
+}
+
+fn text(result: &mcp_runtime::protocol::ReadResourceResult) -> String {
+    match &result.contents[0] {
+        mcp_runtime::protocol::content::ResourceContents::Text { text, .. } => text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn resources_and_templates_are_listed_sorted_with_their_fields() {
+    let mut client = TestClient::connect(server()).await.unwrap();
+    let resources = client.list_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris, ["broken://panic", "config://app", "notes://index", "slow://forever", "stats://reads"]);
+    let config = &resources[1];
+    assert_eq!(config.name, "app_config");
+    assert_eq!(config.title.as_deref(), Some("App Config"));
+    assert_eq!(config.description.as_deref(), Some("The application's configuration."));
+    assert_eq!(config.mime_type.as_deref(), Some("application/json"));
+    assert_eq!(config.size, Some(17));
+    let annotations = config.annotations.as_ref().unwrap();
+    assert_eq!((annotations.audience.clone(), annotations.priority), (Some(vec!["user".to_owned()]), Some(0.8)));
+
+    let templates = client.list_resource_templates().await.unwrap();
+    let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(uris, ["files:///{+path}", "notes://{title}", "search://{query}{?page,limit}", "users://{id}/profile"]);
+    assert_eq!(templates[1].title.as_deref(), Some("A note"));
+
+    // 2024-11-05 has no titles.
+    let mut old = TestClient::connect_as(server(), ProtocolVersion::V2024_11_05).await.unwrap();
+    assert!(old.list_resources().await.unwrap().iter().all(|r| r.title.is_none()));
+}
+
+#[tokio::test]
+async fn reads_turn_return_values_into_contents() {
+    let mut client = TestClient::connect(server()).await.unwrap();
+    let config = client.read_resource("config://app").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&config.contents).unwrap(),
+        json!([{"uri": "config://app", "mimeType": "application/json", "text": "{\"theme\":\"dark\"}"}])
+    );
+    // A fixed URI wins over a template that matches it too.
+    assert_eq!(text(&client.read_resource("notes://index").await.unwrap()), "every note");
+    assert_eq!(text(&client.read_resource("notes://shopping%20list").await.unwrap()), "the note called shopping list");
+    assert_eq!(text(&client.read_resource("users://42/profile").await.unwrap()), "user 42");
+    let file = client.read_resource("files:///docs/a.txt").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&file.contents).unwrap(),
+        json!([{"uri": "files:///docs/a.txt", "mimeType": "application/octet-stream", "blob": "ZG9jcy9hLnR4dA=="}])
+    );
+    assert_eq!(text(&client.read_resource("search://rust").await.unwrap()), "rust page=None limit=None");
+    assert_eq!(
+        text(&client.read_resource("search://rust?limit=5&page=2").await.unwrap()),
+        "rust page=Some(2) limit=Some(5)"
+    );
+    assert_eq!(text(&client.read_resource("stats://reads").await.unwrap()).split(' ').next(), Some("1"));
+    assert_eq!(text(&client.read_resource("stats://reads").await.unwrap()).split(' ').next(), Some("2"));
+}
+
+#[tokio::test]
+async fn failures_are_the_protocols_errors_with_internals_masked() {
+    let mut client = TestClient::connect(server()).await.unwrap();
+    let missing = client.read_resource("nothing://here").await.unwrap_err();
+    assert_eq!((missing.code, missing.data.clone()), (-32002, Some(json!({"uri": "nothing://here"}))));
+    // A variable that does not fit its type names no resource.
+    let bad = client.read_resource("users://abc/profile").await.unwrap_err();
+    assert_eq!(bad.code, -32002);
+    assert!(bad.message.contains("argument `id`"), "{}", bad.message);
+    let gone = client.read_resource("users://0/profile").await.unwrap_err();
+    assert_eq!(gone.message, "resource not found: users://0/profile (user 0 does not exist)");
+    let shown = client.read_resource("users://13/profile").await.unwrap_err();
+    assert_eq!((shown.code, shown.message.as_str()), (-32603, "user 13 is archived; ask for 14"));
+    for uri in ["users://666/profile", "broken://panic"] {
+        let masked = client.read_resource(uri).await.unwrap_err();
+        assert_eq!(masked.code, -32603);
+        assert!(masked.message.starts_with("internal error (incident "), "{}", masked.message);
+        assert!(!masked.message.contains("hunter2") && !masked.message.contains("/srv"), "{}", masked.message);
+    }
+    let slow = client.read_resource("slow://forever").await.unwrap_err();
+    assert!(slow.message.contains("timed out"), "{}", slow.message);
+    // The session goes on.
+    assert_eq!(text(&client.read_resource("notes://index").await.unwrap()), "every note");
+}
+
+/// A 2026-07-28 request's `_meta`.
+fn modern_meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+#[tokio::test]
+async fn the_modern_era_gets_invalid_params_for_a_missing_resource_and_cache_hints() {
+    let mut client = server().connect_in_memory().unwrap();
+    let missing =
+        client.request("resources/read", json!({"uri": "nothing://here", "_meta": modern_meta()})).await.unwrap();
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["data"]["uri"], "nothing://here");
+    let read = client.request("resources/read", json!({"uri": "notes://index", "_meta": modern_meta()})).await.unwrap();
+    let result = &read["result"];
+    assert_eq!(
+        (result["resultType"].clone(), result["ttlMs"].clone(), result["cacheScope"].clone()),
+        (json!("complete"), json!(0), json!("public"))
+    );
+    let listed = client.request("resources/templates/list", json!({"_meta": modern_meta()})).await.unwrap();
+    assert_eq!(listed["result"]["cacheScope"], "public", "{listed}");
+    // Subscriptions belong to the handshake era.
+    let subscribe =
+        client.request("resources/subscribe", json!({"uri": "notes://index", "_meta": modern_meta()})).await.unwrap();
+    assert_eq!(subscribe["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn updates_follow_subscriptions() {
+    let server = Server::empty("resources", "1").resource(note::Resource).resource(index::Resource);
+    let resources = server.resources_handle();
+    let mut client = TestClient::connect(server).await.unwrap();
+    client.subscribe("notes://groceries").await.unwrap();
+    resources.updated("notes://groceries");
+    resources.updated("notes://index");
+    assert_eq!(client.resource_updates().await, ["notes://groceries"]);
+    client.unsubscribe("notes://groceries").await.unwrap();
+    resources.updated("notes://groceries");
+    assert!(client.resource_updates().await.is_empty());
+    assert_eq!(client.subscribe("nothing://here").await.unwrap_err().code, -32002);
+}
+
+#[tokio::test]
+async fn updates_reach_only_the_sessions_that_subscribed() {
+    let server = Server::empty("resources", "1").resource(index::Resource);
+    let resources = server.resources_handle();
+    let router = server.http_router(mcp_runtime::HttpOptions::new()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { mcp_runtime::axum::serve(listener, router).await.unwrap() });
+    let (mut watcher, mut bystander) = (common::http::Client::new(&url), common::http::Client::new(&url));
+    watcher.initialize().await;
+    bystander.initialize().await;
+    let subscribed = watcher.request("resources/subscribe", json!({"uri": "notes://index"})).await;
+    assert_eq!(subscribed.last()["result"], json!({}));
+    // Each session's stream of messages that belong to no request.
+    let open = |client: &common::http::Client| {
+        client
+            .http
+            .get(&client.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", client.session.clone().unwrap())
+            .send()
+    };
+    let mut watching = open(&watcher).await.unwrap();
+    let mut idle = open(&bystander).await.unwrap();
+    resources.updated("notes://index");
+    let chunk = tokio::time::timeout(Duration::from_secs(5), watching.chunk()).await.unwrap().unwrap().unwrap();
+    let events = common::http::events(std::str::from_utf8(&chunk).unwrap());
+    assert_eq!(
+        events,
+        [json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://index"}})]
+    );
+    let nothing = tokio::time::timeout(Duration::from_millis(300), idle.chunk()).await;
+    assert!(nothing.is_err(), "the bystander got {nothing:?}");
+}
+
+#[tokio::test]
+async fn a_listen_stream_follows_the_resources_it_names() {
+    let server = Server::empty("resources", "1").resource(index::Resource).resource(note::Resource);
+    let resources = server.resources_handle();
+    let mut client = server.connect_in_memory().unwrap();
+    let listen = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+        "_meta": modern_meta(),
+        "notifications": {"resourcesListChanged": true, "resourceSubscriptions": ["notes://index", "nothing://here"]}
+    }});
+    client.send(&listen).await.unwrap();
+    let ack = client.recv().await.unwrap().unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourcesListChanged": true, "resourceSubscriptions": ["notes://index"]})
+    );
+    resources.updated("notes://index");
+    let update = client.recv().await.unwrap().unwrap();
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(
+        update["params"],
+        json!({"uri": "notes://index", "_meta": {"io.modelcontextprotocol/subscriptionId": 9}})
+    );
+    resources.add(app_config::Resource).unwrap();
+    let changed = client.recv().await.unwrap().unwrap();
+    assert_eq!(changed["method"], "notifications/resources/list_changed");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+}
+
+#[tokio::test]
+async fn run_time_changes_are_checked_and_announced() {
+    let server = Server::empty("resources", "1").resource(note::Resource);
+    let resources = server.resources_handle();
+    let mut client = TestClient::connect(server).await.unwrap();
+    resources.add(index::Resource).unwrap();
+    assert_eq!(client.resource_list_changes().await, 1);
+    assert_eq!(text(&client.read_resource("notes://index").await.unwrap()), "every note");
+    assert!(matches!(resources.add(index::Resource), Err(Error::DuplicateResource { .. })));
+    assert!(resources.disable("notes://index"));
+    assert!(!resources.disable("notes://index"));
+    assert!(!resources.disable("nothing://here"));
+    // Disabled, the template serves the URI.
+    assert_eq!(text(&client.read_resource("notes://index").await.unwrap()), "the note called index");
+    assert!(resources.remove("notes://{title}"));
+    assert_eq!(client.read_resource("notes://x").await.unwrap_err().code, -32002);
+    assert_eq!(resources.uris(), ["notes://index"]);
+}
+
+/// Another template over the notes.
+#[resource("notes://{slug}")]
+fn note_by_slug(slug: String) -> String {
+    slug
+}
+
+/// A query variable that must be present.
+#[resource("find://{q}{?page}")]
+fn strict_find(q: String, page: u32) -> String {
+    format!("{q}{page}")
+}
+
+/// Needs state the server does not have.
+#[resource("state://missing")]
+fn needs_state(value: State<String>) -> String {
+    value.to_string()
+}
+
+#[test]
+fn ambiguous_or_unservable_resources_stop_the_server_from_starting() {
+    let err = Server::empty("r", "1")
+        .resource(note::Resource)
+        .resource(note_by_slug::Resource)
+        .resource_definitions()
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResource { .. }), "{err}");
+    assert!(err.to_string().contains("can match the same URI"), "{err}");
+    let err = Server::empty("r", "1").resource(strict_find::Resource).resource_definitions().unwrap_err();
+    assert!(err.to_string().contains("must be an `Option<T>`"), "{err}");
+    let err = Server::empty("r", "1").resource(needs_state::Resource).resource_definitions().unwrap_err();
+    assert!(matches!(err, Error::MissingState { kind: "resource", .. }), "{err}");
+    let err =
+        Server::empty("r", "1").resource(index::Resource).resource(index::Resource).resource_definitions().unwrap_err();
+    assert!(matches!(err, Error::DuplicateResource { .. }), "{err}");
+    assert_eq!(server().resource_definitions().unwrap().len(), 9);
+}
