@@ -331,3 +331,62 @@ fn ambiguous_or_unservable_resources_stop_the_server_from_starting() {
     assert!(matches!(err, Error::DuplicateResource { .. }), "{err}");
     assert_eq!(server().resource_definitions().unwrap().len(), 9);
 }
+
+/// A file of the served directory.
+#[resource("file:///{+path}")]
+async fn workspace_file(
+    path: String,
+    files: State<mcp_runtime::Directory>,
+) -> Result<mcp_runtime::DirectoryFile, ResourceError> {
+    files.read(&path).await
+}
+
+#[tokio::test]
+async fn a_served_directory_refuses_every_way_out() {
+    let base = std::env::temp_dir().join(format!("mcp-directory-{}", std::process::id()));
+    let (root, outside) = (base.join("root"), base.join("outside"));
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(root.join("docs/readme.md"), "# inside").unwrap();
+    std::fs::write(root.join("logo.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    std::fs::write(root.join("big.txt"), "x".repeat(2048)).unwrap();
+    std::fs::write(outside.join("secret.txt"), "the secret").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("escape.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    std::os::unix::fs::symlink(root.join("docs/readme.md"), root.join("alias.md")).unwrap();
+
+    let files = mcp_runtime::Directory::new(&root).unwrap().max_size(1024);
+    let server = Server::empty("files", "1").resource(workspace_file::Resource).with_state(files);
+    let mut client = TestClient::connect(server).await.unwrap();
+    assert_eq!(text(&client.read_resource("file:///docs/readme.md").await.unwrap()), "# inside");
+    assert_eq!(text(&client.read_resource("file:///alias.md").await.unwrap()), "# inside", "a link inside is fine");
+    let logo = client.read_resource("file:///logo.png").await.unwrap();
+    assert_eq!(serde_json::to_value(&logo.contents).unwrap()[0]["mimeType"], "image/png");
+
+    let attacks = [
+        "file:///../outside/secret.txt",
+        "file:///docs/../../outside/secret.txt",
+        "file:///%2e%2e/outside/secret.txt",
+        "file:///docs%2F..%2F..%2Foutside%2Fsecret.txt",
+        "file:///..%5Coutside%5Csecret.txt",
+        "file:////etc/passwd",
+        "file:///./docs/readme.md",
+        "file:///docs//readme.md",
+        "file:///escape.txt",
+        "file:///out/secret.txt",
+        "file:///docs",
+        "file:///nothing.txt",
+        "file:///docs/readme.md%00.png",
+    ];
+    for uri in attacks {
+        let refused = client.read_resource(uri).await.unwrap_err();
+        assert_eq!(refused.code, -32002, "{uri}: {refused:?}");
+        assert!(
+            !refused.message.contains("secret") || refused.message.contains("secret.txt` in"),
+            "{uri}: {refused:?}"
+        );
+    }
+    let big = client.read_resource("file:///big.txt").await.unwrap_err();
+    assert!(big.message.contains("over this directory's limit of 1024 bytes"), "{big:?}");
+    std::fs::remove_dir_all(&base).unwrap();
+}

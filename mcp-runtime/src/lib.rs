@@ -55,7 +55,8 @@ pub use request::context::Context;
 pub use request::state::State;
 pub use request::{FromRequest, Needs, Rejection, RequestParts};
 pub use resources::{
-    Blob, Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition, ResourceError, ResourcesHandle,
+    Blob, Contents, Directory, DirectoryFile, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition,
+    ResourceError, ResourcesHandle,
 };
 pub use server::Server;
 pub use testing::{PendingCall, TestClient};

@@ -5,6 +5,7 @@
 
 pub(crate) mod catalog;
 pub(crate) mod contents;
+pub(crate) mod directory;
 pub(crate) mod methods;
 pub(crate) mod param;
 pub(crate) mod template;
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 pub use catalog::ResourcesHandle;
 pub use contents::{Blob, IntoResourceContents, ResourceError};
+pub use directory::{Directory, DirectoryFile};
 
 use crate::request::{Needs, RequestParts};
 use crate::tools::BoxFuture;
