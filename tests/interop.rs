@@ -102,3 +102,80 @@ async fn rmcp_client_in_auto_mode_takes_the_stateless_path() {
     exercise(&client).await;
     client.cancel().await.unwrap();
 }
+
+/// A client that hands on the resource updates it receives.
+struct Recorder(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rmcp::ClientHandler for Recorder {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+fn first_text(result: &rmcp::model::ReadResourceResult) -> String {
+    match &result.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// Lists, templates and a read of the notes example, as rmcp sees them.
+async fn browse_notes<S: rmcp::service::Service<RoleClient>>(client: &RunningService<RoleClient, S>) {
+    use rmcp::model::ReadResourceRequestParams;
+    let resources = timeout(T, client.list_all_resources()).await.unwrap().expect("rmcp accepted resources/list");
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris, ["notes://index"]);
+    let templates = timeout(T, client.list_all_resource_templates()).await.unwrap().expect("rmcp accepted templates");
+    assert_eq!(templates[0].uri_template, "notes://{title}");
+    let welcome = timeout(T, client.read_resource(ReadResourceRequestParams::new("notes://welcome"))).await.unwrap();
+    assert!(first_text(&welcome.expect("rmcp accepted resources/read")).starts_with("# Welcome"));
+    let missing = timeout(T, client.read_resource(ReadResourceRequestParams::new("notes://nothing"))).await.unwrap();
+    assert!(missing.unwrap_err().to_string().contains("there is no note called nothing"));
+}
+
+#[tokio::test]
+async fn rmcp_client_reads_and_subscribes_to_resources() {
+    use rmcp::model::SubscribeRequestParams;
+    let (tx, mut updates) = tokio::sync::mpsc::unbounded_channel();
+    let transport = TokioChildProcess::new(Command::new(common::example("notes"))).unwrap();
+    let client = timeout(T, Recorder(tx).serve(transport)).await.expect("handshake in time").unwrap();
+    browse_notes(&client).await;
+    #[allow(deprecated)]
+    timeout(T, client.subscribe(SubscribeRequestParams::new("notes://welcome"))).await.unwrap().unwrap();
+    let write =
+        CallToolRequestParams::new("write_note").with_arguments(arguments(json!({"title": "welcome", "text": "new"})));
+    timeout(T, client.call_tool(write)).await.unwrap().unwrap();
+    assert_eq!(timeout(T, updates.recv()).await.unwrap().as_deref(), Some("notes://welcome"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_client_in_auto_mode_follows_resources_on_a_listen_stream() {
+    use rmcp::model::{ServerNotification, SubscriptionFilterBuilder};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let mode = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let transport = TokioChildProcess::new(Command::new(common::example("notes"))).unwrap();
+    let client = timeout(T, ClientConfig::default().serve_with_lifecycle(transport, mode)).await.unwrap().unwrap();
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    browse_notes(&client).await;
+    let filter = SubscriptionFilterBuilder::default().resource_subscription("notes://welcome").build();
+    let mut subscription = timeout(T, client.listen(filter)).await.unwrap().expect("rmcp accepted our acknowledgement");
+    let write =
+        CallToolRequestParams::new("write_note").with_arguments(arguments(json!({"title": "welcome", "text": "new"})));
+    timeout(T, client.call_tool(write)).await.unwrap().unwrap();
+    match timeout(T, subscription.next()).await.unwrap().unwrap() {
+        Some(ServerNotification::ResourceUpdatedNotification(update)) => {
+            assert_eq!(update.params.uri, "notes://welcome")
+        }
+        other => panic!("expected the note's update, got {other:?}"),
+    }
+    drop(subscription);
+    client.cancel().await.unwrap();
+}

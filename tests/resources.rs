@@ -212,14 +212,37 @@ async fn updates_follow_subscriptions() {
     assert_eq!(client.subscribe("nothing://here").await.unwrap_err().code, -32002);
 }
 
-#[tokio::test]
-async fn updates_reach_only_the_sessions_that_subscribed() {
-    let server = Server::empty("resources", "1").resource(index::Resource);
-    let resources = server.resources_handle();
+/// Serve `server` over HTTP on a free loopback port; its endpoint's URL.
+async fn serve_http(server: Server) -> String {
     let router = server.http_router(mcp_runtime::HttpOptions::new()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { mcp_runtime::axum::serve(listener, router).await.unwrap() });
+    url
+}
+
+#[tokio::test]
+async fn the_official_rust_sdk_client_lists_and_reads_over_http() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+    let url = serve_http(server()).await;
+    let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url)).await.unwrap();
+    let resources = client.list_all_resources().await.expect("rmcp accepted resources/list");
+    assert_eq!(resources.len(), 5);
+    let templates = client.list_all_resource_templates().await.expect("rmcp accepted templates");
+    assert_eq!(templates.len(), 4);
+    let read = client.read_resource(ReadResourceRequestParams::new("users://7/profile")).await.unwrap();
+    assert!(matches!(&read.contents[0], ResourceContents::TextResourceContents { text, .. } if text == "user 7"));
+    let blob = client.read_resource(ReadResourceRequestParams::new("files:///a/b")).await.unwrap();
+    assert!(matches!(&blob.contents[0], ResourceContents::BlobResourceContents { blob, .. } if blob == "YS9i"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn updates_reach_only_the_sessions_that_subscribed() {
+    let server = Server::empty("resources", "1").resource(index::Resource);
+    let resources = server.resources_handle();
+    let url = serve_http(server).await;
     let (mut watcher, mut bystander) = (common::http::Client::new(&url), common::http::Client::new(&url));
     watcher.initialize().await;
     bystander.initialize().await;

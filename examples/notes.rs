@@ -1,0 +1,97 @@
+//! Notes as resources: `notes://index` lists them, `notes://{title}` reads
+//! one; the `write_note` and `delete_note` tools change them, and clients
+//! subscribed to a note (or to the index) are told when it changes.
+//!
+//! ```sh
+//! cargo run --example notes
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use mcp_runtime::ResourcesHandle;
+use mcp_runtime::prelude::*;
+
+/// The notes, by title.
+#[derive(Default)]
+struct Notebook(Mutex<BTreeMap<String, String>>);
+
+impl Notebook {
+    fn notes(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Tells subscribers which resources changed.
+struct Changes(ResourcesHandle);
+
+const INDEX: &str = "notes://index";
+
+/// Every note's title, one per line.
+#[resource("notes://index", mime_type = "text/plain")]
+fn index(book: State<Notebook>) -> String {
+    book.notes().keys().cloned().collect::<Vec<_>>().join("\n")
+}
+
+/// One note, by its title.
+#[resource("notes://{title}", mime_type = "text/markdown")]
+fn note(title: String, book: State<Notebook>) -> Result<String, ResourceError> {
+    book.notes()
+        .get(&title)
+        .cloned()
+        .ok_or_else(|| ResourceError::not_found(format!("there is no note called {title}")))
+}
+
+/// A title names a resource, so it is one URI segment: letters, digits,
+/// `-` and `_` (and not `index`, the list of them).
+fn check_title(title: &str) -> Result<(), ToolError> {
+    let ok = title != "index"
+        && !title.is_empty()
+        && title.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+    if ok { Ok(()) } else { Err(ToolError::new("a title is letters, digits, `-` and `_`, e.g. `shopping_list`")) }
+}
+
+/// Write a note, creating it or replacing its text. Its URI is
+/// `notes://<title>`.
+#[tool(idempotent)]
+fn write_note(
+    /// The note's title: letters, digits, `-` and `_`
+    title: String,
+    /// The note's text (Markdown)
+    text: String,
+    book: State<Notebook>,
+    changes: State<Changes>,
+) -> Result<String, ToolError> {
+    check_title(&title)?;
+    let created = book.notes().insert(title.clone(), text).is_none();
+    changes.0.updated(&format!("notes://{title}"));
+    if created {
+        changes.0.updated(INDEX);
+    }
+    Ok(format!("{} notes://{title}", if created { "created" } else { "updated" }))
+}
+
+/// Delete a note.
+#[tool(destructive)]
+fn delete_note(
+    /// The note's title
+    title: String,
+    book: State<Notebook>,
+    changes: State<Changes>,
+) -> Result<String, ToolError> {
+    if book.notes().remove(&title).is_none() {
+        return Err(ToolError::new(format!("there is no note called {title}")));
+    }
+    changes.0.updated(&format!("notes://{title}"));
+    changes.0.updated(INDEX);
+    Ok(format!("deleted notes://{title}"))
+}
+
+fn main() -> Result<(), mcp_runtime::Error> {
+    let server = Server::new("notes", env!("CARGO_PKG_VERSION"))
+        .instructions("Notes are resources (notes://index, notes://{title}); write_note and delete_note change them.");
+    let changes = Changes(server.resources_handle());
+    let book = Notebook::default();
+    book.notes().insert("welcome".into(), "# Welcome\nWrite notes with `write_note`.".into());
+    server.with_state(book).with_state(changes).run_stdio()
+}
