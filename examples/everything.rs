@@ -7,7 +7,7 @@
 //! ```
 //!
 //! The suite's scenarios for features this project does not have yet
-//! (prompts, completions, sampling, elicitation) are listed in
+//! (sampling, elicitation, multi-round tool calls) are listed in
 //! `.ci/conformance-expected-failures.yml`.
 
 use std::time::Duration;
@@ -127,10 +127,125 @@ fn watched_resource() -> &'static str {
     "This resource is watched for changes."
 }
 
+/// Log at `info` (a 2026-07-28 request without a `logLevel` gets none of it).
+#[tool]
+fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.info("a log message for the request's stream, if it asked for one");
+    "logged"
+}
+
+/// Ask the user for input: over 2026-07-28 no request goes to the client
+/// on the response stream (multi-round results are not in this example
+/// yet), so the call says so instead.
+#[tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(1.0, 2.0);
+    let asked = ctx.client().request::<mcp_runtime::protocol::JsonObject>("elicitation/create", elicit_name()).await;
+    match asked {
+        Ok(answer) => Ok(format!("the user answered {answer:?}")),
+        Err(why) => Err(ToolError::new(format!("could not ask the user: {why}"))),
+    }
+}
+
+fn elicit_name() -> impl serde::Serialize {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Elicit {
+        message: &'static str,
+        requested_schema: Schema,
+    }
+    #[derive(serde::Serialize)]
+    struct Schema {
+        r#type: &'static str,
+        properties: std::collections::BTreeMap<&'static str, Property>,
+    }
+    #[derive(serde::Serialize)]
+    struct Property {
+        r#type: &'static str,
+    }
+    Elicit {
+        message: "What is your name?",
+        requested_schema: Schema { r#type: "object", properties: [("name", Property { r#type: "string" })].into() },
+    }
+}
+
+/// The lists the suite's diagnostic hooks change.
+struct Lists {
+    tools: mcp_runtime::ToolsHandle,
+    prompts: mcp_runtime::PromptsHandle,
+}
+
+/// Change the tool list and change it back (each change is announced).
+#[tool]
+fn test_trigger_tool_change(lists: State<Lists>) -> &'static str {
+    lists.tools.disable("test_simple_text");
+    lists.tools.enable("test_simple_text");
+    "the tool list changed"
+}
+
+/// Change the prompt list and change it back (each change is announced).
+#[tool]
+fn test_trigger_prompt_change(lists: State<Lists>) -> &'static str {
+    lists.prompts.disable("test_simple_prompt");
+    lists.prompts.enable("test_simple_prompt");
+    "the prompt list changed"
+}
+
+/// A simple prompt for testing.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// Values for `arg1` that start with what was typed.
+async fn complete_arg1(completing: mcp_runtime::Completing) -> Vec<String> {
+    let typed = completing.value().to_lowercase();
+    ["testValue1", "testValue2", "other"]
+        .into_iter()
+        .filter(|v| v.to_lowercase().starts_with(&typed))
+        .map(String::from)
+        .collect()
+}
+
+/// A prompt with two required arguments.
+#[prompt]
+fn test_prompt_with_arguments(
+    /// First test argument
+    #[arg(complete = complete_arg1)]
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource.
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    /// The URI of the resource to embed
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(
+            Embedded::text(resource_uri, "Embedded resource content for testing.").with_mime_type("text/plain"),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![PromptMessage::user(Image::new(PNG, "image/png")), PromptMessage::user("Please analyze the image above.")]
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     let server =
         Server::new("everything", env!("CARGO_PKG_VERSION")).instructions("Fixtures for the MCP conformance suite.");
+    let lists = Lists { tools: server.tools_handle(), prompts: server.prompts_handle() };
+    let server = server.with_state(lists);
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
         (None, _) => server.serve_stdio().await,

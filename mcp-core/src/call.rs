@@ -89,16 +89,8 @@ impl CallToolResult {
         if !version.has_structured_output() {
             self.structured_content = None;
             self.meta = None;
-            self.content.retain(|c| !matches!(c, Content::ResourceLink(_)));
         }
-        if !version.has_audio() {
-            for block in &mut self.content {
-                if let Content::Audio(audio) = block {
-                    *block =
-                        Content::text(format!("[audio omitted: {} is not supported by this client]", audio.mime_type));
-                }
-            }
-        }
+        self.content = self.content.into_iter().filter_map(|block| block.for_version(version)).collect();
         self
     }
 

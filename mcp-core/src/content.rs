@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::jsonrpc::JsonObject;
 use crate::tool::Icon;
+use crate::version::ProtocolVersion;
 
 /// One block of a tool result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +34,20 @@ impl Content {
     }
 
     /// The text of a text block.
+    /// This block as `version` knows it, or `None` where it has no place:
+    /// resource links are dropped before 2025-06-18, and audio before
+    /// 2025-03-26 becomes a text note, so the client reads every block.
+    pub fn for_version(self, version: ProtocolVersion) -> Option<Content> {
+        match self {
+            Content::ResourceLink(_) if !version.has_structured_output() => None,
+            Content::Audio(audio) if !version.has_audio() => {
+                Some(Content::text(format!("[audio omitted: {} is not supported by this client]", audio.mime_type)))
+            }
+            block => Some(block),
+        }
+    }
+
+    /// The text, if this is a text block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Content::Text(t) => Some(&t.text),
@@ -211,6 +226,18 @@ impl EmbeddedResource {
             meta: None,
         };
         EmbeddedResource { resource: contents, annotations: None, meta: None }
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Content {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Content {
+        Content::text(text)
     }
 }
 

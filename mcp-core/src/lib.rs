@@ -20,6 +20,7 @@ pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
 pub mod notify;
+pub mod prompt;
 pub mod resource;
 pub mod schema;
 pub mod tool;
@@ -33,6 +34,10 @@ pub use lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, ServerCapabilities, ToolsCapability,
 };
 pub use notify::{LoggingLevel, LoggingMessageParams, ProgressParams, SetLevelParams};
+pub use prompt::{
+    CompleteArgument, CompleteContext, CompleteParams, CompleteRef, CompleteResult, Completion, GetPromptParams,
+    GetPromptResult, Prompt, PromptArgument, PromptMessage, PromptsCapability, Role,
+};
 pub use resource::{ReadResourceResult, Resource, ResourceTemplate, ResourceUri, ResourcesCapability};
 pub use schema::{SchemaError, SchemaProfile};
 pub use tool::{Icon, Tool, ToolAnnotations};

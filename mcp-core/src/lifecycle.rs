@@ -87,9 +87,16 @@ pub struct ServerCapabilities {
     /// Present when the server offers tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsCapability>,
+    /// Present when the server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<crate::prompt::PromptsCapability>,
     /// Present when the server offers resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::resource::ResourcesCapability>,
+    /// Present when the server completes prompt arguments or template
+    /// variables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
     /// Present when the server sends log messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,

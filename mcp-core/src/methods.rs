@@ -46,3 +46,11 @@ pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 /// Server → client: the resource list changed.
 pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// Client → server: list prompts.
+pub const PROMPTS_LIST: &str = "prompts/list";
+/// Client → server: render a prompt.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// Server → client: the prompt list changed.
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// Client → server: complete an argument.
+pub const COMPLETION_COMPLETE: &str = "completion/complete";

@@ -6,6 +6,7 @@ mod attr;
 mod doc;
 mod errors;
 mod expand;
+mod prompt;
 mod resource;
 mod suggest;
 mod valid;
@@ -228,6 +229,72 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = resource::resource(args.into(), item.into());
+    if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
+        eprintln!("{expanded}");
+    }
+    expanded.into()
+}
+
+/// Turn a function into an MCP prompt: a message template a client fills in
+/// and shows to its model.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Review a piece of code for bugs and style.
+/// #[prompt]
+/// fn code_review(
+///     /// The code to review
+///     code: String,
+///     /// The language it is written in
+///     language: Option<String>,
+///     /// How strict to be, from 1 to 5
+///     strictness: Option<u8>,
+/// ) -> Vec<PromptMessage> {
+///     let language = language.unwrap_or_else(|| "code".to_owned());
+///     let strictness = strictness.unwrap_or(3);
+///     vec![PromptMessage::user(format!("Review this {language} at strictness {strictness}:\n{code}"))]
+/// }
+/// # fn main() {}
+/// ```
+///
+/// The doc comment is the description and each parameter's `///` its
+/// argument's. Arguments arrive as strings and are read into the
+/// parameter's type (`String`, numbers, `bool`, unit enums by their serde
+/// names); `Option<T>` makes one optional; a missing or unreadable one is
+/// the protocol's invalid-params error naming it. Other parameters are
+/// injected (`Context`, `State<T>`). An enum's values and a `bool`'s are
+/// offered as completions by themselves; `#[arg(complete = f)]` names an
+/// `async fn(Completing) -> Vec<String>` for any other argument. The return
+/// value becomes messages through `IntoPromptResult`: `String` is one user
+/// message; `PromptMessage::user(…)`/`assistant(…)` take text, images,
+/// audio, embedded resources and resource links; `Vec<PromptMessage>`,
+/// `GetPromptResult` (with a description) and `Result<_, PromptError>` work
+/// too.
+///
+/// | key | value |
+/// |---|---|
+/// | `name`, `title`, `description` | strings; the name defaults to the function's |
+/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `crate = "path"` | as for `#[tool]` |
+/// | `#[arg(rename = "…", description = "…", complete = path)]` | on a parameter |
+///
+/// A parameter that cannot come from a string is a compile error at it:
+///
+/// ```compile_fail,E0277
+/// use mcp_runtime::prelude::*;
+///
+/// struct Snippet { code: String }
+///
+/// /// Review.
+/// #[prompt]
+/// fn review(snippet: Snippet) -> String {
+///     snippet.code
+/// }
+/// # fn main() {}
+/// ```
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let expanded = prompt::prompt(args.into(), item.into());
     if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
         eprintln!("{expanded}");
     }

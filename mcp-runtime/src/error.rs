@@ -67,6 +67,16 @@ pub enum Error {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// A prompt that cannot be served as declared: an argument of a type
+    /// that is not text, two prompts with one name.
+    InvalidPrompt {
+        /// The prompt's name.
+        name: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
     /// A rate limit allows no calls or has no period.
     InvalidRateLimit {
         /// The tool it was set on, or `None` for the server-wide limit.
@@ -106,6 +116,9 @@ impl fmt::Display for Error {
                 f,
                 "two resources have the URI `{uri}`: `{first}` and `{second}`; give each resource its own URI"
             ),
+            Error::InvalidPrompt { name, rust_path, reason } => {
+                write!(f, "prompt `{name}` (`{rust_path}`) cannot be served: {reason}")
+            }
             Error::InvalidResource { uri, rust_path, reason } => {
                 write!(f, "resource `{uri}` (`{rust_path}`) cannot be served: {reason}")
             }
@@ -141,6 +154,7 @@ impl std::error::Error for Error {
             | Error::MissingState { .. }
             | Error::DuplicateResource { .. }
             | Error::InvalidResource { .. }
+            | Error::InvalidPrompt { .. }
             | Error::InvalidRateLimit { .. } => None,
         }
     }

@@ -34,6 +34,7 @@ mod dispatch;
 mod error;
 mod incident;
 pub mod logging;
+mod prompts;
 mod request;
 mod resources;
 mod server;
@@ -50,7 +51,13 @@ pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
-pub use mcp_macros::{resource, tool};
+pub use mcp_core::{GetPromptResult, PromptMessage, Role};
+pub use mcp_macros::{prompt, resource, tool};
+pub use prompts::completion::completer;
+pub use prompts::{
+    Completer, Completing, IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle,
+    Rendered,
+};
 pub use request::context::Context;
 pub use request::state::State;
 pub use request::{FromRequest, Needs, Rejection, RequestParts};
@@ -71,14 +78,19 @@ pub use transport::memory::InMemoryClient;
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, Blob, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, ResourceError,
-        ResourceLink, Server, State, ToolError, resource, tool,
+        Audio, Blob, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, PromptError,
+        PromptMessage, ResourceError, ResourceLink, Server, State, ToolError, prompt, resource, tool,
     };
 }
 
 // Used by generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::prompts::completion::completer;
+    pub use crate::prompts::param::PromptParam;
+    pub use crate::prompts::{
+        IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptRegistration, Rendered, boxed_get,
+    };
     pub use crate::request::RequestParts;
     pub use crate::resources::param::{Injected, TemplateVariable};
     pub use crate::resources::{
@@ -107,6 +119,7 @@ pub mod __private {
     }
     pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_tool_v1_needs_mcp_runtime_matching_mcp_macros;
     pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_resource_v1_needs_mcp_runtime_matching_mcp_macros;
+    pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_prompt_v1_needs_mcp_runtime_matching_mcp_macros;
 }
 
 /// The README's Rust examples compile as doc tests, so they stay true.

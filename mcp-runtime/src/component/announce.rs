@@ -19,17 +19,20 @@ pub(crate) enum ListKind {
     Tools,
     /// `resources/list` and `resources/templates/list`.
     Resources,
+    /// `prompts/list`.
+    Prompts,
 }
 
 impl ListKind {
     /// Every kind, in the order a subscription acknowledges them.
-    pub(crate) const ALL: [ListKind; 2] = [ListKind::Tools, ListKind::Resources];
+    pub(crate) const ALL: [ListKind; 3] = [ListKind::Tools, ListKind::Resources, ListKind::Prompts];
 
     /// The notification that says this list changed.
     pub(crate) fn notification(self) -> &'static str {
         match self {
             ListKind::Tools => mcp_core::methods::TOOLS_LIST_CHANGED,
             ListKind::Resources => mcp_core::methods::RESOURCES_LIST_CHANGED,
+            ListKind::Prompts => mcp_core::methods::PROMPTS_LIST_CHANGED,
         }
     }
 
@@ -38,6 +41,7 @@ impl ListKind {
         match self {
             ListKind::Tools => "toolsListChanged",
             ListKind::Resources => "resourcesListChanged",
+            ListKind::Prompts => "promptsListChanged",
         }
     }
 

@@ -6,6 +6,8 @@
 use mcp_core::{ErrorObject, JsonObject, methods};
 
 use super::{Action, Incoming, lifecycle, listen};
+use crate::prompts::completion;
+use crate::prompts::methods as prompts;
 use crate::resources::methods as resources;
 use crate::tools::call as tools;
 
@@ -21,6 +23,11 @@ pub(crate) enum Capability {
     /// `resources`: offered when resources or templates are registered (or
     /// may be, at run time).
     Resources,
+    /// `prompts`: offered when prompts are registered (or may be).
+    Prompts,
+    /// `completions`: offered when some prompt argument or template
+    /// variable completes.
+    Completions,
 }
 
 /// The eras a method exists in.
@@ -65,7 +72,7 @@ impl Method {
     }
 }
 
-use Capability::{Core, Logging, Resources, Tools};
+use Capability::{Completions, Core, Logging, Prompts, Resources, Tools};
 use Eras::{Both, Handshake, Stateless};
 
 /// Every method, in one place.
@@ -82,6 +89,9 @@ static METHODS: &[Method] = &[
     method(methods::RESOURCES_READ, Resources, Both, resources::read).cacheable(),
     method(methods::RESOURCES_SUBSCRIBE, Resources, Handshake, resources::subscribe),
     method(methods::RESOURCES_UNSUBSCRIBE, Resources, Handshake, resources::unsubscribe),
+    method(methods::PROMPTS_LIST, Prompts, Both, prompts::list).cacheable(),
+    method(methods::PROMPTS_GET, Prompts, Both, prompts::get),
+    method(methods::COMPLETION_COMPLETE, Completions, Both, completion::complete),
 ];
 
 /// The method named `name`, if the server has it.

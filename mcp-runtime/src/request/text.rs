@@ -65,6 +65,69 @@ impl<'de> Deserializer<'de> for Text<'_> {
     }
 }
 
+/// What is wrong with reading a value of this JSON schema from text, if
+/// anything: its declared types must be scalars (`null`, for an `Option`,
+/// aside). A schema without a `type` (an enum's `oneOf`, an `Option`'s
+/// `anyOf`) is let through and read like any other.
+pub(crate) fn not_text(schema: &serde_json::Value) -> Option<&'static str> {
+    let types: Vec<&str> = match schema.get("type") {
+        Some(serde_json::Value::String(t)) => vec![t.as_str()],
+        Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(serde_json::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"object") {
+        Some("an object")
+    } else if types.contains(&"array") {
+        Some("a list")
+    } else {
+        None
+    }
+}
+
+/// The values a value of this schema can take, when it says (an enum's, a
+/// `bool`'s), for completions.
+pub(crate) fn known_values(schema: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let defs = schema.get("$defs");
+    // An `Option<T>`: the branch that is not `null`, following a `$ref`.
+    let mut node = schema;
+    for _ in 0..2 {
+        let branch = node
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .and_then(|branches| branches.iter().find(|b| b.get("type") != Some(&Value::from("null"))));
+        if let Some(branch) = branch {
+            node = branch;
+        }
+        if let Some(name) = node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            match defs.and_then(|d| d.get(name)) {
+                Some(def) => node = def,
+                None => return Vec::new(),
+            }
+        }
+    }
+    if let Some(values) = node.get("enum").and_then(Value::as_array) {
+        return values.iter().filter_map(Value::as_str).map(str::to_owned).collect();
+    }
+    if let Some(branches) = node.get("oneOf").and_then(Value::as_array) {
+        let values: Vec<String> = branches
+            .iter()
+            .filter_map(|b| b.get("const").or_else(|| b.get("enum").and_then(|e| e.get(0))))
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        if values.len() == branches.len() {
+            return values;
+        }
+    }
+    let is_bool = match node.get("type") {
+        Some(Value::String(t)) => t == "boolean",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "boolean"),
+        _ => false,
+    };
+    if is_bool { vec!["false".to_owned(), "true".to_owned()] } else { Vec::new() }
+}
+
 /// Read `text` as a `T`.
 pub(crate) fn from_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     T::deserialize(Text(text)).map_err(|e| e.to_string())

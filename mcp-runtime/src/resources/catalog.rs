@@ -55,24 +55,23 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
         let template = UriTemplate::parse(&definition.resource.uri)
             .map_err(|e| invalid(format!("its URI template is malformed: {e}")))?;
         let variables = template.variables();
-        if let Some(missing) = variables.iter().find(|v| !definition.variables.iter().any(|(name, _)| name == *v)) {
+        if let Some(missing) = variables.iter().find(|v| !definition.variables.iter().any(|d| d.name == **v)) {
             return Err(invalid(format!("the template variable `{missing}` is read by no parameter")));
         }
-        if let Some((extra, _)) = definition.variables.iter().find(|(name, _)| !variables.contains(&name.as_str())) {
-            return Err(invalid(format!("the parameter `{extra}` is no variable of the template")));
+        if let Some(extra) = definition.variables.iter().find(|d| !variables.contains(&d.name.as_str())) {
+            return Err(invalid(format!("the parameter `{}` is no variable of the template", extra.name)));
         }
         let query = template.query_variables();
-        if let Some((required, _)) =
-            definition.variables.iter().find(|(name, optional)| !optional && query.contains(&name.as_str()))
-        {
+        if let Some(required) = definition.variables.iter().find(|d| !d.optional && query.contains(&d.name.as_str())) {
             return Err(invalid(format!(
-                "the query variable `{required}` may be left out of a URI, so its parameter must be an `Option<T>`"
+                "the query variable `{}` may be left out of a URI, so its parameter must be an `Option<T>`",
+                required.name
             )));
         }
         Some(template)
     } else {
-        if let Some((extra, _)) = definition.variables.first() {
-            return Err(invalid(format!("the parameter `{extra}` is no variable: the URI is not a template")));
+        if let Some(extra) = definition.variables.first() {
+            return Err(invalid(format!("the parameter `{}` is no variable: the URI is not a template", extra.name)));
         }
         None
     };

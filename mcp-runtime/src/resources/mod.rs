@@ -52,8 +52,8 @@ pub struct ResourceDefinition {
     pub(crate) rust_path: String,
     pub(crate) timeout: Option<Duration>,
     pub(crate) needs: Needs,
-    /// The variables its parameters read, and whether each may be absent.
-    pub(crate) variables: Vec<(String, bool)>,
+    /// The variables its parameters read.
+    pub(crate) variables: Vec<Variable>,
     /// Why it cannot be served, found while it was described.
     pub(crate) problems: Vec<String>,
 }
@@ -93,6 +93,17 @@ impl ResourceDefinition {
             meta: r.meta.clone(),
         }
     }
+}
+
+/// One template variable a parameter reads.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Variable {
+    pub(crate) name: String,
+    /// It may be absent (an `Option`, for a query variable).
+    pub(crate) optional: bool,
+    /// The values it can take, when its type says (an enum's), for
+    /// completions.
+    pub(crate) values: Vec<String>,
 }
 
 /// Builds a [`ResourceDefinition`]. Used by `#[resource]` expansions;
@@ -206,22 +217,15 @@ impl ResourceBuilder {
     /// `optional` when it may be absent (an `Option`, for a query variable).
     pub fn variable<T: JsonSchema>(&mut self, name: &str, optional: bool) -> &mut Self {
         let schema = Value::from(SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>());
-        // The declared types, `null` (an `Option`) aside; a schema without
-        // a `type` (an enum's `oneOf`, an `Option`'s `anyOf`) is let through
-        // and read from text like any other.
-        let types: Vec<&str> = match schema.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if types.iter().any(|t| !matches!(*t, "string" | "integer" | "number" | "boolean" | "null")) {
+        if let Some(problem) = crate::request::text::not_text(&schema) {
             self.definition.problems.push(format!(
-                "the variable `{name}` is read as `{}`, which is not text: a URI variable is a string, a number, a \
+                "the variable `{name}` is read as `{}`, which is {problem}: a URI variable is a string, a number, a \
                  boolean or a unit enum",
                 std::any::type_name::<T>()
             ));
         }
-        self.definition.variables.push((name.to_owned(), optional));
+        let values = crate::request::text::known_values(&schema);
+        self.definition.variables.push(Variable { name: name.to_owned(), optional, values });
         self
     }
 

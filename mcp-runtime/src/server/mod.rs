@@ -13,6 +13,8 @@ use crate::component::Catalog;
 use crate::component::announce::Announcer;
 use crate::error::Error;
 use crate::logging;
+use crate::prompts::catalog::Prompts;
+use crate::prompts::{Prompt, PromptsHandle};
 use crate::request::state::StateMap;
 use crate::resources::catalog::ResourceCatalogs;
 use crate::resources::{Resource, ResourcesHandle};
@@ -37,6 +39,7 @@ pub struct Server {
     announcer: Arc<Announcer>,
     tools: Arc<Catalog<Tools>>,
     resources: ResourceCatalogs,
+    prompts: Arc<Catalog<Prompts>>,
     states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
@@ -53,6 +56,7 @@ impl Server {
         let server = Server::empty(name, version);
         collected().for_each(|tool| server.tools.sources().push(tool));
         crate::resources::collected().for_each(|resource| server.resources.push(resource));
+        crate::prompts::collected().for_each(|prompt| server.prompts.sources().push(prompt));
         server
     }
 
@@ -66,6 +70,7 @@ impl Server {
             instructions: None,
             tools: Arc::new(Catalog::new(ToolOptions::default(), announcer.clone())),
             resources: ResourceCatalogs::new(&announcer),
+            prompts: Arc::new(Catalog::new((), announcer.clone())),
             announcer,
             states: StateMap::default(),
             page_size: None,
@@ -89,6 +94,27 @@ impl Server {
     pub fn resource(self, resource: impl Resource) -> Self {
         self.resources.push(Arc::new(resource));
         self
+    }
+
+    /// Add a prompt: `server.prompt(code_review::Prompt)` for a
+    /// `#[prompt] fn code_review`.
+    pub fn prompt(self, prompt: impl Prompt) -> Self {
+        self.prompts.sources().push(Arc::new(prompt));
+        self
+    }
+
+    /// A handle that adds, removes, enables and disables prompts while the
+    /// server runs (connected clients are told each time).
+    pub fn prompts_handle(&self) -> PromptsHandle {
+        self.prompts.make_dynamic();
+        PromptsHandle(self.prompts.clone())
+    }
+
+    /// The prompts, sorted by name: the start-up check of prompts. Call it
+    /// in a test.
+    pub fn prompt_definitions(&self) -> Result<Vec<crate::prompts::PromptDefinition>, Error> {
+        let prompts = self.prompts.check(&self.states)?;
+        Ok(prompts.entries().iter().map(|e| e.definition.clone()).collect())
     }
 
     /// A handle that adds, removes, enables and disables resources while
@@ -314,6 +340,7 @@ impl Server {
         self.tools.publish(state.clone())?;
         self.resources.statics.publish(state.clone())?;
         self.resources.templates.publish(state.clone())?;
+        self.prompts.publish(state.clone())?;
         let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
         let shared = Shared {
             info: self.info,
@@ -322,6 +349,7 @@ impl Server {
             announcer: self.announcer,
             tools: self.tools,
             resources: self.resources,
+            prompts: self.prompts,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
             show_internal_errors: self.show_internal_errors,

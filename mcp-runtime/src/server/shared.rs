@@ -4,11 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{Implementation, JsonObject, ResourcesCapability, ServerCapabilities, ToolsCapability};
+use mcp_core::{
+    Implementation, JsonObject, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
 
 use crate::component::Catalog;
 use crate::component::announce::{Announcer, Kinds, ListKind};
 use crate::dispatch::table::Capability;
+use crate::prompts::catalog::Prompts;
 use crate::request::state::StateMap;
 use crate::resources::catalog::ResourceCatalogs;
 use crate::tools::catalog::Tools;
@@ -24,6 +27,7 @@ pub(crate) struct Shared {
     pub(crate) announcer: Arc<Announcer>,
     pub(crate) tools: Arc<Catalog<Tools>>,
     pub(crate) resources: ResourceCatalogs,
+    pub(crate) prompts: Arc<Catalog<Prompts>>,
     pub(crate) page_size: Option<usize>,
     /// Decode JSON that models send as strings (`Server::strict_arguments`).
     pub(crate) lenient_arguments: bool,
@@ -46,6 +50,17 @@ impl Shared {
             Capability::Core | Capability::Logging => true,
             Capability::Tools => self.tools.offered(),
             Capability::Resources => self.resources.offered(),
+            Capability::Prompts => self.prompts.offered(),
+            Capability::Completions => {
+                self.prompts.current().completes()
+                    || self
+                        .resources
+                        .templates
+                        .current()
+                        .entries()
+                        .iter()
+                        .any(|e| e.definition.variables.iter().any(|v| !v.values.is_empty()))
+            }
         }
     }
 
@@ -58,6 +73,9 @@ impl Shared {
         if self.serves(Capability::Resources) {
             kinds = kinds.with(ListKind::Resources);
         }
+        if self.serves(Capability::Prompts) {
+            kinds = kinds.with(ListKind::Prompts);
+        }
         kinds
     }
 
@@ -69,6 +87,8 @@ impl Shared {
             resources: self
                 .serves(Capability::Resources)
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            prompts: self.serves(Capability::Prompts).then_some(PromptsCapability { list_changed: Some(true) }),
+            completions: self.serves(Capability::Completions).then(JsonObject::new),
             logging: self.serves(Capability::Logging).then(JsonObject::new),
             ..Default::default()
         }

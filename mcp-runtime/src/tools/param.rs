@@ -233,6 +233,16 @@ impl ParamErrors {
 }
 
 impl ParamErrors {
+    /// The error of a prompt rendering: the first injected value that
+    /// failed, else every argument problem.
+    pub fn into_prompt_error(self) -> crate::prompts::PromptError {
+        if let Some(failed) = self.failed {
+            return failed.into();
+        }
+        let lines: Vec<String> = self.arguments.iter().map(ToString::to_string).collect();
+        crate::prompts::PromptError::arguments(lines.join("; "))
+    }
+
     /// The error of a resource read: the first injected value that failed,
     /// else no resource at this URI (its variables do not fit).
     pub fn into_resource_error(self) -> crate::resources::ResourceError {

@@ -1,0 +1,297 @@
+//! `#[prompt]`: parse → model → validate → expand, as for `#[tool]`. Each
+//! parameter is a prompt argument (its value arrives as a string and is
+//! read into the parameter's type) or an injected value; the runtime's
+//! traits decide, and report a type that is neither at the type.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
+
+use crate::attr::{IconAttr, icon, key_of, meta_entries, set, string, unknown, unraw};
+use crate::doc::Doc;
+use crate::errors::Errors;
+
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "crate"];
+const ARG_KEYS: &[&str] = &["rename", "description", "complete"];
+
+/// The arguments of `#[prompt(...)]`.
+#[derive(Default)]
+struct PromptAttr {
+    name: Option<LitStr>,
+    title: Option<LitStr>,
+    description: Option<LitStr>,
+    icons: Vec<IconAttr>,
+    meta: Vec<(LitStr, Expr)>,
+    krate: Option<syn::Path>,
+}
+
+impl PromptAttr {
+    fn parse(args: TokenStream, errors: &mut Errors) -> PromptAttr {
+        let mut attr = PromptAttr::default();
+        if let Ok(lit) = syn::parse2::<LitStr>(args.clone()) {
+            errors.spanned(&lit, format_args!("name the key: `#[prompt(name = {})]`", quote!(#lit)));
+            return attr;
+        }
+        let parser = syn::meta::parser(|meta| {
+            match key_of(&meta).as_str() {
+                "name" => set(&mut attr.name, string(&meta, errors)?, &meta, errors),
+                "title" => set(&mut attr.title, string(&meta, errors)?, &meta, errors),
+                "description" => set(&mut attr.description, string(&meta, errors)?, &meta, errors),
+                "icon" => {
+                    if let Some(icon) = icon(&meta, errors)? {
+                        attr.icons.push(icon);
+                    }
+                }
+                "meta" => meta_entries(&meta, &mut attr.meta, errors)?,
+                "crate" => {
+                    let path = string(&meta, errors)?.and_then(|lit| {
+                        lit.parse::<syn::Path>()
+                            .map_err(|_| errors.spanned(&lit, "`crate` is the path the runtime is re-exported at"))
+                            .ok()
+                    });
+                    set(&mut attr.krate, path, &meta, errors);
+                }
+                _ => unknown(&meta, "#[prompt]", PROMPT_KEYS, errors)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+            errors.push(e);
+        }
+        attr
+    }
+}
+
+/// One parameter.
+struct Param {
+    name: String,
+    ty: Type,
+    doc: Doc,
+    description: Option<LitStr>,
+    complete: Option<syn::Path>,
+}
+
+/// `#[arg(rename = "…", description = "…", complete = path::to::fn)]`.
+fn arg_attr(attrs: &[Attribute], errors: &mut Errors) -> (Option<LitStr>, Option<LitStr>, Option<syn::Path>) {
+    let (mut rename, mut description, mut complete) = (None, None, None);
+    for attr in attrs {
+        let result = attr.parse_nested_meta(|meta| {
+            match key_of(&meta).as_str() {
+                "rename" => set(&mut rename, string(&meta, errors)?, &meta, errors),
+                "description" => set(&mut description, string(&meta, errors)?, &meta, errors),
+                // #[arg(complete = cities)]: an async fn(Completing) -> Vec<String>
+                "complete" => {
+                    let path: syn::Path = meta.value()?.parse().map_err(|e| {
+                        syn::Error::new(e.span(), "`complete` names an async function: `complete = path::to::function`")
+                    })?;
+                    set(&mut complete, Some(path), &meta, errors);
+                }
+                _ => unknown(&meta, "#[arg]", ARG_KEYS, errors)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    (rename, description, complete)
+}
+
+/// The whole `#[prompt]` expansion.
+pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attr = PromptAttr::parse(args, &mut errors);
+    let mut item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[prompt]` goes on a function: write `#[prompt] fn name(arg: String) -> Vec<PromptMessage> { … }`",
+            )
+            .into_compile_error();
+            return quote!(#err #input);
+        }
+    };
+    let krate = match &attr.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::mcp_runtime),
+    };
+    let (name, name_span) = match &attr.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (unraw(&item.sig.ident), item.sig.ident.span()),
+    };
+    check_name(&name, name_span, attr.name.is_some(), &mut errors);
+    let params = params(&mut item, &mut errors);
+    check_signature(&item, &mut errors);
+    let doc = Doc::from_attrs(&item.attrs);
+    if !errors.is_empty() {
+        let errors = errors.into_compile_errors();
+        return quote!(#item #errors);
+    }
+    expand(&item, &attr, &krate, &name, &doc, &params)
+}
+
+/// Prompt names follow the tool-name rule: 1–128 of `A-Za-z0-9_.-`.
+fn check_name(name: &str, span: Span, explicit: bool, errors: &mut Errors) {
+    let fix = if explicit { "" } else { "; set one with `#[prompt(name = \"…\")]`" };
+    let problem = if name.is_empty() || name.chars().count() > 128 {
+        format!("a prompt name is 1–128 characters long{fix}")
+    } else if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        format!("prompt name `{name}` contains {bad:?}; use only characters from `A-Za-z0-9_.-`{fix}")
+    } else {
+        return;
+    };
+    errors.push(syn::Error::new(span, problem));
+}
+
+fn params(item: &mut ItemFn, errors: &mut Errors) -> Vec<Param> {
+    let mut params: Vec<Param> = Vec::new();
+    for input in item.sig.inputs.iter_mut() {
+        let FnArg::Typed(typed) = input else {
+            errors.spanned(&*input, "`#[prompt]` functions cannot take `self`; make it a free function");
+            continue;
+        };
+        let (ours, theirs): (Vec<Attribute>, Vec<Attribute>) =
+            typed.attrs.drain(..).partition(|a| a.path().is_ident("doc") || a.path().is_ident("arg"));
+        typed.attrs = theirs;
+        let arg_attrs: Vec<Attribute> = ours.iter().filter(|a| a.path().is_ident("arg")).cloned().collect();
+        let (rename, description, complete) = arg_attr(&arg_attrs, errors);
+        let Pat::Ident(pat) = &*typed.pat else {
+            errors
+                .spanned(&typed.pat, "prompt parameters must be plain identifiers (they name the prompt's arguments)");
+            continue;
+        };
+        let (name, name_span) = match &rename {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (unraw(&pat.ident), pat.ident.span()),
+        };
+        if params.iter().any(|p| p.name == name) {
+            errors.push(syn::Error::new(
+                name_span,
+                format_args!("two parameters are the argument `{name}`; rename one with `#[arg(rename = \"…\")]`"),
+            ));
+        }
+        let doc = Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc")));
+        params.push(Param { name, ty: (*typed.ty).clone(), doc, description, complete });
+    }
+    params
+}
+
+fn check_signature(item: &ItemFn, errors: &mut Errors) {
+    let sig = &item.sig;
+    if !sig.generics.params.is_empty() {
+        errors.spanned(&sig.generics, "`#[prompt]` functions cannot be generic; use concrete types");
+    }
+    if let Some(t) = &sig.constness {
+        errors.spanned(t, "`#[prompt]` functions cannot be `const`; remove `const`");
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.spanned(t, "`#[prompt]` functions cannot be `unsafe`; keep `unsafe` blocks inside the body");
+    }
+}
+
+fn expand(
+    item: &ItemFn,
+    attr: &PromptAttr,
+    krate: &TokenStream,
+    name: &str,
+    doc: &Doc,
+    params: &[Param],
+) -> TokenStream {
+    let ident = &item.sig.ident;
+    let fn_name = unraw(ident);
+    let vis = &item.vis;
+    let description = match &attr.description {
+        Some(d) => quote!(#krate::__private::Some(#d)),
+        None => doc.to_option_tokens(krate),
+    };
+    let title = match &attr.title {
+        Some(t) => quote!(#krate::__private::Some(#t)),
+        None => quote!(#krate::__private::None),
+    };
+    let icons = attr.icons.iter().map(|icon| crate::expand::icon_tokens(icon, krate));
+    let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
+    let describes = params.iter().map(|p| {
+        let (ty, pname) = (&p.ty, &p.name);
+        let description = match &p.description {
+            Some(d) => quote!(#krate::__private::Some(#d)),
+            None => p.doc.to_option_tokens(krate),
+        };
+        let complete = p.complete.as_ref().map(|path| {
+            quote_spanned!(path.span()=> __mcp_builder.complete_with(#pname, #krate::__private::completer(#path));)
+        });
+        quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::PromptParam<_>>::describe(&mut __mcp_builder, #pname, #description);
+            #complete
+        }
+    });
+    let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
+    let extracts = params.iter().zip(&vars).map(|(p, var)| {
+        let (ty, pname) = (&p.ty, &p.name);
+        quote_spanned!(ty.span()=> let #var = __mcp_errors.take(<#ty as #krate::__private::PromptParam<_>>::extract(&mut __mcp_request, #pname));)
+    });
+    let output_span = match &item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => ident.span(),
+    };
+    let into_result = quote_spanned! {output_span=>
+        #krate::__private::IntoPromptResult::into_prompt_result(__mcp_out)
+    };
+    let run = match item.sig.asyncness {
+        Some(_) => quote_spanned! {ident.span()=>
+            #krate::__private::boxed_get(#ident(#(#vars),*), |__mcp_out| #into_result)
+        },
+        None => quote! {
+            #krate::__private::Box::pin(async move {
+                let __mcp_out = #ident(#(#vars),*);
+                #into_result
+            })
+        },
+    };
+    let somes = vars.iter().map(|v| quote!(#krate::__private::Some(#v)));
+    let doc_text = format!("The MCP prompt made from [`{ident}`](fn@super::{ident}) by `#[prompt]`.");
+    quote! {
+        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
+        #item
+        #[doc(hidden)]
+        #[allow(non_snake_case, unreachable_pub, missing_docs, clippy::module_name_repetitions)]
+        #vis mod #ident {
+            #[doc = #doc_text]
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct Prompt;
+        }
+        #krate::__private::expand_prompt_v1_needs_mcp_runtime_matching_mcp_macros! {
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::Prompt for #ident::Prompt {
+                fn definition(&self) -> #krate::__private::PromptDefinition {
+                    let mut __mcp_builder = #krate::__private::PromptBuilder::new(#name, ::core::module_path!(), #fn_name);
+                    __mcp_builder.description(#description);
+                    __mcp_builder.title(#title);
+                    #(#icons)*
+                    #(#meta)*
+                    #(#describes)*
+                    __mcp_builder.build()
+                }
+
+                fn get(
+                    &self,
+                    mut __mcp_request: #krate::__private::RequestParts,
+                ) -> #krate::__private::BoxFuture<'static, #krate::__private::Rendered> {
+                    let mut __mcp_errors = #krate::__private::ParamErrors::new();
+                    #(#extracts)*
+                    let (#(#somes,)*) = (#(#vars,)*) else {
+                        let __mcp_error = __mcp_errors.into_prompt_error();
+                        return #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) });
+                    };
+                    #run
+                }
+            }
+            #krate::__private::inventory::submit! {
+                #krate::__private::PromptRegistration::new(&#ident::Prompt)
+            }
+        };
+        }
+    }
+}

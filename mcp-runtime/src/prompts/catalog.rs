@@ -1,0 +1,132 @@
+//! Prompts as a component kind: each built once (checked, projected for
+//! every protocol version), and the [`PromptsHandle`] that changes them at
+//! run time.
+
+use std::sync::Arc;
+
+use mcp_core::ProtocolVersion;
+use serde_json::value::RawValue;
+
+use super::{Completions, Prompt, PromptDefinition};
+use crate::component::announce::ListKind;
+use crate::component::{Catalog, Kind, Snapshot};
+use crate::error::Error;
+use crate::request::state::StateMap;
+
+/// One registered prompt, ready to serve.
+pub(crate) struct Entry {
+    pub(crate) handler: Arc<dyn Prompt>,
+    pub(crate) definition: PromptDefinition,
+    /// As each protocol version lists it, serialized once.
+    listed: Vec<Box<RawValue>>,
+}
+
+impl Entry {
+    pub(crate) fn listed(&self, version: ProtocolVersion) -> &RawValue {
+        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+        &self.listed[index]
+    }
+}
+
+/// The prompt kind.
+pub(crate) struct Prompts;
+
+impl Kind for Prompts {
+    type Source = dyn Prompt;
+    type Entry = Entry;
+    type Options = ();
+
+    const LIST: ListKind = ListKind::Prompts;
+
+    fn source_key(source: &dyn Prompt) -> String {
+        source.definition().prompt.name
+    }
+
+    fn build(handler: &Arc<dyn Prompt>, _: &(), states: &StateMap) -> Result<Entry, Error> {
+        let definition = handler.definition();
+        let invalid = |reason: String| Error::InvalidPrompt {
+            name: definition.prompt.name.clone(),
+            rust_path: definition.rust_path.clone(),
+            reason,
+        };
+        if let Some(problem) = definition.problems.first() {
+            return Err(invalid(problem.clone()));
+        }
+        if let Some(state) = definition.needs.missing_state(states) {
+            return Err(Error::MissingState {
+                kind: "prompt",
+                name: definition.prompt.name.clone(),
+                rust_path: definition.rust_path.clone(),
+                state,
+            });
+        }
+        let listed = ProtocolVersion::ALL
+            .iter()
+            .map(|v| serde_json::value::to_raw_value(&definition.prompt.for_version(*v)).expect("a prompt is JSON"))
+            .collect();
+        Ok(Entry { handler: handler.clone(), definition, listed })
+    }
+
+    fn key(entry: &Entry) -> &str {
+        &entry.definition.prompt.name
+    }
+
+    fn duplicate(a: &Entry, b: &Entry) -> Error {
+        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
+        if first > second {
+            std::mem::swap(&mut first, &mut second);
+        }
+        Error::InvalidPrompt {
+            name: a.definition.prompt.name.clone(),
+            rust_path: first,
+            reason: format!("`{second}` has the same name; rename one with `#[prompt(name = \"…\")]`"),
+        }
+    }
+}
+
+impl Snapshot<Prompts> {
+    /// Whether any argument completes.
+    pub(crate) fn completes(&self) -> bool {
+        self.entries().iter().any(|e| e.definition.completions.iter().any(|(_, c)| *c != Completions::None))
+    }
+}
+
+/// Changes a server's prompts while it runs: add, remove, enable, disable.
+/// Each change is checked like the prompts at start-up, and connected
+/// clients get `notifications/prompts/list_changed`. Made by
+/// [`Server::prompts_handle`](crate::Server::prompts_handle).
+#[derive(Clone)]
+pub struct PromptsHandle(pub(crate) Arc<Catalog<Prompts>>);
+
+impl PromptsHandle {
+    /// Add a prompt.
+    pub fn add(&self, prompt: impl Prompt) -> Result<(), Error> {
+        self.0.add(Arc::new(prompt))
+    }
+
+    /// Remove the prompt named `name`; `false` if there is none.
+    pub fn remove(&self, name: &str) -> bool {
+        self.0.remove(name)
+    }
+
+    /// Stop offering it (kept, to enable again); `false` if already disabled.
+    pub fn disable(&self, name: &str) -> bool {
+        self.0.disable(name)
+    }
+
+    /// Offer it again; `false` if it was not disabled.
+    pub fn enable(&self, name: &str) -> bool {
+        self.0.enable(name)
+    }
+
+    /// Every registered prompt's name, enabled or not, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.0.keys()
+    }
+}
+
+impl std::fmt::Debug for PromptsHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PromptsHandle").field(&self.names()).finish()
+    }
+}

@@ -1,0 +1,197 @@
+//! `completion/complete`: values for a prompt's argument or a resource
+//! template's variable. An enum's values and a `bool`'s come by themselves
+//! (filtered by the typed prefix, case-insensitively); any other argument
+//! completes with a function named in `#[arg(complete = …)]`.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt;
+use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
+
+use super::Completions;
+use crate::dispatch::reply::ResultBody;
+use crate::dispatch::{Action, Incoming, parse};
+use crate::request::context::Cancellation;
+use crate::request::{FromRequest, Rejection, RequestParts};
+use crate::tools::BoxFuture;
+
+/// The most values one completion carries (the spec's limit).
+const MAX_VALUES: usize = 100;
+
+/// A completion function, as [`PromptBuilder::complete_with`](super::PromptBuilder::complete_with)
+/// takes it. Make one from an `async fn(Completing) -> Vec<String>` with
+/// [`completer`].
+pub type Completer = Arc<dyn Fn(Completing) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
+
+/// Make a [`Completer`] from an async function.
+pub fn completer<F, Fut>(function: F) -> Completer
+where
+    F: Fn(Completing) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Vec<String>> + Send + 'static,
+{
+    Arc::new(move |completing| Box::pin(function(completing)))
+}
+
+/// What a completion function is asked: the value typed so far, the other
+/// arguments already filled in, and the request (for `Context`, `State<T>`
+/// and your own extractors, through [`Completing::extract`]).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::Completing;
+///
+/// /// Cities starting with what was typed.
+/// async fn cities(completing: Completing) -> Vec<String> {
+///     let typed = completing.value().to_lowercase();
+///     ["Paris", "Prague", "Porto"].into_iter().filter(|c| c.to_lowercase().starts_with(&typed)).map(String::from).collect()
+/// }
+///
+/// /// Plan a trip.
+/// #[prompt]
+/// fn trip(#[arg(complete = cities)] city: String) -> String {
+///     format!("Plan three days in {city}.")
+/// }
+/// # fn main() {}
+/// ```
+pub struct Completing {
+    value: String,
+    arguments: BTreeMap<String, String>,
+    parts: RequestParts,
+}
+
+impl Completing {
+    /// What the user typed so far.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// Another argument's value, if the client sent it (2025-06-18 and
+    /// later send them).
+    pub fn argument(&self, name: &str) -> Option<&str> {
+        self.arguments.get(name).map(String::as_str)
+    }
+
+    /// Every other argument already filled in.
+    pub fn arguments(&self) -> &BTreeMap<String, String> {
+        &self.arguments
+    }
+
+    /// A value the runtime supplies: `Context`, `State<T>`, or a type of
+    /// your own implementing [`FromRequest`].
+    pub fn extract<T: FromRequest>(&mut self) -> Result<T, Rejection> {
+        T::from_request(&mut self.parts)
+    }
+}
+
+impl ResultBody for CompleteResult {
+    fn take_meta(&mut self) -> Option<JsonObject> {
+        self.meta.take()
+    }
+}
+
+/// `values` cut to the spec's limit, with the total and whether more exist.
+fn completion(values: Vec<String>) -> Completion {
+    let total = values.len();
+    let mut values = values;
+    values.truncate(MAX_VALUES);
+    Completion { values, total: Some(total as u64), has_more: Some(total > MAX_VALUES) }
+}
+
+/// The values of `known` that start with `typed`, ignoring case.
+fn filtered(known: &[String], typed: &str) -> Vec<String> {
+    let typed = typed.to_lowercase();
+    known.iter().filter(|v| v.to_lowercase().starts_with(&typed)).cloned().collect()
+}
+
+pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let CompleteParams { reference, argument, context, meta } = parse(params)?;
+    let shared = request.shared();
+    let completions = match &reference {
+        CompleteRef::Prompt { name } => {
+            let prompts = shared.prompts.current();
+            let entry =
+                prompts.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?;
+            let found = entry.definition.completions.iter().find(|(n, _)| *n == argument.name);
+            found.map(|(_, c)| c.clone()).ok_or_else(|| {
+                ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{}`", argument.name))
+            })?
+        }
+        CompleteRef::Resource { uri } => {
+            let templates = shared.resources.templates.current();
+            match templates.get(uri) {
+                Some(entry) => {
+                    let found = entry.definition.variables.iter().find(|v| v.name == argument.name);
+                    let variable = found.ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("template `{uri}` has no variable `{}`", argument.name))
+                    })?;
+                    if variable.values.is_empty() {
+                        Completions::None
+                    } else {
+                        Completions::Values(variable.values.clone())
+                    }
+                }
+                // A resource with a fixed URI has nothing to complete.
+                None if crate::resources::methods::exists(shared, uri) => Completions::None,
+                None => return Err(ErrorObject::invalid_params(format!("unknown resource template: {uri}"))),
+            }
+        }
+    };
+    let answer = |values: Vec<String>| CompleteResult { completion: completion(values), meta: None };
+    let completer = match completions {
+        Completions::None => return Ok(request.reply(answer(Vec::new()))),
+        Completions::Values(known) => return Ok(request.reply(answer(filtered(&known, &argument.value)))),
+        Completions::With(completer) => completer,
+    };
+    let cancellation = Cancellation::default();
+    let parts = RequestParts {
+        target: match &reference {
+            CompleteRef::Prompt { name } => name.clone(),
+            CompleteRef::Resource { uri } => uri.clone(),
+        },
+        arguments: JsonObject::new(),
+        request_id: request.id.clone(),
+        meta,
+        protocol_version: request.version,
+        peer: Some(request.peer.clone()),
+        outgoing: Some(request.stream.clone()),
+        missing_capability: Arc::new(OnceLock::new()),
+        cancellation: cancellation.clone(),
+        state: shared.state.clone(),
+    };
+    let completing =
+        Completing { value: argument.value, arguments: context.and_then(|c| c.arguments).unwrap_or_default(), parts };
+    let (id, projection, show) = (request.id.clone(), request.projection.clone(), shared.show_internal_errors);
+    let future = std::panic::catch_unwind(AssertUnwindSafe(|| completer(completing)));
+    let run = async move {
+        let outcome = match future {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(|_| ()),
+            Err(_) => Err(()),
+        };
+        match outcome {
+            Ok(values) => projection.answer(id, answer(values)),
+            Err(()) => {
+                let text = crate::incident::masked("a completion function panicked", &"panic", &"panic", show);
+                crate::dispatch::reply::Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+            }
+        }
+    };
+    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_values_filter_by_prefix_ignoring_case_and_stop_at_a_hundred() {
+        let known: Vec<String> = ["Rust", "Ruby", "Python"].map(String::from).to_vec();
+        assert_eq!(filtered(&known, "ru"), ["Rust", "Ruby"]);
+        assert_eq!(filtered(&known, ""), known);
+        let many: Vec<String> = (0..150).map(|i| i.to_string()).collect();
+        let cut = completion(many);
+        assert_eq!((cut.values.len(), cut.total, cut.has_more), (100, Some(150), Some(true)));
+    }
+}

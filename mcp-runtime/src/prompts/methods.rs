@@ -1,0 +1,112 @@
+//! The prompts capability's methods: `prompts/list` (pages of definitions
+//! serialized once per version) and `prompts/get` (arguments read from
+//! their strings, the prompt rendered, failures as the protocol's errors).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt;
+use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, ListToolsParams, codes};
+use serde::Serialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tracing::Instrument;
+
+use super::PromptError;
+use crate::dispatch::reply::{Answer, ResultBody};
+use crate::dispatch::{Action, Incoming, parse};
+use crate::request::RequestParts;
+use crate::request::context::Cancellation;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptsPage<'a> {
+    prompts: Vec<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+impl ResultBody for PromptsPage<'_> {}
+
+impl ResultBody for GetPromptResult {
+    fn take_meta(&mut self) -> Option<JsonObject> {
+        self.meta.take()
+    }
+}
+
+pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let params: ListToolsParams = parse(params)?;
+    let shared = request.shared();
+    let prompts = shared.prompts.current();
+    let (page, next_cursor) = prompts.page(params.cursor.as_deref(), shared.page_size)?;
+    let prompts = page.iter().map(|entry| entry.listed(request.version)).collect();
+    Ok(request.reply(PromptsPage { prompts, next_cursor }))
+}
+
+pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let GetPromptParams { name, arguments, meta } = parse(params)?;
+    let shared = request.shared();
+    let prompts = shared.prompts.current();
+    let entry =
+        prompts.get(&name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?.clone();
+    let arguments = arguments.unwrap_or_default();
+    if let Some(unknown) = arguments
+        .keys()
+        .find(|key| !entry.definition.prompt.arguments.iter().flatten().any(|argument| argument.name == **key))
+    {
+        return Err(ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{unknown}`")));
+    }
+    let cancellation = Cancellation::default();
+    let parts = RequestParts {
+        target: name.clone(),
+        arguments,
+        request_id: request.id.clone(),
+        meta,
+        protocol_version: request.version,
+        peer: Some(request.peer.clone()),
+        outgoing: Some(request.stream.clone()),
+        missing_capability: Arc::new(OnceLock::new()),
+        cancellation: cancellation.clone(),
+        state: shared.state.clone(),
+    };
+    let show_details = shared.show_internal_errors;
+    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.get(parts))).unwrap_or_else(|panic| {
+        let error = PromptError::internal(panic_message(&*panic));
+        Box::pin(std::future::ready(Err(error)))
+    });
+    let span = tracing::info_span!("prompts/get", prompt = %name, id = %request.id);
+    let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
+    let run = async move {
+        let outcome = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind())
+            .await
+            .unwrap_or_else(|panic| Err(PromptError::internal(panic_message(&*panic))));
+        match outcome {
+            Ok(result) => projection.answer(id, result.for_version(version)),
+            Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),
+        }
+    };
+    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+}
+
+/// A failed rendering as the client sees it.
+fn get_error(name: &str, error: PromptError, show_details: bool) -> ErrorObject {
+    if error.arguments {
+        return ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message));
+    }
+    match &error.internal {
+        None => ErrorObject::new(codes::INTERNAL_ERROR, error.message).with_data(json!({ "prompt": name })),
+        Some(internal) => {
+            let text = crate::incident::masked("a prompt failed", &internal.to_string(), &error, show_details);
+            ErrorObject::new(codes::INTERNAL_ERROR, text)
+        }
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload");
+    format!("prompt panicked: {message}")
+}

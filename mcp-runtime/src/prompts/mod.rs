@@ -1,0 +1,241 @@
+//! Prompts: the `Prompt` trait that `#[prompt]` implements, its definition
+//! and builder, the link-time registration slot, and the modules that read
+//! arguments from text, turn return values into messages, keep the catalog,
+//! answer `prompts/*` and complete arguments.
+
+pub(crate) mod catalog;
+pub mod completion;
+pub(crate) mod messages;
+pub(crate) mod methods;
+pub(crate) mod param;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::{GetPromptResult, Icon, JsonObject, PromptArgument};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use catalog::PromptsHandle;
+pub use completion::{Completer, Completing};
+pub use messages::{IntoPromptResult, PromptError};
+
+use crate::request::{Needs, RequestParts};
+use crate::tools::BoxFuture;
+
+/// What rendering a prompt produces.
+pub type Rendered = Result<GetPromptResult, PromptError>;
+
+/// A prompt: its definition and how to render it.
+///
+/// `#[prompt]` implements this for the companion type it generates
+/// (`code_review::Prompt` for `fn code_review`).
+pub trait Prompt: Send + Sync + 'static {
+    /// The definition. Called once, when a server is built.
+    fn definition(&self) -> PromptDefinition;
+
+    /// Render the prompt; its arguments are the request's, as strings.
+    fn get(&self, request: RequestParts) -> BoxFuture<'static, Rendered>;
+}
+
+/// One argument's completions.
+#[derive(Clone)]
+pub(crate) enum Completions {
+    /// None known.
+    None,
+    /// A fixed set: an enum's values, a `bool`'s.
+    Values(Vec<String>),
+    /// A function's.
+    With(Completer),
+}
+
+impl std::fmt::Debug for Completions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Completions::None => f.write_str("None"),
+            Completions::Values(values) => f.debug_tuple("Values").field(values).finish(),
+            Completions::With(_) => f.write_str("With(..)"),
+        }
+    }
+}
+
+impl PartialEq for Completions {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Completions::None, Completions::None) => true,
+            (Completions::Values(a), Completions::Values(b)) => a == b,
+            (Completions::With(a), Completions::With(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A prompt's definition, made by [`PromptBuilder::build`].
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct PromptDefinition {
+    pub(crate) prompt: mcp_core::Prompt,
+    pub(crate) rust_path: String,
+    pub(crate) needs: Needs,
+    /// Each argument's completions, by name.
+    pub(crate) completions: Vec<(String, Completions)>,
+    /// Why it cannot be served, found while it was described.
+    pub(crate) problems: Vec<String>,
+}
+
+impl PromptDefinition {
+    /// The protocol definition.
+    pub fn prompt(&self) -> &mcp_core::Prompt {
+        &self.prompt
+    }
+
+    /// The Rust item it is made from.
+    pub fn rust_path(&self) -> &str {
+        &self.rust_path
+    }
+}
+
+/// Builds a [`PromptDefinition`]. Used by `#[prompt]` expansions;
+/// hand-written prompts may use it too.
+pub struct PromptBuilder {
+    definition: PromptDefinition,
+}
+
+impl PromptBuilder {
+    /// Start a prompt named `name`, made from `fn_name` in `module_path`.
+    pub fn new(name: &str, module_path: &str, fn_name: &str) -> Self {
+        PromptBuilder {
+            definition: PromptDefinition {
+                prompt: mcp_core::Prompt::new(name),
+                rust_path: format!("{module_path}::{fn_name}"),
+                needs: Needs::default(),
+                completions: Vec::new(),
+                problems: Vec::new(),
+            },
+        }
+    }
+
+    /// The description; an empty text counts as none.
+    pub fn description(&mut self, description: Option<&str>) -> &mut Self {
+        self.definition.prompt.description = description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned);
+        self
+    }
+
+    /// The display title (derived from the name when not set).
+    pub fn title(&mut self, title: Option<&str>) -> &mut Self {
+        self.definition.prompt.title = title.map(str::to_owned);
+        self
+    }
+
+    /// Add an icon (sent to 2025-11-25 clients and later).
+    pub fn icon(&mut self, icon: Icon) -> &mut Self {
+        self.definition.prompt.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Add a `_meta` entry (sent to 2025-06-18 clients and later).
+    pub fn meta(&mut self, key: &str, value: &impl Serialize) -> &mut Self {
+        match serde_json::to_value(value) {
+            Ok(value) => {
+                self.definition.prompt.meta.get_or_insert_with(JsonObject::new).insert(key.to_owned(), value);
+            }
+            Err(error) => {
+                tracing::error!(prompt = %self.definition.prompt.name, key, %error, "`_meta` value is not JSON; left out")
+            }
+        }
+        self
+    }
+
+    /// What the prompt's injected parameters need from the server.
+    pub fn needs(&mut self) -> &mut Needs {
+        &mut self.definition.needs
+    }
+
+    /// Add an argument read from its text as a `T` (a string, a number, a
+    /// boolean or a unit enum), required unless `T` can be left out. An
+    /// enum's values and a `bool`'s complete by themselves.
+    pub fn argument<T: JsonSchema>(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
+        let schema = Value::from(
+            schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>(),
+        );
+        if let Some(problem) = crate::request::text::not_text(&schema) {
+            self.definition.problems.push(format!(
+                "the argument `{name}` is read as `{}`, which is {problem}: a prompt argument arrives as a string, \
+                 read as text, a number, a boolean or a unit enum",
+                std::any::type_name::<T>()
+            ));
+        }
+        let arguments = self.definition.prompt.arguments.get_or_insert_with(Vec::new);
+        arguments.push(PromptArgument {
+            name: name.to_owned(),
+            title: None,
+            description: description.map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned),
+            required: Some(required),
+        });
+        let values = crate::request::text::known_values(&schema);
+        let completions = if values.is_empty() { Completions::None } else { Completions::Values(values) };
+        self.definition.completions.push((name.to_owned(), completions));
+        self
+    }
+
+    /// Complete the argument `name` with `completer` (see [`Completing`]).
+    pub fn complete_with(&mut self, name: &str, completer: Completer) -> &mut Self {
+        match self.definition.completions.iter_mut().find(|(n, _)| n == name) {
+            Some((_, slot)) => *slot = Completions::With(completer),
+            None => self.definition.problems.push(format!("`complete` is set for `{name}`, which is no argument")),
+        }
+        self
+    }
+
+    /// The finished definition.
+    pub fn build(mut self) -> PromptDefinition {
+        if self.definition.prompt.title.is_none() {
+            self.definition.prompt.title =
+                Some(crate::tools::definition::title_from_name(&self.definition.prompt.name));
+        }
+        self.definition
+    }
+}
+
+/// The future of one rendering of an async prompt.
+pub fn boxed_get<F, C>(future: F, convert: C) -> BoxFuture<'static, Rendered>
+where
+    F: Future + Send + 'static,
+    C: FnOnce(F::Output) -> Rendered + Send + 'static,
+{
+    Box::pin(async move { convert(future.await) })
+}
+
+/// One prompt in the link-time collection. `#[prompt]` submits one per
+/// prompt.
+pub struct PromptRegistration {
+    prompt: &'static dyn Prompt,
+}
+
+impl PromptRegistration {
+    /// A registration of `prompt`.
+    pub const fn new(prompt: &'static dyn Prompt) -> Self {
+        PromptRegistration { prompt }
+    }
+}
+
+inventory::collect!(PromptRegistration);
+
+/// Every prompt registered with `#[prompt]` anywhere in the binary.
+pub(crate) fn collected() -> impl Iterator<Item = Arc<dyn Prompt>> {
+    inventory::iter::<PromptRegistration>.into_iter().map(|r| Arc::new(Collected(r.prompt)) as Arc<dyn Prompt>)
+}
+
+/// A prompt found by link-time collection.
+struct Collected(&'static dyn Prompt);
+
+impl Prompt for Collected {
+    fn definition(&self) -> PromptDefinition {
+        self.0.definition()
+    }
+
+    fn get(&self, request: RequestParts) -> BoxFuture<'static, Rendered> {
+        self.0.get(request)
+    }
+}
