@@ -4,8 +4,8 @@
 use std::io;
 
 use mcp_core::{
-    CallToolResult, ErrorObject, LoggingLevel, LoggingMessageParams, ProgressParams, ProtocolVersion,
-    ReadResourceResult, RequestId, Resource, ResourceTemplate, ResourceUri, Tool, methods,
+    CallToolResult, Completion, ErrorObject, GetPromptResult, LoggingLevel, LoggingMessageParams, ProgressParams,
+    Prompt, ProtocolVersion, ReadResourceResult, RequestId, Resource, ResourceTemplate, ResourceUri, Tool, methods,
 };
 use serde_json::{Value, json};
 
@@ -116,6 +116,29 @@ impl TestClient {
     /// (taken out of the queue), in order.
     pub async fn resource_updates(&mut self) -> Vec<String> {
         self.take::<ResourceUri>(methods::RESOURCES_UPDATED).await.into_iter().map(|u| u.uri).collect()
+    }
+
+    /// Every prompt, following `prompts/list` pages.
+    pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, ErrorObject> {
+        self.list_all(methods::PROMPTS_LIST, "prompts").await
+    }
+
+    /// Render the prompt `name` with `arguments` (name → string value).
+    /// Unknown prompts and bad arguments are `Err` (invalid params).
+    pub async fn get_prompt(&mut self, name: &str, arguments: &[(&str, &str)]) -> Result<GetPromptResult, ErrorObject> {
+        let arguments: serde_json::Map<String, Value> =
+            arguments.iter().map(|(k, v)| ((*k).to_owned(), Value::from(*v))).collect();
+        let result = self.request(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments })).await?;
+        serde_json::from_value(result).map_err(local_error)
+    }
+
+    /// Complete the argument `argument` of the prompt `prompt`, typed so
+    /// far as `value`.
+    pub async fn complete(&mut self, prompt: &str, argument: &str, value: &str) -> Result<Completion, ErrorObject> {
+        let params =
+            json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": value}});
+        let result = self.request(methods::COMPLETION_COMPLETE, params).await?;
+        serde_json::from_value(result["completion"].clone()).map_err(local_error)
     }
 
     /// Every item of a paged list, following its cursors to the end.
