@@ -1,6 +1,7 @@
 //! Notes as resources: `notes://index` lists them, `notes://{title}` reads
 //! one; the `write_note` and `delete_note` tools change them, and clients
-//! subscribed to a note (or to the index) are told when it changes.
+//! subscribed to a note (or to the index) are told when it changes. The
+//! `summarize_note` prompt embeds a note, and completes its title.
 //!
 //! ```sh
 //! cargo run --example notes
@@ -85,6 +86,46 @@ fn delete_note(
     changes.0.updated(&format!("notes://{title}"));
     changes.0.updated(INDEX);
     Ok(format!("deleted notes://{title}"))
+}
+
+/// Titles of the notes that start with what was typed.
+async fn titles(mut completing: mcp_runtime::Completing) -> Vec<String> {
+    let Ok(book) = completing.extract::<State<Notebook>>() else { return Vec::new() };
+    let typed = completing.value().to_lowercase();
+    book.notes().keys().filter(|t| t.to_lowercase().starts_with(&typed)).cloned().collect()
+}
+
+/// How to summarize.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Style {
+    /// One sentence.
+    Brief,
+    /// A bulleted list.
+    Bullets,
+}
+
+/// Summarize a note, with the note embedded.
+#[prompt]
+fn summarize_note(
+    /// The note's title
+    #[arg(complete = titles)]
+    title: String,
+    /// `brief` (one sentence, the default) or `bullets`
+    style: Option<Style>,
+    book: State<Notebook>,
+) -> Result<Vec<PromptMessage>, PromptError> {
+    let text = book
+        .notes()
+        .get(&title)
+        .cloned()
+        .ok_or_else(|| PromptError::new(format!("there is no note called {title}")))?;
+    let how = match style {
+        Some(Style::Bullets) => "as a bulleted list",
+        Some(Style::Brief) | None => "in one sentence",
+    };
+    let note = Embedded::text(format!("notes://{title}"), text).with_mime_type("text/markdown");
+    Ok(vec![PromptMessage::user(note), PromptMessage::user(format!("Summarize the note above {how}."))])
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {

@@ -135,6 +135,18 @@ async fn browse_notes<S: rmcp::service::Service<RoleClient>>(client: &RunningSer
     assert!(first_text(&welcome.expect("rmcp accepted resources/read")).starts_with("# Welcome"));
     let missing = timeout(T, client.read_resource(ReadResourceRequestParams::new("notes://nothing"))).await.unwrap();
     assert!(missing.unwrap_err().to_string().contains("there is no note called nothing"));
+
+    use rmcp::model::{ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, Reference};
+    let prompts = timeout(T, client.list_all_prompts()).await.unwrap().expect("rmcp accepted prompts/list");
+    assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["summarize_note"]);
+    let get = GetPromptRequestParams::new("summarize_note")
+        .with_arguments(arguments(json!({"title": "welcome", "style": "brief"})));
+    let summary = timeout(T, client.get_prompt(get)).await.unwrap().expect("rmcp accepted prompts/get");
+    assert_eq!(summary.messages.len(), 2);
+    let complete =
+        CompleteRequestParams::new(Reference::for_prompt("summarize_note"), ArgumentInfo::new("style", "BU"));
+    let styles = timeout(T, client.complete(complete)).await.unwrap().expect("rmcp accepted completion/complete");
+    assert_eq!(styles.completion.values, ["bullets"]);
 }
 
 #[tokio::test]

@@ -46,7 +46,21 @@ async def main(command: list[str]) -> None:
             check(not written.isError, f"write_note: {written}")
             uri = await asyncio.wait_for(updates.get(), 10)
             check(uri == "notes://welcome", f"update {uri}")
-    print("handshake notes client: initialize path, list, templates, read, not found, subscribe with an update: ok")
+
+            prompts = await session.list_prompts()
+            check([p.name for p in prompts.prompts] == ["summarize_note"], f"prompts {prompts}")
+            summary = await session.get_prompt("summarize_note", {"title": "welcome"})
+            check(summary.messages[0].content.type == "resource", f"first message {summary.messages[0]}")
+            check("one sentence" in summary.messages[1].content.text, f"second message {summary.messages[1]}")
+            try:
+                await session.get_prompt("summarize_note", {"style": "bullets"})
+                check(False, "a prompt without its required argument was rendered")
+            except McpError as error:
+                check(error.error.code == -32602 and "title" in error.error.message, f"missing argument: {error.error}")
+            ref = types.PromptReference(type="ref/prompt", name="summarize_note")
+            titles = await session.complete(ref, {"name": "title", "value": "w"})
+            check(titles.completion.values == ["welcome"], f"title completions {titles}")
+    print("handshake notes client: initialize path, list, templates, read, not found, subscribe with an update, prompts, completions: ok")
 
 
 asyncio.run(main(sys.argv[1:]))

@@ -11,6 +11,7 @@ import sys
 
 from mcp import Client, StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated
+from mcp.types import PromptReference
 
 
 def check(condition: bool, what: str) -> None:
@@ -39,7 +40,20 @@ async def main(command: list[str]) -> None:
             check(event == ResourceUpdated(uri="notes://welcome"), f"event {event}")
         again = await client.read_resource("notes://welcome")
         check(again.contents[0].text == "changed", f"read after write {again}")
-    print("modern notes client: discover path, list, templates, read, listen with an update: ok")
+
+        prompts = await client.list_prompts()
+        check([p.name for p in prompts.prompts] == ["summarize_note"], f"prompts {prompts}")
+        arguments = {a.name: a.required for a in prompts.prompts[0].arguments}
+        check(arguments == {"title": True, "style": False}, f"arguments {arguments}")
+        summary = await client.get_prompt("summarize_note", {"title": "welcome", "style": "bullets"})
+        check(summary.messages[0].content.type == "resource", f"first message {summary.messages[0]}")
+        check("bulleted list" in summary.messages[1].content.text, f"second message {summary.messages[1]}")
+        ref = PromptReference(type="ref/prompt", name="summarize_note")
+        titles = await client.complete(ref, {"name": "title", "value": "WEL"})
+        check(titles.completion.values == ["welcome"], f"title completions {titles}")
+        styles = await client.complete(ref, {"name": "style", "value": "b"})
+        check(styles.completion.values == ["brief", "bullets"], f"style completions {styles}")
+    print("modern notes client: discover path, list, templates, read, listen with an update, prompts, completions: ok")
 
 
 asyncio.run(main(sys.argv[1:]))
