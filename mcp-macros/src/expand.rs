@@ -9,7 +9,7 @@ use syn::{Item, ItemFn, ReturnType};
 use crate::ast::{Param, ToolFn};
 use crate::attr::{DefaultValue, ToolAttr};
 use crate::errors::Errors;
-use crate::valid;
+use crate::{shared, valid};
 
 /// The whole `#[tool]` expansion.
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -68,16 +68,9 @@ fn expand(tool: &ToolFn) -> TokenStream {
     let ToolFn { item, attr, krate, name, doc, params, .. } = tool;
     let ident = &item.sig.ident;
     let fn_name = ident.to_string();
-    let companion = companion(tool);
-
-    let description = match &attr.description {
-        Some(d) => quote!(#krate::__private::Some(#d)),
-        None => doc.to_option_tokens(krate),
-    };
-    let title = match &attr.title {
-        Some(t) => quote!(#krate::__private::Some(#t)),
-        None => quote!(#krate::__private::None),
-    };
+    let companion = shared::companion(item, "Tool");
+    let description = shared::text_or_doc(attr.description.as_ref(), doc, krate);
+    let title = shared::optional(attr.title.as_ref(), krate);
     let hints = [
         ("read_only", attr.read_only),
         ("destructive", attr.destructive),
@@ -93,7 +86,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
     let rate_limit = attr
         .rate_limit
         .map(|(calls, ms)| quote!(__mcp_builder.rate_limit(#calls, #krate::__private::Duration::from_millis(#ms));));
-    let icons = attr.icons.iter().map(|icon| icon_tokens(icon, krate));
+    let icons = attr.icons.iter().map(|icon| shared::icon(icon, krate));
     let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
     // The return type says what the output is (`Json<T>` declares a schema);
     // a type that cannot be named here (`impl Trait`) declares nothing.
@@ -150,72 +143,56 @@ fn expand(tool: &ToolFn) -> TokenStream {
             #run
         }
     } else {
-        let somes = vars.iter().map(|v| quote!(#krate::__private::Some(#v)));
+        let bind = shared::bind(&vars, krate, quote!(#krate::__private::ready(__mcp_errors.into_result())));
         quote! {
             let mut __mcp_errors = #krate::__private::ParamErrors::new();
             #(#extracts)*
-            let (#(#somes,)*) = (#(#vars,)*) else {
-                return #krate::__private::ready(__mcp_errors.into_result());
-            };
+            #bind
             #run
         }
     };
+    let generated = quote! {
+        // Tells cargo this crate depends on the variable, so changing it
+        // recompiles the crate and the check above runs again.
+        const _: ::core::option::Option<&str> = ::core::option_env!(#require_var);
+        #default_fns
+        #[automatically_derived]
+        impl #krate::__private::Tool for #ident::Tool {
+            fn definition(&self) -> #krate::__private::ToolDefinition {
+                let mut __mcp_builder = #krate::__private::ToolBuilder::new(#name, ::core::module_path!(), #fn_name);
+                __mcp_builder.description(#description);
+                __mcp_builder.title(#title);
+                #(#hints)*
+                #timeout
+                #rate_limit
+                #(#icons)*
+                #(#meta)*
+                #output
+                #no_output_schema
+                #(#describes)*
+                __mcp_builder.build()
+            }
 
+            fn call(
+                &self,
+                mut __mcp_call: #krate::__private::RequestParts,
+            ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
+                #body
+            }
+        }
+        #krate::__private::inventory::submit! {
+            #krate::__private::Registration::new(&#ident::Tool)
+        }
+    };
+    let generated = shared::versioned(krate, "tool", generated);
     quote! {
         // Parameters are owned by design (they are decoded from JSON), and a
         // tool cannot be `const`; these lints would ask for both.
         #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
         #item
         #companion
-        // Through the runtime's macro of the interface version this macro
-        // speaks: against a runtime of another version, that macro's name
-        // missing is the one error, not every path below.
-        #krate::__private::expand_tool_v1_needs_mcp_runtime_matching_mcp_macros! {
-        const _: () = {
-            // Tells cargo this crate depends on the variable, so changing it
-            // recompiles the crate and the check above runs again.
-            const _: ::core::option::Option<&str> = ::core::option_env!(#require_var);
-            #default_fns
-            #[automatically_derived]
-            impl #krate::__private::Tool for #ident::Tool {
-                fn definition(&self) -> #krate::__private::ToolDefinition {
-                    let mut __mcp_builder = #krate::__private::ToolBuilder::new(#name, ::core::module_path!(), #fn_name);
-                    __mcp_builder.description(#description);
-                    __mcp_builder.title(#title);
-                    #(#hints)*
-                    #timeout
-                    #rate_limit
-                    #(#icons)*
-                    #(#meta)*
-                    #output
-                    #no_output_schema
-                    #(#describes)*
-                    __mcp_builder.build()
-                }
-
-                fn call(
-                    &self,
-                    mut __mcp_call: #krate::__private::RequestParts,
-                ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
-                    #body
-                }
-            }
-            #krate::__private::inventory::submit! {
-                #krate::__private::Registration::new(&#ident::Tool)
-            }
-        };
-        }
+        #generated
     }
-}
-
-/// `__mcp_builder.icon(Icon::new(src)…);` for one `icon(…)`.
-pub(crate) fn icon_tokens(icon: &crate::attr::IconAttr, krate: &TokenStream) -> TokenStream {
-    let src = &icon.src;
-    let mime = icon.mime_type.iter().map(|m| quote!(.with_mime_type(#m)));
-    let sizes = &icon.sizes;
-    let sizes = (!sizes.is_empty()).then(|| quote!(.with_sizes(&[#(#sizes),*])));
-    let theme = icon.theme.iter().map(|t| quote!(.with_theme(#t)));
-    quote!(__mcp_builder.icon(#krate::__private::Icon::new(#src) #(#mime)* #sizes #(#theme)*);)
 }
 
 fn mentions_impl(tokens: TokenStream) -> bool {
@@ -287,24 +264,6 @@ fn default_fns(params: &[Param], krate: &TokenStream) -> TokenStream {
         .collect()
 }
 
-/// `mod <fn name> { pub struct Tool; }`: `use tools::add;` brings the
-/// function and its companion together, and `add::Tool` registers it
-/// explicitly.
-fn companion(tool: &ToolFn) -> TokenStream {
-    let vis = &tool.item.vis;
-    let ident = &tool.item.sig.ident;
-    let doc = format!("The MCP tool made from [`{ident}`](fn@super::{ident}) by `#[tool]`.");
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, missing_docs, clippy::module_name_repetitions)]
-        #vis mod #ident {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug, Default)]
-            pub struct Tool;
-        }
-    }
-}
-
 /// On error: the function as written (so its body is still checked), every
 /// error, and a stub companion with an impl, so uses of `add::Tool` add no
 /// second wall of errors. A method (it has `self`) sits in an `impl`, where
@@ -321,7 +280,7 @@ fn fallback(tool: &ToolFn, errors: Errors) -> TokenStream {
     if item.sig.receiver().is_some() {
         return quote!(#item #errors);
     }
-    let companion = companion(tool);
+    let companion = shared::companion(&tool.item, "Tool");
     let krate = &tool.krate;
     let ident = &item.sig.ident;
     quote! {

@@ -8,6 +8,7 @@ mod errors;
 mod expand;
 mod prompt;
 mod resource;
+mod shared;
 mod suggest;
 mod valid;
 

@@ -201,17 +201,10 @@ fn expand(
 ) -> TokenStream {
     let ident = &item.sig.ident;
     let fn_name = unraw(ident);
-    let vis = &item.vis;
-    let description = match &attr.description {
-        Some(d) => quote!(#krate::__private::Some(#d)),
-        None => doc.to_option_tokens(krate),
-    };
-    let title = match &attr.title {
-        Some(t) => quote!(#krate::__private::Some(#t)),
-        None => quote!(#krate::__private::None),
-    };
-    let icons = attr.icons.iter().map(|icon| crate::expand::icon_tokens(icon, krate));
-    let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
+    let description = crate::shared::text_or_doc(attr.description.as_ref(), doc, krate);
+    let title = crate::shared::optional(attr.title.as_ref(), krate);
+    let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
+    let meta = crate::shared::meta(&attr.meta);
     let describes = params.iter().map(|p| {
         let (ty, pname) = (&p.ty, &p.name);
         let description = match &p.description {
@@ -249,20 +242,16 @@ fn expand(
             })
         },
     };
-    let somes = vars.iter().map(|v| quote!(#krate::__private::Some(#v)));
-    let doc_text = format!("The MCP prompt made from [`{ident}`](fn@super::{ident}) by `#[prompt]`.");
-    quote! {
-        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
-        #item
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, missing_docs, clippy::module_name_repetitions)]
-        #vis mod #ident {
-            #[doc = #doc_text]
-            #[derive(Clone, Copy, Debug, Default)]
-            pub struct Prompt;
-        }
-        #krate::__private::expand_prompt_v1_needs_mcp_runtime_matching_mcp_macros! {
-        const _: () = {
+    let bind = crate::shared::bind(
+        &vars,
+        krate,
+        quote! {{
+            let __mcp_error = __mcp_errors.into_prompt_error();
+            #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
+        }},
+    );
+    let companion = crate::shared::companion(item, "Prompt");
+    let generated = quote! {
             #[automatically_derived]
             impl #krate::__private::Prompt for #ident::Prompt {
                 fn definition(&self) -> #krate::__private::PromptDefinition {
@@ -281,17 +270,19 @@ fn expand(
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::Rendered> {
                     let mut __mcp_errors = #krate::__private::ParamErrors::new();
                     #(#extracts)*
-                    let (#(#somes,)*) = (#(#vars,)*) else {
-                        let __mcp_error = __mcp_errors.into_prompt_error();
-                        return #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) });
-                    };
+                    #bind
                     #run
                 }
             }
             #krate::__private::inventory::submit! {
                 #krate::__private::PromptRegistration::new(&#ident::Prompt)
             }
-        };
-        }
+    };
+    let generated = crate::shared::versioned(krate, "prompt", generated);
+    quote! {
+        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
+        #item
+        #companion
+        #generated
     }
 }

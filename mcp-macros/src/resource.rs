@@ -347,16 +347,9 @@ fn check_signature(item: &ItemFn, errors: &mut Errors) {
 fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, params: &[Param]) -> TokenStream {
     let ident = &item.sig.ident;
     let fn_name = unraw(ident);
-    let vis = &item.vis;
     let uri = attr.uri.as_ref().expect("checked");
-    let description = match &attr.description {
-        Some(d) => quote!(#krate::__private::Some(#d)),
-        None => doc.to_option_tokens(krate),
-    };
-    let title = match &attr.title {
-        Some(t) => quote!(#krate::__private::Some(#t)),
-        None => quote!(#krate::__private::None),
-    };
+    let description = crate::shared::text_or_doc(attr.description.as_ref(), doc, krate);
+    let title = crate::shared::optional(attr.title.as_ref(), krate);
     let name = attr.name.iter().map(|n| quote!(__mcp_builder.name(#n);));
     let mime = attr.mime_type.iter().map(|m| quote!(__mcp_builder.mime_type(#m);));
     let mime_opt = match &attr.mime_type {
@@ -368,8 +361,8 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let priority = attr.priority.iter().map(|p| quote!(__mcp_builder.priority(#p);));
     let last_modified = attr.last_modified.iter().map(|l| quote!(__mcp_builder.last_modified(#l);));
     let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
-    let icons = attr.icons.iter().map(|icon| crate::expand::icon_tokens(icon, krate));
-    let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
+    let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
+    let meta = crate::shared::meta(&attr.meta);
     let describes = params.iter().map(|p| {
         let (ty, name) = (&p.ty, &p.name);
         if p.variable {
@@ -406,20 +399,16 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
             })
         },
     };
-    let somes = vars.iter().map(|v| quote!(#krate::__private::Some(#v)));
-    let doc_text = format!("The MCP resource made from [`{ident}`](fn@super::{ident}) by `#[resource]`.");
-    quote! {
-        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
-        #item
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, missing_docs, clippy::module_name_repetitions)]
-        #vis mod #ident {
-            #[doc = #doc_text]
-            #[derive(Clone, Copy, Debug, Default)]
-            pub struct Resource;
-        }
-        #krate::__private::expand_resource_v1_needs_mcp_runtime_matching_mcp_macros! {
-        const _: () = {
+    let bind = crate::shared::bind(
+        &vars,
+        krate,
+        quote! {{
+            let __mcp_error = __mcp_errors.into_resource_error();
+            #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
+        }},
+    );
+    let companion = crate::shared::companion(item, "Resource");
+    let generated = quote! {
             #[automatically_derived]
             impl #krate::__private::Resource for #ident::Resource {
                 fn definition(&self) -> #krate::__private::ResourceDefinition {
@@ -440,10 +429,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::Contents> {
                     let mut __mcp_errors = #krate::__private::ParamErrors::new();
                     #(#extracts)*
-                    let (#(#somes,)*) = (#(#vars,)*) else {
-                        let __mcp_error = __mcp_errors.into_resource_error();
-                        return #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) });
-                    };
+                    #bind
                     let __mcp_uri = #krate::__private::RequestParts::target(&__mcp_request).to_owned();
                     #run
                 }
@@ -451,7 +437,12 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
             #krate::__private::inventory::submit! {
                 #krate::__private::ResourceRegistration::new(&#ident::Resource)
             }
-        };
-        }
+    };
+    let generated = crate::shared::versioned(krate, "resource", generated);
+    quote! {
+        #[allow(clippy::needless_pass_by_value, clippy::missing_const_for_fn)]
+        #item
+        #companion
+        #generated
     }
 }

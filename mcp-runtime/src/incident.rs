@@ -41,3 +41,12 @@ pub(crate) fn masked(kind: &str, summary: &dyn Display, details: &dyn Debug, sho
         format!("internal error (incident {id})")
     }
 }
+
+/// A panic's message, as far as its payload says.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload")
+}

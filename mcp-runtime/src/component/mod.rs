@@ -5,6 +5,51 @@
 //! `list_changed` announcements.
 
 pub(crate) mod announce;
+pub(crate) mod list;
+
+/// A public handle over one catalog, changing it while the server runs:
+/// `add`, `remove`, `disable`, `enable`, and `names`.
+macro_rules! catalog_handle {
+    ($(#[$doc:meta])* $handle:ident, $kind:ty, $source:ident, $noun:literal) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $handle(pub(crate) std::sync::Arc<$crate::component::Catalog<$kind>>);
+
+        impl $handle {
+            #[doc = concat!("Add a ", $noun, ".")]
+            pub fn add(&self, item: impl $source) -> Result<(), $crate::Error> {
+                self.0.add(std::sync::Arc::new(item))
+            }
+
+            #[doc = concat!("Remove the ", $noun, " named `name`; `false` if there is none.")]
+            pub fn remove(&self, name: &str) -> bool {
+                self.0.remove(name)
+            }
+
+            #[doc = concat!("Stop offering the ", $noun, " named `name` (it is kept, and can be enabled again); `false` if it was already disabled.")]
+            pub fn disable(&self, name: &str) -> bool {
+                self.0.disable(name)
+            }
+
+            #[doc = concat!("Offer the ", $noun, " named `name` again; `false` if it was not disabled.")]
+            pub fn enable(&self, name: &str) -> bool {
+                self.0.enable(name)
+            }
+
+            #[doc = concat!("The names of every registered ", $noun, ", enabled or not, sorted.")]
+            pub fn names(&self) -> Vec<String> {
+                self.0.keys()
+            }
+        }
+
+        impl std::fmt::Debug for $handle {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($handle)).field(&self.names()).finish()
+            }
+        }
+    };
+}
+pub(crate) use catalog_handle;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
@@ -40,6 +85,9 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
 
     /// The error for two entries with one key.
     fn duplicate(first: &Self::Entry, second: &Self::Entry) -> Error;
+
+    /// The entry as `version` lists it, serialized when it was built.
+    fn listed(entry: &Self::Entry, version: mcp_core::ProtocolVersion) -> &serde_json::value::RawValue;
 
     /// Check the whole set, sorted by key (nothing to check by default).
     fn check_set(entries: &[Arc<Self::Entry>]) -> Result<(), Error> {

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::client::{Peer, PendingRequests};
 use crate::component::announce::Uris;
+use crate::request::RequestParts;
 use crate::request::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, level_index};
 use crate::server::Shared;
 use crate::tools::BoxFuture;
@@ -69,6 +70,28 @@ pub(crate) struct Incoming<'a> {
 impl Incoming<'_> {
     pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.session.shared
+    }
+
+    /// The request as its handler sees it, asking for `target` with
+    /// `arguments`; its cancellation and capability side channel are new.
+    pub(crate) fn request_parts(
+        &self,
+        target: String,
+        arguments: JsonObject,
+        meta: Option<JsonObject>,
+    ) -> RequestParts {
+        RequestParts {
+            target,
+            arguments,
+            request_id: self.id.clone(),
+            meta,
+            protocol_version: self.version,
+            peer: Some(self.peer.clone()),
+            outgoing: Some(self.stream.clone()),
+            missing_capability: Arc::default(),
+            cancellation: Cancellation::default(),
+            state: self.session.shared.state.clone(),
+        }
     }
 
     /// Answer now with `body`, shaped for the request's era.

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use super::{Completions, Prompt, PromptDefinition};
 use crate::component::announce::ListKind;
-use crate::component::{Catalog, Kind, Snapshot};
+use crate::component::{Kind, Snapshot};
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -71,6 +71,10 @@ impl Kind for Prompts {
         &entry.definition.prompt.name
     }
 
+    fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
+        entry.listed(version)
+    }
+
     fn duplicate(a: &Entry, b: &Entry) -> Error {
         let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
         if first > second {
@@ -91,42 +95,13 @@ impl Snapshot<Prompts> {
     }
 }
 
-/// Changes a server's prompts while it runs: add, remove, enable, disable.
-/// Each change is checked like the prompts at start-up, and connected
-/// clients get `notifications/prompts/list_changed`. Made by
-/// [`Server::prompts_handle`](crate::Server::prompts_handle).
-#[derive(Clone)]
-pub struct PromptsHandle(pub(crate) Arc<Catalog<Prompts>>);
-
-impl PromptsHandle {
-    /// Add a prompt.
-    pub fn add(&self, prompt: impl Prompt) -> Result<(), Error> {
-        self.0.add(Arc::new(prompt))
-    }
-
-    /// Remove the prompt named `name`; `false` if there is none.
-    pub fn remove(&self, name: &str) -> bool {
-        self.0.remove(name)
-    }
-
-    /// Stop offering it (kept, to enable again); `false` if already disabled.
-    pub fn disable(&self, name: &str) -> bool {
-        self.0.disable(name)
-    }
-
-    /// Offer it again; `false` if it was not disabled.
-    pub fn enable(&self, name: &str) -> bool {
-        self.0.enable(name)
-    }
-
-    /// Every registered prompt's name, enabled or not, sorted.
-    pub fn names(&self) -> Vec<String> {
-        self.0.keys()
-    }
-}
-
-impl std::fmt::Debug for PromptsHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("PromptsHandle").field(&self.names()).finish()
-    }
-}
+crate::component::catalog_handle!(
+    /// Changes a server's prompts while it runs: add, remove, enable, disable.
+    /// Each change is checked like the prompts at start-up, and connected
+    /// clients get `notifications/prompts/list_changed`. Made by
+    /// [`Server::prompts_handle`](crate::Server::prompts_handle).
+    PromptsHandle,
+    Prompts,
+    Prompt,
+    "prompt"
+);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
@@ -14,7 +14,6 @@ use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObj
 use super::Completions;
 use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse};
-use crate::request::context::Cancellation;
 use crate::request::{FromRequest, Rejection, RequestParts};
 use crate::tools::BoxFuture;
 
@@ -145,22 +144,12 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
         Completions::Values(known) => return Ok(request.reply(answer(filtered(&known, &argument.value)))),
         Completions::With(completer) => completer,
     };
-    let cancellation = Cancellation::default();
-    let parts = RequestParts {
-        target: match &reference {
-            CompleteRef::Prompt { name } => name.clone(),
-            CompleteRef::Resource { uri } => uri.clone(),
-        },
-        arguments: JsonObject::new(),
-        request_id: request.id.clone(),
-        meta,
-        protocol_version: request.version,
-        peer: Some(request.peer.clone()),
-        outgoing: Some(request.stream.clone()),
-        missing_capability: Arc::new(OnceLock::new()),
-        cancellation: cancellation.clone(),
-        state: shared.state.clone(),
+    let target = match &reference {
+        CompleteRef::Prompt { name } => name.clone(),
+        CompleteRef::Resource { uri } => uri.clone(),
     };
+    let parts = request.request_parts(target, JsonObject::new(), meta);
+    let cancellation = parts.cancellation.clone();
     let completing =
         Completing { value: argument.value, arguments: context.and_then(|c| c.arguments).unwrap_or_default(), parts };
     let (id, projection, show) = (request.id.clone(), request.projection.clone(), shared.show_internal_errors);

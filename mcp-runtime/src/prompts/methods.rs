@@ -3,30 +3,15 @@
 //! their strings, the prompt rendered, failures as the protocol's errors).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
-use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, ListToolsParams, codes};
-use serde::Serialize;
+use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes};
 use serde_json::json;
-use serde_json::value::RawValue;
 use tracing::Instrument;
 
 use super::PromptError;
 use crate::dispatch::reply::{Answer, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
-use crate::request::RequestParts;
-use crate::request::context::Cancellation;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PromptsPage<'a> {
-    prompts: Vec<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-}
-
-impl ResultBody for PromptsPage<'_> {}
 
 impl ResultBody for GetPromptResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -35,12 +20,7 @@ impl ResultBody for GetPromptResult {
 }
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let params: ListToolsParams = parse(params)?;
-    let shared = request.shared();
-    let prompts = shared.prompts.current();
-    let (page, next_cursor) = prompts.page(params.cursor.as_deref(), shared.page_size)?;
-    let prompts = page.iter().map(|entry| entry.listed(request.version)).collect();
-    Ok(request.reply(PromptsPage { prompts, next_cursor }))
+    crate::component::list::list(request, params, &request.shared().prompts, "prompts")
 }
 
 pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
@@ -56,19 +36,8 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     {
         return Err(ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{unknown}`")));
     }
-    let cancellation = Cancellation::default();
-    let parts = RequestParts {
-        target: name.clone(),
-        arguments,
-        request_id: request.id.clone(),
-        meta,
-        protocol_version: request.version,
-        peer: Some(request.peer.clone()),
-        outgoing: Some(request.stream.clone()),
-        missing_capability: Arc::new(OnceLock::new()),
-        cancellation: cancellation.clone(),
-        state: shared.state.clone(),
-    };
+    let parts = request.request_parts(name.clone(), arguments, meta);
+    let cancellation = parts.cancellation.clone();
     let show_details = shared.show_internal_errors;
     let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.get(parts))).unwrap_or_else(|panic| {
         let error = PromptError::internal(panic_message(&*panic));
@@ -103,10 +72,5 @@ fn get_error(name: &str, error: PromptError, show_details: bool) -> ErrorObject 
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let message = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload");
-    format!("prompt panicked: {message}")
+    format!("prompt panicked: {}", crate::incident::panic_message(panic))
 }

@@ -88,45 +88,17 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
     Ok(Entry { handler: handler.clone(), definition, template, listed })
 }
 
-fn duplicate(a: &Entry, b: &Entry) -> Error {
-    let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
-    if first > second {
-        std::mem::swap(&mut first, &mut second);
-    }
-    Error::DuplicateResource { uri: a.definition.resource.uri.clone(), first, second }
-}
+/// Resources with a fixed URI (`TEMPLATES = false`) or resource templates
+/// (`true`): one kind each, so each lists and pages on its own.
+pub(crate) struct ResourceKind<const TEMPLATES: bool>;
 
 /// Resources with a fixed URI.
-pub(crate) struct Statics;
-
-impl Kind for Statics {
-    type Source = dyn Resource;
-    type Entry = Entry;
-    type Options = ();
-
-    const LIST: ListKind = ListKind::Resources;
-
-    fn source_key(source: &dyn Resource) -> String {
-        source.definition().resource.uri
-    }
-
-    fn build(handler: &Arc<dyn Resource>, _: &(), states: &StateMap) -> Result<Entry, Error> {
-        build(handler, states)
-    }
-
-    fn key(entry: &Entry) -> &str {
-        &entry.definition.resource.uri
-    }
-
-    fn duplicate(a: &Entry, b: &Entry) -> Error {
-        duplicate(a, b)
-    }
-}
+pub(crate) type Statics = ResourceKind<false>;
 
 /// Resource templates.
-pub(crate) struct Templates;
+pub(crate) type Templates = ResourceKind<true>;
 
-impl Kind for Templates {
+impl<const TEMPLATES: bool> Kind for ResourceKind<TEMPLATES> {
     type Source = dyn Resource;
     type Entry = Entry;
     type Options = ();
@@ -145,8 +117,16 @@ impl Kind for Templates {
         &entry.definition.resource.uri
     }
 
+    fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
+        entry.listed(version)
+    }
+
     fn duplicate(a: &Entry, b: &Entry) -> Error {
-        duplicate(a, b)
+        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
+        if first > second {
+            std::mem::swap(&mut first, &mut second);
+        }
+        Error::DuplicateResource { uri: a.definition.resource.uri.clone(), first, second }
     }
 
     /// Two templates that can match one URI would make a read ambiguous.

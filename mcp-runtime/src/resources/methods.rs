@@ -5,12 +5,10 @@
 //! `subscriptions/listen`).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_core::{ErrorObject, JsonObject, ListToolsParams, ProtocolVersion, ReadResourceResult, ResourceUri, codes};
-use serde::Serialize;
-use serde_json::value::RawValue;
+use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
@@ -19,29 +17,7 @@ use super::contents::Failure;
 use super::{Contents, ResourceError};
 use crate::dispatch::reply::{Answer, Empty, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
-use crate::request::RequestParts;
-use crate::request::context::Cancellation;
 use crate::server::Shared;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourcesPage<'a> {
-    resources: Vec<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-}
-
-impl ResultBody for ResourcesPage<'_> {}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TemplatesPage<'a> {
-    resource_templates: Vec<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-}
-
-impl ResultBody for TemplatesPage<'_> {}
 
 impl ResultBody for ReadResourceResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -50,21 +26,11 @@ impl ResultBody for ReadResourceResult {
 }
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let params: ListToolsParams = parse(params)?;
-    let shared = request.shared();
-    let statics = shared.resources.statics.current();
-    let (page, next_cursor) = statics.page(params.cursor.as_deref(), shared.page_size)?;
-    let resources = page.iter().map(|entry| entry.listed(request.version)).collect();
-    Ok(request.reply(ResourcesPage { resources, next_cursor }))
+    crate::component::list::list(request, params, &request.shared().resources.statics, "resources")
 }
 
 pub(crate) fn templates(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let params: ListToolsParams = parse(params)?;
-    let shared = request.shared();
-    let templates = shared.resources.templates.current();
-    let (page, next_cursor) = templates.page(params.cursor.as_deref(), shared.page_size)?;
-    let resource_templates = page.iter().map(|entry| entry.listed(request.version)).collect();
-    Ok(request.reply(TemplatesPage { resource_templates, next_cursor }))
+    crate::component::list::list(request, params, &request.shared().resources.templates, "resourceTemplates")
 }
 
 /// The spec's resource-not-found error in `version`.
@@ -98,20 +64,9 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let shared = request.shared();
     let version = request.version;
     let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
-    let missing_capability = Arc::new(OnceLock::new());
-    let cancellation = Cancellation::default();
-    let parts = RequestParts {
-        target: uri.clone(),
-        arguments: variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect(),
-        request_id: request.id.clone(),
-        meta,
-        protocol_version: version,
-        peer: Some(request.peer.clone()),
-        outgoing: Some(request.stream.clone()),
-        missing_capability: missing_capability.clone(),
-        cancellation: cancellation.clone(),
-        state: shared.state.clone(),
-    };
+    let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
+    let parts = request.request_parts(uri.clone(), arguments, meta);
+    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     let show_details = shared.show_internal_errors;
     let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.read(parts))).unwrap_or_else(|panic| {
         let error = ResourceError::internal(panic_message(&*panic));
@@ -155,12 +110,7 @@ fn read_error(uri: &str, error: ResourceError, version: ProtocolVersion, show_de
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let message = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload");
-    format!("resource read panicked: {message}")
+    format!("resource read panicked: {}", crate::incident::panic_message(panic))
 }
 
 /// Whether a resource (or a template's) is at `uri`.

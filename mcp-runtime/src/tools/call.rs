@@ -4,39 +4,17 @@
 //! internal errors masked).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
-use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, ListToolsParams, envelope};
-use serde::Serialize;
+use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, envelope};
 use serde_json::json;
-use serde_json::value::RawValue;
 use tracing::Instrument;
 
 use super::arguments::problems_result;
-use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse};
-use crate::request::RequestParts;
-use crate::request::context::Cancellation;
-
-/// One page of `tools/list`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolsPage<'a> {
-    tools: Vec<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-}
-
-impl ResultBody for ToolsPage<'_> {}
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let params: ListToolsParams = parse(params)?;
-    let shared = request.shared();
-    let tools = shared.tools.current();
-    let (page, next_cursor) = tools.page(params.cursor.as_deref(), shared.page_size)?;
-    let tools = page.iter().map(|entry| entry.listed(request.version)).collect();
-    Ok(request.reply(ToolsPage { tools, next_cursor }))
+    crate::component::list::list(request, params, &request.shared().tools, "tools")
 }
 
 pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
@@ -80,20 +58,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     if let Some(refusal) = refusal {
         return answered(CallToolResult::error_text(refusal));
     }
-    let missing_capability = Arc::new(OnceLock::new());
-    let cancellation = Cancellation::default();
-    let parts = RequestParts {
-        target: params.name.clone(),
-        arguments,
-        request_id: request.id.clone(),
-        meta: params.meta,
-        protocol_version: request.version,
-        peer: Some(request.peer.clone()),
-        outgoing: Some(request.stream.clone()),
-        missing_capability: missing_capability.clone(),
-        cancellation: cancellation.clone(),
-        state: shared.state.clone(),
-    };
+    let parts = request.request_parts(params.name.clone(), arguments, params.meta);
+    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     // A hand-written tool may panic before it even returns its future;
     // that must not unwind into the connection.
     let show_details = shared.show_internal_errors;
@@ -141,10 +107,6 @@ fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
 
 /// A tool panicked: log the panic, tell the client only "internal error".
 fn panicked(panic: &(dyn std::any::Any + Send), show_details: bool) -> CallToolResult {
-    let message = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload");
+    let message = crate::incident::panic_message(panic);
     crate::incident::report("tool panicked", &message, &message, show_details)
 }

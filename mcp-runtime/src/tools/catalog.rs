@@ -14,7 +14,7 @@ use super::arguments::ArgumentCheck;
 use super::definition::{ToolDefinition, shape};
 use super::limit::Limiter;
 use crate::component::announce::ListKind;
-use crate::component::{Catalog, Kind, Snapshot};
+use crate::component::{Kind, Snapshot};
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -111,6 +111,10 @@ impl Kind for Tools {
         &entry.definition.tool.name
     }
 
+    fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
+        entry.listed(version)
+    }
+
     fn duplicate(a: &Entry, b: &Entry) -> Error {
         let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
         if first > second {
@@ -140,66 +144,36 @@ impl Snapshot<Tools> {
     }
 }
 
-/// Changes a server's tools while it runs: add, remove, enable, disable.
-/// Each change is checked like the tools at start-up (a duplicate name is
-/// refused, and nothing changes), touches only the tool it names (the
-/// others keep their rate-limit allowances), and connected clients get
-/// `notifications/tools/list_changed`. Made by
-/// [`Server::tools_handle`](crate::Server::tools_handle); clones share one
-/// server.
-///
-/// ```
-/// use mcp_runtime::prelude::*;
-///
-/// /// Say hello.
-/// #[tool]
-/// fn hello() -> &'static str {
-///     "hello"
-/// }
-///
-/// # fn main() -> Result<(), mcp_runtime::Error> {
-/// let server = Server::empty("dynamic", "1");
-/// let tools = server.tools_handle();
-/// tools.add(hello::Tool)?;
-/// tools.disable("hello");
-/// assert_eq!(tools.names(), ["hello"]);
-/// assert!(server.tool_definitions()?.is_empty(), "a disabled tool is not listed");
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Clone)]
-pub struct ToolsHandle(pub(crate) Arc<Catalog<Tools>>);
-
-impl ToolsHandle {
-    /// Add a tool.
-    pub fn add(&self, tool: impl Tool) -> Result<(), Error> {
-        self.0.add(Arc::new(tool))
-    }
-
-    /// Remove the tool named `name`; `false` if there is none.
-    pub fn remove(&self, name: &str) -> bool {
-        self.0.remove(name)
-    }
-
-    /// Stop offering the tool named `name` (it is kept, and can be enabled
-    /// again); `false` if it was already disabled.
-    pub fn disable(&self, name: &str) -> bool {
-        self.0.disable(name)
-    }
-
-    /// Offer the tool named `name` again; `false` if it was not disabled.
-    pub fn enable(&self, name: &str) -> bool {
-        self.0.enable(name)
-    }
-
-    /// The names of every registered tool, enabled or not, sorted.
-    pub fn names(&self) -> Vec<String> {
-        self.0.keys()
-    }
-}
-
-impl std::fmt::Debug for ToolsHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("ToolsHandle").field(&self.names()).finish()
-    }
-}
+crate::component::catalog_handle!(
+    /// Changes a server's tools while it runs: add, remove, enable, disable.
+    /// Each change is checked like the tools at start-up (a duplicate name is
+    /// refused, and nothing changes), touches only the tool it names (the
+    /// others keep their rate-limit allowances), and connected clients get
+    /// `notifications/tools/list_changed`. Made by
+    /// [`Server::tools_handle`](crate::Server::tools_handle); clones share one
+    /// server.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Say hello.
+    /// #[tool]
+    /// fn hello() -> &'static str {
+    ///     "hello"
+    /// }
+    ///
+    /// # fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::empty("dynamic", "1");
+    /// let tools = server.tools_handle();
+    /// tools.add(hello::Tool)?;
+    /// tools.disable("hello");
+    /// assert_eq!(tools.names(), ["hello"]);
+    /// assert!(server.tool_definitions()?.is_empty(), "a disabled tool is not listed");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ToolsHandle,
+    Tools,
+    Tool,
+    "tool"
+);

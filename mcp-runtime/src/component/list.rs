@@ -1,0 +1,46 @@
+//! The list method every kind shares: one page of the snapshot, each entry
+//! as the request's protocol version lists it (serialized when the entry
+//! was built), and the cursor of the next page.
+
+use mcp_core::{ErrorObject, JsonObject, ListToolsParams};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+
+use super::{Catalog, Kind};
+use crate::dispatch::reply::ResultBody;
+use crate::dispatch::{Action, Incoming, parse};
+
+/// `{"<key>": [...], "nextCursor": "…"}`.
+struct Page<'a> {
+    key: &'static str,
+    items: Vec<&'a RawValue>,
+    next_cursor: Option<String>,
+}
+
+impl Serialize for Page<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry(self.key, &self.items)?;
+        if let Some(cursor) = &self.next_cursor {
+            map.serialize_entry("nextCursor", cursor)?;
+        }
+        map.end()
+    }
+}
+
+impl ResultBody for Page<'_> {}
+
+/// Answer a list request for `catalog`, its items under `key`.
+pub(crate) fn list<K: Kind>(
+    request: &Incoming<'_>,
+    params: Option<JsonObject>,
+    catalog: &Catalog<K>,
+    key: &'static str,
+) -> Result<Action, ErrorObject> {
+    let params: ListToolsParams = parse(params)?;
+    let snapshot = catalog.current();
+    let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), request.shared().page_size)?;
+    let items = page.iter().map(|entry| K::listed(entry, request.version)).collect();
+    Ok(request.reply(Page { key, items, next_cursor }))
+}
