@@ -231,25 +231,8 @@ fn expand(
     let into_result = quote_spanned! {output_span=>
         #krate::__private::IntoPromptResult::into_prompt_result(__mcp_out)
     };
-    let run = match item.sig.asyncness {
-        Some(_) => quote_spanned! {ident.span()=>
-            #krate::__private::boxed_get(#ident(#(#vars),*), |__mcp_out| #into_result)
-        },
-        None => quote! {
-            #krate::__private::Box::pin(async move {
-                let __mcp_out = #ident(#(#vars),*);
-                #into_result
-            })
-        },
-    };
-    let bind = crate::shared::bind(
-        &vars,
-        krate,
-        quote! {{
-            let __mcp_error = __mcp_errors.into_prompt_error();
-            #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
-        }},
-    );
+    let run = crate::shared::run(item, &vars, krate, "boxed_get", into_result);
+    let bind = crate::shared::bind_or_fail(&vars, krate, "into_prompt_error");
     let companion = crate::shared::companion(item, "Prompt");
     let generated = quote! {
             #[automatically_derived]

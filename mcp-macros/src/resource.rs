@@ -388,25 +388,8 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let into_contents = quote_spanned! {output_span=>
         #krate::__private::IntoResourceContents::into_contents(__mcp_out, &__mcp_uri, #mime_opt)
     };
-    let run = match item.sig.asyncness {
-        Some(_) => quote_spanned! {ident.span()=>
-            #krate::__private::boxed_read(#ident(#(#vars),*), move |__mcp_out| #into_contents)
-        },
-        None => quote! {
-            #krate::__private::Box::pin(async move {
-                let __mcp_out = #ident(#(#vars),*);
-                #into_contents
-            })
-        },
-    };
-    let bind = crate::shared::bind(
-        &vars,
-        krate,
-        quote! {{
-            let __mcp_error = __mcp_errors.into_resource_error();
-            #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
-        }},
-    );
+    let run = crate::shared::run(item, &vars, krate, "boxed_read", into_contents);
+    let bind = crate::shared::bind_or_fail(&vars, krate, "into_resource_error");
     let companion = crate::shared::companion(item, "Resource");
     let generated = quote! {
             #[automatically_derived]

@@ -81,3 +81,43 @@ pub(crate) fn icon(icon: &crate::attr::IconAttr, krate: &TokenStream) -> TokenSt
 pub(crate) fn meta(entries: &[(LitStr, syn::Expr)]) -> Vec<TokenStream> {
     entries.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));)).collect()
 }
+
+/// The future of one request: the function called with `vars` (awaited
+/// through `boxed` when it is async, run on the request's task when it is
+/// not), its output turned into the result by `convert` (which reads
+/// `__mcp_out`).
+pub(crate) fn run(
+    item: &ItemFn,
+    vars: &[Ident],
+    krate: &TokenStream,
+    boxed: &str,
+    convert: TokenStream,
+) -> TokenStream {
+    let ident = &item.sig.ident;
+    let boxed = format_ident!("{boxed}");
+    match item.sig.asyncness {
+        Some(_) => quote::quote_spanned! {ident.span()=>
+            #krate::__private::#boxed(#ident(#(#vars),*), move |__mcp_out| #convert)
+        },
+        None => quote! {
+            #krate::__private::Box::pin(async move {
+                let __mcp_out = #ident(#(#vars),*);
+                #convert
+            })
+        },
+    }
+}
+
+/// [`bind`] for resources and prompts: a failure is the request's error,
+/// from `ParamErrors::<into_error>()`.
+pub(crate) fn bind_or_fail(vars: &[Ident], krate: &TokenStream, into_error: &str) -> TokenStream {
+    let into_error = format_ident!("{into_error}");
+    bind(
+        vars,
+        krate,
+        quote! {{
+            let __mcp_error = __mcp_errors.#into_error();
+            #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
+        }},
+    )
+}
