@@ -413,3 +413,61 @@ async fn a_served_directory_refuses_every_way_out() {
     assert!(big.message.contains("over this directory's limit of 1024 bytes"), "{big:?}");
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// How often a report covers.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Period {
+    Daily,
+    Weekly,
+    Monthly,
+}
+
+/// The latest report of a period.
+#[resource("reports://{period}/latest")]
+fn latest_report(period: Period) -> &'static str {
+    match period {
+        Period::Daily => "today",
+        Period::Weekly => "this week",
+        Period::Monthly => "this month",
+    }
+}
+
+/// Users whose names start with what was typed.
+async fn user_names(completing: mcp_runtime::Completing) -> Vec<String> {
+    ["ada", "alan", "grace"].into_iter().filter(|n| n.starts_with(completing.value())).map(String::from).collect()
+}
+
+/// A user's page.
+#[resource("people://{name}")]
+fn person(#[arg(complete = user_names)] name: String) -> String {
+    name
+}
+
+#[tokio::test]
+async fn template_variables_complete_from_their_types_and_functions() {
+    let server =
+        Server::empty("r", "1").resource(latest_report::Resource).resource(person::Resource).resource(index::Resource);
+    let mut client = server.connect_in_memory().unwrap();
+    let init = client.initialize().await.unwrap();
+    assert_eq!(init["capabilities"]["completions"], json!({}));
+    let complete = |uri: &str, name: &str, value: &str| json!({"ref": {"type": "ref/resource", "uri": uri}, "argument": {"name": name, "value": value}});
+    let periods =
+        client.request("completion/complete", complete("reports://{period}/latest", "period", "M")).await.unwrap();
+    assert_eq!(periods["result"]["completion"], json!({"values": ["monthly"], "total": 1, "hasMore": false}));
+    let all = client.request("completion/complete", complete("reports://{period}/latest", "period", "")).await.unwrap();
+    assert_eq!(all["result"]["completion"]["values"], json!(["daily", "weekly", "monthly"]));
+    let people = client.request("completion/complete", complete("people://{name}", "name", "a")).await.unwrap();
+    assert_eq!(people["result"]["completion"]["values"], json!(["ada", "alan"]));
+    let fixed = client.request("completion/complete", complete("notes://index", "x", "")).await.unwrap();
+    assert_eq!(fixed["result"]["completion"]["values"], json!([]));
+    let unknown = client.request("completion/complete", complete("people://{nom}", "name", "")).await.unwrap();
+    assert_eq!(unknown["error"]["code"], -32602);
+    let wrong = client.request("completion/complete", complete("people://{name}", "age", "")).await.unwrap();
+    assert_eq!(wrong["error"]["code"], -32602);
+    assert_eq!(
+        client.request("resources/read", json!({"uri": "reports://weekly/latest"})).await.unwrap()["result"]["contents"]
+            [0]["text"],
+        "this week"
+    );
+}

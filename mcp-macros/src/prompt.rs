@@ -73,7 +73,10 @@ struct Param {
 }
 
 /// `#[arg(rename = "…", description = "…", complete = path::to::fn)]`.
-fn arg_attr(attrs: &[Attribute], errors: &mut Errors) -> (Option<LitStr>, Option<LitStr>, Option<syn::Path>) {
+pub(crate) fn arg_attr(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+) -> (Option<LitStr>, Option<LitStr>, Option<syn::Path>) {
     let (mut rename, mut description, mut complete) = (None, None, None);
     for attr in attrs {
         let result = attr.parse_nested_meta(|meta| {

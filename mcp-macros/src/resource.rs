@@ -216,6 +216,8 @@ struct Param {
     ty: Type,
     /// A template variable (by name), else an injected value.
     variable: bool,
+    /// `#[arg(complete = f)]`: the variable's completion function.
+    complete: Option<syn::Path>,
 }
 
 /// The whole `#[resource]` expansion.
@@ -293,6 +295,14 @@ fn params(item: &mut ItemFn, uri: Option<&LitStr>, vars: &[Variable], errors: &m
             continue;
         };
         typed.attrs.retain(|a| !a.path().is_ident("doc"));
+        let (args, theirs): (Vec<syn::Attribute>, Vec<syn::Attribute>) =
+            typed.attrs.drain(..).partition(|a| a.path().is_ident("arg"));
+        typed.attrs = theirs;
+        let (rename, description, complete) = crate::prompt::arg_attr(&args, errors);
+        for lit in rename.iter().chain(&description) {
+            errors
+                .spanned(lit, "a resource parameter takes only `#[arg(complete = f)]`: it is named after its variable");
+        }
         let Pat::Ident(pat) = &*typed.pat else {
             errors.spanned(
                 &typed.pat,
@@ -309,7 +319,10 @@ fn params(item: &mut ItemFn, uri: Option<&LitStr>, vars: &[Variable], errors: &m
                 format_args!("`{name}` is no variable of the URI template; did you mean `{close}`?"),
             );
         }
-        params.push(Param { name, ty: (*typed.ty).clone(), variable });
+        if let (Some(path), false) = (&complete, variable) {
+            errors.spanned(path, format_args!("`{name}` is no template variable, so there is nothing to complete"));
+        }
+        params.push(Param { name, ty: (*typed.ty).clone(), variable, complete });
     }
     for var in vars {
         if !params.iter().any(|p| p.name == var.name) {
@@ -366,7 +379,10 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let describes = params.iter().map(|p| {
         let (ty, name) = (&p.ty, &p.name);
         if p.variable {
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::describe(&mut __mcp_builder, #name);)
+            let complete = p.complete.as_ref().map(|path| {
+                quote_spanned!(path.span()=> __mcp_builder.complete_with(#name, #krate::__private::completer(#path));)
+            });
+            quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::describe(&mut __mcp_builder, #name); #complete)
         } else {
             quote_spanned!(ty.span()=> <#ty as #krate::__private::Injected>::describe(&mut __mcp_builder);)
         }

@@ -29,6 +29,7 @@
 //! can act on.
 
 mod client;
+mod completion;
 mod component;
 mod dispatch;
 mod error;
@@ -47,17 +48,14 @@ pub mod transport;
 #[cfg(feature = "http")]
 pub use axum;
 pub use client::{Client, ClientError};
+pub use completion::{Completer, Completing, completer};
 pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
 pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use mcp_macros::{prompt, resource, tool};
-pub use prompts::completion::completer;
-pub use prompts::{
-    Completer, Completing, IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle,
-    Rendered,
-};
+pub use prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle, Rendered};
 pub use request::context::Context;
 pub use request::state::State;
 pub use request::{FromRequest, Needs, Rejection, RequestParts};
@@ -86,7 +84,7 @@ pub mod prelude {
 // Used by generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::prompts::completion::completer;
+    pub use crate::completion::completer;
     pub use crate::prompts::param::PromptParam;
     pub use crate::prompts::{
         IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptRegistration, Rendered, boxed_get,

@@ -6,7 +6,7 @@
 use mcp_core::{ErrorObject, JsonObject, methods};
 
 use super::{Action, Incoming, lifecycle, listen};
-use crate::prompts::completion;
+use crate::completion;
 use crate::prompts::methods as prompts;
 use crate::resources::methods as resources;
 use crate::tools::call as tools;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use mcp_core::ProtocolVersion;
 use serde_json::value::RawValue;
 
-use super::{Completions, Prompt, PromptDefinition};
+use super::{Prompt, PromptDefinition};
+use crate::completion::Completions;
 use crate::component::announce::ListKind;
 use crate::component::{Kind, Snapshot};
 use crate::error::Error;

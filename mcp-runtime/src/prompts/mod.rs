@@ -4,7 +4,6 @@
 //! answer `prompts/*` and complete arguments.
 
 pub(crate) mod catalog;
-pub mod completion;
 pub(crate) mod messages;
 pub(crate) mod methods;
 pub(crate) mod param;
@@ -18,9 +17,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use catalog::PromptsHandle;
-pub use completion::{Completer, Completing};
 pub use messages::{IntoPromptResult, PromptError};
 
+use crate::completion::{Completer, Completions};
 use crate::request::{Needs, RequestParts};
 use crate::tools::BoxFuture;
 
@@ -37,38 +36,6 @@ pub trait Prompt: Send + Sync + 'static {
 
     /// Render the prompt; its arguments are the request's, as strings.
     fn get(&self, request: RequestParts) -> BoxFuture<'static, Rendered>;
-}
-
-/// One argument's completions.
-#[derive(Clone)]
-pub(crate) enum Completions {
-    /// None known.
-    None,
-    /// A fixed set: an enum's values, a `bool`'s.
-    Values(Vec<String>),
-    /// A function's.
-    With(Completer),
-}
-
-impl std::fmt::Debug for Completions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Completions::None => f.write_str("None"),
-            Completions::Values(values) => f.debug_tuple("Values").field(values).finish(),
-            Completions::With(_) => f.write_str("With(..)"),
-        }
-    }
-}
-
-impl PartialEq for Completions {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Completions::None, Completions::None) => true,
-            (Completions::Values(a), Completions::Values(b)) => a == b,
-            (Completions::With(a), Completions::With(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
 }
 
 /// A prompt's definition, made by [`PromptBuilder::build`].

@@ -23,6 +23,7 @@ pub use catalog::ResourcesHandle;
 pub use contents::{Blob, IntoResourceContents, ResourceError};
 pub use directory::{Directory, DirectoryFile};
 
+use crate::completion::{Completer, Completions};
 use crate::request::{Needs, RequestParts};
 use crate::tools::BoxFuture;
 
@@ -101,9 +102,8 @@ pub(crate) struct Variable {
     pub(crate) name: String,
     /// It may be absent (an `Option`, for a query variable).
     pub(crate) optional: bool,
-    /// The values it can take, when its type says (an enum's), for
-    /// completions.
-    pub(crate) values: Vec<String>,
+    /// Its completions: its type's values (an enum's), or a function's.
+    pub(crate) completions: Completions,
 }
 
 /// Builds a [`ResourceDefinition`]. Used by `#[resource]` expansions;
@@ -225,7 +225,20 @@ impl ResourceBuilder {
             ));
         }
         let values = crate::request::text::known_values(&schema);
-        self.definition.variables.push(Variable { name: name.to_owned(), optional, values });
+        let completions = if values.is_empty() { Completions::None } else { Completions::Values(values) };
+        self.definition.variables.push(Variable { name: name.to_owned(), optional, completions });
+        self
+    }
+
+    /// Complete the variable `name` with `completer` (see
+    /// [`Completing`](crate::Completing)).
+    pub fn complete_with(&mut self, name: &str, completer: Completer) -> &mut Self {
+        match self.definition.variables.iter_mut().find(|v| v.name == name) {
+            Some(variable) => variable.completions = Completions::With(completer),
+            None => {
+                self.definition.problems.push(format!("`complete` is set for `{name}`, which is no template variable"))
+            }
+        }
         self
     }
 

@@ -8,6 +8,7 @@ use mcp_core::{
     Implementation, JsonObject, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 
+use crate::completion::Completions;
 use crate::component::Catalog;
 use crate::component::announce::{Announcer, Kinds, ListKind};
 use crate::dispatch::table::Capability;
@@ -59,7 +60,7 @@ impl Shared {
                         .current()
                         .entries()
                         .iter()
-                        .any(|e| e.definition.variables.iter().any(|v| !v.values.is_empty()))
+                        .any(|e| e.definition.variables.iter().any(|v| v.completions != Completions::None))
             }
         }
     }

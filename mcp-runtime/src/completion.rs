@@ -11,16 +11,47 @@ use std::sync::Arc;
 use futures_util::FutureExt;
 use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
 
-use super::Completions;
 use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse};
 use crate::request::{FromRequest, Rejection, RequestParts};
 use crate::tools::BoxFuture;
 
+/// One argument's completions.
+#[derive(Clone)]
+pub(crate) enum Completions {
+    /// None known.
+    None,
+    /// A fixed set: an enum's values, a `bool`'s.
+    Values(Vec<String>),
+    /// A function's.
+    With(Completer),
+}
+
+impl std::fmt::Debug for Completions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Completions::None => f.write_str("None"),
+            Completions::Values(values) => f.debug_tuple("Values").field(values).finish(),
+            Completions::With(_) => f.write_str("With(..)"),
+        }
+    }
+}
+
+impl PartialEq for Completions {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Completions::None, Completions::None) => true,
+            (Completions::Values(a), Completions::Values(b)) => a == b,
+            (Completions::With(a), Completions::With(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 /// The most values one completion carries (the spec's limit).
 const MAX_VALUES: usize = 100;
 
-/// A completion function, as [`PromptBuilder::complete_with`](super::PromptBuilder::complete_with)
+/// A completion function, as [`PromptBuilder::complete_with`](crate::PromptBuilder::complete_with)
 /// takes it. Make one from an `async fn(Completing) -> Vec<String>` with
 /// [`completer`].
 pub type Completer = Arc<dyn Fn(Completing) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
@@ -126,14 +157,10 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
                     let variable = found.ok_or_else(|| {
                         ErrorObject::invalid_params(format!("template `{uri}` has no variable `{}`", argument.name))
                     })?;
-                    if variable.values.is_empty() {
-                        Completions::None
-                    } else {
-                        Completions::Values(variable.values.clone())
-                    }
+                    variable.completions.clone()
                 }
                 // A resource with a fixed URI has nothing to complete.
-                None if crate::resources::methods::exists(shared, uri) => Completions::None,
+                None if shared.resources.statics.current().get(uri).is_some() => Completions::None,
                 None => return Err(ErrorObject::invalid_params(format!("unknown resource template: {uri}"))),
             }
         }
