@@ -129,6 +129,10 @@ pub(crate) struct Sources<K: Kind> {
 }
 
 impl<K: Kind> Sources<K> {
+    fn offered(&self) -> bool {
+        self.dynamic || !self.items.is_empty()
+    }
+
     pub(crate) fn push(&mut self, source: Arc<K::Source>) {
         self.items.push(Item { source, built: None });
     }
@@ -171,13 +175,21 @@ pub(crate) struct Catalog<K: Kind> {
     published: RwLock<Option<Arc<Snapshot<K>>>>,
     /// The server's shared values, fixed when it starts.
     states: OnceLock<Arc<StateMap>>,
+    /// [`offered`](Self::offered), fixed when the server starts.
+    offered: OnceLock<bool>,
     announcer: Arc<Announcer>,
 }
 
 impl<K: Kind> Catalog<K> {
     pub(crate) fn new(options: K::Options, announcer: Arc<Announcer>) -> Self {
         let sources = Sources { items: Vec::new(), disabled: BTreeSet::new(), options, dynamic: false };
-        Catalog { sources: Mutex::new(sources), published: RwLock::default(), states: OnceLock::new(), announcer }
+        Catalog {
+            sources: Mutex::new(sources),
+            published: RwLock::default(),
+            states: OnceLock::new(),
+            offered: OnceLock::new(),
+            announcer,
+        }
     }
 
     pub(crate) fn sources(&self) -> MutexGuard<'_, Sources<K>> {
@@ -185,10 +197,14 @@ impl<K: Kind> Catalog<K> {
     }
 
     /// Whether this server offers this kind at all: something is registered,
-    /// or a handle may register something later.
+    /// or a handle may register something later. Fixed when the server
+    /// starts (a handle is only made before), so requests read a flag
+    /// rather than lock the sources.
     pub(crate) fn offered(&self) -> bool {
-        let sources = self.sources();
-        sources.dynamic || !sources.items.is_empty()
+        match self.offered.get() {
+            Some(offered) => *offered,
+            None => self.sources().offered(),
+        }
     }
 
     /// Note that the set may change at run time (a handle was made).
@@ -203,7 +219,10 @@ impl<K: Kind> Catalog<K> {
 
     /// Build and publish; the server is starting.
     pub(crate) fn publish(&self, states: Arc<StateMap>) -> Result<(), Error> {
-        let snapshot = self.sources().snapshot(&states, true)?;
+        let mut sources = self.sources();
+        let snapshot = sources.snapshot(&states, true)?;
+        let _ = self.offered.set(sources.offered());
+        drop(sources);
         let _ = self.states.set(states);
         *self.published.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(snapshot));
         Ok(())
