@@ -6,13 +6,15 @@
 //! cargo run --example everything -- --http 127.0.0.1:3001
 //! ```
 //!
-//! The suite's scenarios for features this project does not have yet
-//! (sampling, elicitation, multi-round tool calls) are listed in
-//! `.ci/conformance-expected-failures.yml`.
+//! The sampling and elicitation fixtures ask the client through
+//! `Context::client` on the call's own stream; the suite's scenarios for
+//! features this project does not have yet (multi-round tool calls) are
+//! listed in `.ci/conformance-expected-failures.yml`.
 
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use serde_json::{Value, json};
 
 /// A 1×1 PNG.
 const PNG: [u8; 70] = [
@@ -140,33 +142,88 @@ fn test_logging_tool(ctx: Context) -> &'static str {
 #[tool]
 async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
     ctx.progress(1.0, 2.0);
-    let asked = ctx.client().request::<mcp_runtime::protocol::JsonObject>("elicitation/create", elicit_name()).await;
+    let name = json!({"message": "What is your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}});
+    let asked = ctx.client().request::<Value>("elicitation/create", name).await;
     match asked {
-        Ok(answer) => Ok(format!("the user answered {answer:?}")),
+        Ok(answer) => Ok(format!("the user answered {answer}")),
         Err(why) => Err(ToolError::new(format!("could not ask the user: {why}"))),
     }
 }
 
-fn elicit_name() -> impl serde::Serialize {
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Elicit {
-        message: &'static str,
-        requested_schema: Schema,
-    }
-    #[derive(serde::Serialize)]
-    struct Schema {
-        r#type: &'static str,
-        properties: std::collections::BTreeMap<&'static str, Property>,
-    }
-    #[derive(serde::Serialize)]
-    struct Property {
-        r#type: &'static str,
-    }
-    Elicit {
-        message: "What is your name?",
-        requested_schema: Schema { r#type: "object", properties: [("name", Property { r#type: "string" })].into() },
-    }
+/// Ask the client's model to answer `prompt` (a `sampling/createMessage`
+/// request on the call's stream).
+#[tool]
+async fn test_sampling(
+    /// What to ask the model
+    prompt: String,
+    ctx: Context,
+) -> Result<String, ToolError> {
+    let request =
+        json!({"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 100});
+    let answer: Value = ctx.client().request("sampling/createMessage", request).await.map_err(asking_failed)?;
+    Ok(format!("LLM response: {}", answer["content"]["text"].as_str().unwrap_or_default()))
+}
+
+/// Ask the user for a username and an email address.
+#[tool]
+async fn test_elicitation(
+    /// What to tell the user
+    message: String,
+    ctx: Context,
+) -> Result<String, ToolError> {
+    let schema = json!({"type": "object", "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"}
+    }, "required": ["username", "email"]});
+    elicit(&ctx, json!({"message": message, "requestedSchema": schema}), "User response").await
+}
+
+/// Ask for values whose fields have defaults (SEP-1034).
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
+    let schema = json!({"type": "object", "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "default": true}
+    }});
+    elicit(
+        &ctx,
+        json!({"message": "Please review your information", "requestedSchema": schema}),
+        "Elicitation completed",
+    )
+    .await
+}
+
+/// Ask for choices of every enum shape (SEP-1330).
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
+    let titled = |values: [(&str, &str); 3]| -> Vec<Value> {
+        values.iter().map(|(value, title)| json!({"const": value, "title": title})).collect()
+    };
+    let schema = json!({"type": "object", "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": titled([("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array", "minItems": 1, "maxItems": 3,
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "minItems": 1, "maxItems": 3,
+            "items": {"anyOf": titled([("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}}
+    }});
+    elicit(&ctx, json!({"message": "Please choose", "requestedSchema": schema}), "Elicitation completed").await
+}
+
+/// Send `elicitation/create` and describe the answer.
+async fn elicit(ctx: &Context, request: Value, what: &str) -> Result<String, ToolError> {
+    let answer: Value = ctx.client().request("elicitation/create", request).await.map_err(asking_failed)?;
+    Ok(format!("{what}: action={}, content={}", answer["action"].as_str().unwrap_or("?"), answer["content"]))
+}
+
+/// A request to the client that got no answer, for the model.
+fn asking_failed(why: mcp_runtime::ClientError) -> ToolError {
+    ToolError::new(format!("could not ask the client: {why}"))
 }
 
 /// The lists the suite's diagnostic hooks change.

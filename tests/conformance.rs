@@ -141,8 +141,20 @@ async fn every_fixture_the_suite_calls_is_listed_and_behaves_as_its_scenario_exp
 
     // An unknown tool is a protocol error here, so no scenario can pass
     // merely because the server reported a missing fixture as a tool error.
-    let unknown = call(&mut client, "test_sampling", json!({})).await;
+    let unknown = call(&mut client, "test_no_such_fixture", json!({})).await;
     assert_eq!(unknown.last().unwrap()["error"]["code"], -32602);
+
+    // The sampling fixture asks the client only if it declared sampling
+    // (this one did not): a tool error, never a request that hangs.
+    let sampling =
+        client.request("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}})).await.messages;
+    assert_eq!(sampling.len(), 1, "no request went to the client: {sampling:?}");
+    let result = &sampling[0]["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["content"][0]["text"],
+        "could not ask the client: the client did not declare the `sampling` capability"
+    );
 }
 
 #[tokio::test]
