@@ -31,12 +31,57 @@ const TOOL_KEYS: &[&str] = &[
 const ARG_KEYS: &[&str] = &["rename", "description", "default"];
 const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 
-/// The arguments of `#[tool(...)]`.
+/// The keys every attribute takes (`#[tool]`, `#[resource]`, `#[prompt]`).
 #[derive(Default)]
-pub(crate) struct ToolAttr {
+pub(crate) struct Common {
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Vec<IconAttr>,
+    pub(crate) meta: Vec<(LitStr, Expr)>,
+    pub(crate) krate: Option<syn::Path>,
+}
+
+impl Common {
+    /// Parse `meta` if its key is one of these; `Ok(false)` if it is not.
+    pub(crate) fn key(&mut self, meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<bool> {
+        match key_of(meta).as_str() {
+            // name = "…", title = "…", description = "…"
+            "name" => set(&mut self.name, string(meta, errors)?, meta, errors),
+            "title" => set(&mut self.title, string(meta, errors)?, meta, errors),
+            "description" => set(&mut self.description, string(meta, errors)?, meta, errors),
+            // icon = "https://…" or icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")
+            "icon" => {
+                if let Some(icon) = icon(meta, errors)? {
+                    self.icons.push(icon);
+                }
+            }
+            // meta("com.example/key" = <expr>, …)
+            "meta" => meta_entries(meta, &mut self.meta, errors)?,
+            // crate = "my_framework::mcp"
+            "crate" => {
+                let path = string(meta, errors)?.and_then(|lit| {
+                    lit.parse::<syn::Path>()
+                        .map_err(|_| {
+                            errors.spanned(
+                                &lit,
+                                "`crate` is the path the runtime is re-exported at, e.g. \"::my_framework::mcp\"",
+                            )
+                        })
+                        .ok()
+                });
+                set(&mut self.krate, path, meta, errors);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// The arguments of `#[tool(...)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) common: Common,
     pub(crate) read_only: Option<bool>,
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
@@ -46,9 +91,14 @@ pub(crate) struct ToolAttr {
     pub(crate) output_schema: Option<bool>,
     /// Calls allowed, per period in milliseconds.
     pub(crate) rate_limit: Option<(u32, u64)>,
-    pub(crate) icons: Vec<IconAttr>,
-    pub(crate) meta: Vec<(LitStr, Expr)>,
-    pub(crate) krate: Option<syn::Path>,
+}
+
+impl std::ops::Deref for ToolAttr {
+    type Target = Common;
+
+    fn deref(&self) -> &Common {
+        &self.common
+    }
 }
 
 /// One `icon = "…"` or `icon(src = "…", …)`.
@@ -68,13 +118,10 @@ impl ToolAttr {
             return attr;
         }
         let parser = syn::meta::parser(|meta| {
+            if attr.common.key(&meta, errors)? {
+                return Ok(());
+            }
             match key_of(&meta).as_str() {
-                // #[tool(name = "…")]
-                "name" => set(&mut attr.name, string(&meta, errors)?, &meta, errors),
-                // #[tool(title = "…")]
-                "title" => set(&mut attr.title, string(&meta, errors)?, &meta, errors),
-                // #[tool(description = "…")]
-                "description" => set(&mut attr.description, string(&meta, errors)?, &meta, errors),
                 // #[tool(read_only)] or #[tool(read_only = false)]
                 "read_only" => set(&mut attr.read_only, flag(&meta, errors)?, &meta, errors),
                 "destructive" => set(&mut attr.destructive, flag(&meta, errors)?, &meta, errors),
@@ -92,28 +139,6 @@ impl ToolAttr {
                 "timeout" => {
                     let ms = duration(&meta, errors)?;
                     set(&mut attr.timeout, ms, &meta, errors);
-                }
-                // #[tool(icon = "https://…")] or #[tool(icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark"))]
-                "icon" => {
-                    if let Some(icon) = icon(&meta, errors)? {
-                        attr.icons.push(icon);
-                    }
-                }
-                // #[tool(meta("com.example/key" = <expr>, …))]
-                "meta" => meta_entries(&meta, &mut attr.meta, errors)?,
-                // #[tool(crate = "my_framework::mcp")]
-                "crate" => {
-                    let path = string(&meta, errors)?.and_then(|lit| {
-                        lit.parse::<syn::Path>()
-                            .map_err(|_| {
-                                errors.spanned(
-                                    &lit,
-                                    "`crate` is the path the runtime is re-exported at, e.g. \"::my_framework::mcp\"",
-                                )
-                            })
-                            .ok()
-                    });
-                    set(&mut attr.krate, path, &meta, errors);
                 }
                 _ => unknown(&meta, "#[tool]", TOOL_KEYS, errors)?,
             }

@@ -6,61 +6,34 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
-use crate::attr::{IconAttr, icon, key_of, meta_entries, set, string, unknown, unraw};
+use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "crate"];
 const ARG_KEYS: &[&str] = &["rename", "description", "complete"];
 
-/// The arguments of `#[prompt(...)]`.
-#[derive(Default)]
-struct PromptAttr {
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    icons: Vec<IconAttr>,
-    meta: Vec<(LitStr, Expr)>,
-    krate: Option<syn::Path>,
-}
+/// The arguments of `#[prompt(...)]`: only the keys every attribute takes.
+type PromptAttr = Common;
 
-impl PromptAttr {
-    fn parse(args: TokenStream, errors: &mut Errors) -> PromptAttr {
-        let mut attr = PromptAttr::default();
-        if let Ok(lit) = syn::parse2::<LitStr>(args.clone()) {
-            errors.spanned(&lit, format_args!("name the key: `#[prompt(name = {})]`", quote!(#lit)));
-            return attr;
-        }
-        let parser = syn::meta::parser(|meta| {
-            match key_of(&meta).as_str() {
-                "name" => set(&mut attr.name, string(&meta, errors)?, &meta, errors),
-                "title" => set(&mut attr.title, string(&meta, errors)?, &meta, errors),
-                "description" => set(&mut attr.description, string(&meta, errors)?, &meta, errors),
-                "icon" => {
-                    if let Some(icon) = icon(&meta, errors)? {
-                        attr.icons.push(icon);
-                    }
-                }
-                "meta" => meta_entries(&meta, &mut attr.meta, errors)?,
-                "crate" => {
-                    let path = string(&meta, errors)?.and_then(|lit| {
-                        lit.parse::<syn::Path>()
-                            .map_err(|_| errors.spanned(&lit, "`crate` is the path the runtime is re-exported at"))
-                            .ok()
-                    });
-                    set(&mut attr.krate, path, &meta, errors);
-                }
-                _ => unknown(&meta, "#[prompt]", PROMPT_KEYS, errors)?,
-            }
-            Ok(())
-        });
-        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
-            errors.push(e);
-        }
-        attr
+fn parse_attr(args: TokenStream, errors: &mut Errors) -> PromptAttr {
+    let mut attr = PromptAttr::default();
+    if let Ok(lit) = syn::parse2::<LitStr>(args.clone()) {
+        errors.spanned(&lit, format_args!("name the key: `#[prompt(name = {})]`", quote!(#lit)));
+        return attr;
     }
+    let parser = syn::meta::parser(|meta| {
+        if !attr.key(&meta, errors)? {
+            unknown(&meta, "#[prompt]", PROMPT_KEYS, errors)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        errors.push(e);
+    }
+    attr
 }
 
 /// One parameter.
@@ -104,7 +77,7 @@ pub(crate) fn arg_attr(
 /// The whole `#[prompt]` expansion.
 pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let attr = PromptAttr::parse(args, &mut errors);
+    let attr = parse_attr(args, &mut errors);
     let mut item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {

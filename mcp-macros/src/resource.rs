@@ -11,7 +11,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprArray, FnArg, ItemFn, Lit, LitFloat, LitInt, LitStr, Pat, ReturnType, Token, Type};
 
-use crate::attr::{IconAttr, duration, icon, key_of, meta_entries, set, string, unknown, unraw};
+use crate::attr::{Common, duration, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 use crate::suggest::did_you_mean;
@@ -24,19 +24,22 @@ const HOW: &str = "write `#[resource(\"scheme://path\")]` or `#[resource(\"schem
 /// The arguments of `#[resource(...)]`.
 #[derive(Default)]
 struct ResourceAttr {
+    common: Common,
     uri: Option<LitStr>,
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
     mime_type: Option<LitStr>,
     size: Option<LitInt>,
     audience: Option<Vec<LitStr>>,
     priority: Option<LitFloat>,
     last_modified: Option<LitStr>,
     timeout: Option<u64>,
-    icons: Vec<IconAttr>,
-    meta: Vec<(LitStr, Expr)>,
-    krate: Option<syn::Path>,
+}
+
+impl std::ops::Deref for ResourceAttr {
+    type Target = Common;
+
+    fn deref(&self) -> &Common {
+        &self.common
+    }
 }
 
 /// The URI first, then `key = value` pairs.
@@ -70,10 +73,10 @@ impl ResourceAttr {
         };
         attr.uri = args.uri;
         let parser = syn::meta::parser(|meta| {
+            if attr.common.key(&meta, errors)? {
+                return Ok(());
+            }
             match key_of(&meta).as_str() {
-                "name" => set(&mut attr.name, string(&meta, errors)?, &meta, errors),
-                "title" => set(&mut attr.title, string(&meta, errors)?, &meta, errors),
-                "description" => set(&mut attr.description, string(&meta, errors)?, &meta, errors),
                 "mime_type" => set(&mut attr.mime_type, string(&meta, errors)?, &meta, errors),
                 // #[resource("…", size = 1024)]
                 "size" => {
@@ -88,20 +91,6 @@ impl ResourceAttr {
                 "timeout" => {
                     let ms = duration(&meta, errors)?;
                     set(&mut attr.timeout, ms, &meta, errors);
-                }
-                "icon" => {
-                    if let Some(icon) = icon(&meta, errors)? {
-                        attr.icons.push(icon);
-                    }
-                }
-                "meta" => meta_entries(&meta, &mut attr.meta, errors)?,
-                "crate" => {
-                    let path = string(&meta, errors)?.and_then(|lit| {
-                        lit.parse::<syn::Path>()
-                            .map_err(|_| errors.spanned(&lit, "`crate` is the path the runtime is re-exported at"))
-                            .ok()
-                    });
-                    set(&mut attr.krate, path, &meta, errors);
                 }
                 _ => unknown(&meta, "#[resource]", RESOURCE_KEYS, errors)?,
             }

@@ -53,14 +53,7 @@ impl Kind for Prompts {
         if let Some(problem) = definition.problems.first() {
             return Err(invalid(problem.clone()));
         }
-        if let Some(state) = definition.needs.missing_state(states) {
-            return Err(Error::MissingState {
-                kind: "prompt",
-                name: definition.prompt.name.clone(),
-                rust_path: definition.rust_path.clone(),
-                state,
-            });
-        }
+        definition.needs.check(states, "prompt", &definition.prompt.name, &definition.rust_path)?;
         let listed = ProtocolVersion::ALL
             .iter()
             .map(|v| serde_json::value::to_raw_value(&definition.prompt.for_version(*v)).expect("a prompt is JSON"))

@@ -201,8 +201,20 @@ impl Needs {
         self
     }
 
-    /// The first state this server lacks, by name.
-    pub(crate) fn missing_state(&self, states: &StateMap) -> Option<&'static str> {
-        self.states.iter().find(|(id, _)| !states.contains(*id)).map(|(_, name)| *name)
+    /// Fail, naming the handler (`kind` `name`, made from `rust_path`) and
+    /// the type, unless the server has every state this asks for.
+    pub(crate) fn check(
+        &self,
+        states: &StateMap,
+        kind: &'static str,
+        name: &str,
+        rust_path: &str,
+    ) -> Result<(), crate::Error> {
+        match self.states.iter().find(|(id, _)| !states.contains(*id)) {
+            None => Ok(()),
+            Some((_, state)) => {
+                Err(crate::Error::MissingState { kind, name: name.to_owned(), rust_path: rust_path.to_owned(), state })
+            }
+        }
     }
 }

@@ -43,14 +43,7 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
     if let Some(problem) = definition.problems.first() {
         return Err(invalid(problem.clone()));
     }
-    if let Some(state) = definition.needs.missing_state(states) {
-        return Err(Error::MissingState {
-            kind: "resource",
-            name: definition.resource.uri.clone(),
-            rust_path: definition.rust_path.clone(),
-            state,
-        });
-    }
+    definition.needs.check(states, "resource", &definition.resource.uri, &definition.rust_path)?;
     let template = if definition.is_template() {
         let template = UriTemplate::parse(&definition.resource.uri)
             .map_err(|e| invalid(format!("its URI template is malformed: {e}")))?;

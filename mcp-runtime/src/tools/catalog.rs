@@ -82,9 +82,7 @@ impl Kind for Tools {
 
     fn build(handler: &Arc<dyn Tool>, options: &ToolOptions, states: &StateMap) -> Result<Entry, Error> {
         let mut raw = handler.definition();
-        if let Some(state) = raw.needs.missing_state(states) {
-            return Err(Error::MissingState { kind: "tool", name: raw.tool.name, rust_path: raw.rust_path, state });
-        }
+        raw.needs.check(states, "tool", &raw.tool.name, &raw.rust_path)?;
         if !options.output_schemas {
             raw.tool.output_schema = None;
         }
