@@ -54,7 +54,8 @@ pub(crate) use catalog_handle;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
-use mcp_core::ErrorObject;
+use mcp_core::{ErrorObject, ProtocolVersion};
+use serde_json::value::RawValue;
 
 use crate::error::Error;
 use crate::request::state::StateMap;
@@ -296,6 +297,30 @@ impl<K: Kind> Catalog<K> {
         let keys: BTreeSet<String> = self.sources().items.iter().map(Item::key).collect();
         keys.into_iter().collect()
     }
+}
+
+/// A definition as each protocol version lists it, serialized once when
+/// the entry is built.
+pub(crate) struct PerVersion(Vec<Box<RawValue>>);
+
+impl PerVersion {
+    /// `project(version)` for every version, serialized.
+    pub(crate) fn new<T: serde::Serialize>(project: impl Fn(ProtocolVersion) -> T) -> PerVersion {
+        let json = |v| serde_json::value::to_raw_value(&project(v)).expect("a definition is JSON");
+        PerVersion(ProtocolVersion::ALL.into_iter().map(json).collect())
+    }
+
+    /// As `version` lists it.
+    pub(crate) fn get(&self, version: ProtocolVersion) -> &RawValue {
+        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+        &self.0[index]
+    }
+}
+
+/// Two Rust paths in order, for an error naming both of two entries with
+/// one key (the same message whichever was registered first).
+pub(crate) fn in_order(a: &str, b: &str) -> (String, String) {
+    if a <= b { (a.to_owned(), b.to_owned()) } else { (b.to_owned(), a.to_owned()) }
 }
 
 /// One page of a list, and the cursor of the next page.

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::{Prompt, PromptDefinition};
 use crate::completion::Completions;
 use crate::component::announce::ListKind;
-use crate::component::{Kind, Snapshot};
+use crate::component::{Kind, PerVersion, Snapshot};
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -19,15 +19,10 @@ pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Prompt>,
     pub(crate) definition: PromptDefinition,
     /// As each protocol version lists it, serialized once.
-    listed: Vec<Box<RawValue>>,
+    listed: PerVersion,
 }
 
-impl Entry {
-    pub(crate) fn listed(&self, version: ProtocolVersion) -> &RawValue {
-        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
-        &self.listed[index]
-    }
-}
+impl Entry {}
 
 /// The prompt kind.
 pub(crate) struct Prompts;
@@ -54,10 +49,7 @@ impl Kind for Prompts {
             return Err(invalid(problem.clone()));
         }
         definition.needs.check(states, "prompt", &definition.prompt.name, &definition.rust_path)?;
-        let listed = ProtocolVersion::ALL
-            .iter()
-            .map(|v| serde_json::value::to_raw_value(&definition.prompt.for_version(*v)).expect("a prompt is JSON"))
-            .collect();
+        let listed = PerVersion::new(|v| definition.prompt.for_version(v));
         Ok(Entry { handler: handler.clone(), definition, listed })
     }
 
@@ -66,14 +58,11 @@ impl Kind for Prompts {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed(version)
+        entry.listed.get(version)
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {
-        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
-        if first > second {
-            std::mem::swap(&mut first, &mut second);
-        }
+        let (first, second) = crate::component::in_order(&a.definition.rust_path, &b.definition.rust_path);
         Error::InvalidPrompt {
             name: a.definition.prompt.name.clone(),
             rust_path: first,

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::template::UriTemplate;
 use super::{Resource, ResourceDefinition};
 use crate::component::announce::{Announcer, ListKind};
-use crate::component::{Catalog, Kind};
+use crate::component::{Catalog, Kind, PerVersion};
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -22,15 +22,10 @@ pub(crate) struct Entry {
     /// The parsed template (templates only).
     pub(crate) template: Option<UriTemplate>,
     /// As each protocol version lists it, serialized once.
-    listed: Vec<Box<RawValue>>,
+    listed: PerVersion,
 }
 
-impl Entry {
-    pub(crate) fn listed(&self, version: ProtocolVersion) -> &RawValue {
-        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
-        &self.listed[index]
-    }
-}
+impl Entry {}
 
 /// Check one definition and build its entry.
 fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error> {
@@ -68,16 +63,13 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
         }
         None
     };
-    let listed = ProtocolVersion::ALL
-        .iter()
-        .map(|v| {
-            let json = match template {
-                Some(_) => serde_json::value::to_raw_value(&definition.template().for_version(*v)),
-                None => serde_json::value::to_raw_value(&definition.resource.for_version(*v)),
-            };
-            json.expect("a resource definition is JSON")
-        })
-        .collect();
+    let listed = match template {
+        Some(_) => {
+            let as_template = definition.template();
+            PerVersion::new(|v| as_template.for_version(v))
+        }
+        None => PerVersion::new(|v| definition.resource.for_version(v)),
+    };
     Ok(Entry { handler: handler.clone(), definition, template, listed })
 }
 
@@ -111,14 +103,11 @@ impl<const TEMPLATES: bool> Kind for ResourceKind<TEMPLATES> {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed(version)
+        entry.listed.get(version)
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {
-        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
-        if first > second {
-            std::mem::swap(&mut first, &mut second);
-        }
+        let (first, second) = crate::component::in_order(&a.definition.rust_path, &b.definition.rust_path);
         Error::DuplicateResource { uri: a.definition.resource.uri.clone(), first, second }
     }
 

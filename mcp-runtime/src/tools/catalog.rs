@@ -14,7 +14,7 @@ use super::arguments::ArgumentCheck;
 use super::definition::{ToolDefinition, shape};
 use super::limit::Limiter;
 use crate::component::announce::ListKind;
-use crate::component::{Kind, Snapshot};
+use crate::component::{Kind, PerVersion, Snapshot};
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -34,7 +34,7 @@ pub(crate) struct Entry {
     pub(crate) wraps_output: bool,
     /// The definition as each protocol version lists it (indexed like
     /// `ProtocolVersion::ALL`), serialized once.
-    listed: Vec<Box<RawValue>>,
+    listed: PerVersion,
 }
 
 impl Entry {
@@ -44,11 +44,6 @@ impl Entry {
             .get_or_init(|| ArgumentCheck::new(&self.definition.tool.input_schema))
             .as_ref()
             .map_err(String::as_str)
-    }
-
-    pub(crate) fn listed(&self, version: ProtocolVersion) -> &RawValue {
-        let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
-        &self.listed[index]
     }
 }
 
@@ -89,12 +84,7 @@ impl Kind for Tools {
         raw.timeout = raw.timeout.or(options.default_timeout);
         let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
         let definition = shape(raw, options.profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
-        let listed = ProtocolVersion::ALL
-            .iter()
-            .map(|v| {
-                serde_json::value::to_raw_value(&definition.tool.for_version(*v)).expect("a tool definition is JSON")
-            })
-            .collect();
+        let listed = PerVersion::new(|v| definition.tool.for_version(v));
         let wraps_output = definition
             .tool
             .output_schema
@@ -110,14 +100,11 @@ impl Kind for Tools {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed(version)
+        entry.listed.get(version)
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {
-        let (mut first, mut second) = (a.definition.rust_path.clone(), b.definition.rust_path.clone());
-        if first > second {
-            std::mem::swap(&mut first, &mut second);
-        }
+        let (first, second) = crate::component::in_order(&a.definition.rust_path, &b.definition.rust_path);
         Error::DuplicateTool { name: a.definition.tool.name.clone(), first, second }
     }
 }
