@@ -6,10 +6,9 @@
 //! cargo run --example everything -- --http 127.0.0.1:3001
 //! ```
 //!
-//! The sampling and elicitation fixtures ask the client through
-//! `Context::client` on the call's own stream; the suite's scenarios for
-//! features this project does not have yet (multi-round tool calls) are
-//! listed in `.ci/conformance-expected-failures.yml`.
+//! The sampling, elicitation and roots fixtures ask the client with one
+//! `.await`: a request on the call's own stream in the handshake versions,
+//! a multi-round result (`InputRequiredResult`) in 2026-07-28.
 
 use std::time::Duration;
 
@@ -136,33 +135,44 @@ fn test_logging_tool(ctx: Context) -> &'static str {
     "logged"
 }
 
-/// Ask the user for input: over 2026-07-28 no request goes to the client
-/// on the response stream (multi-round results are not in this example
-/// yet), so the call says so instead.
+/// Ask the user for their name, reporting progress first: over 2026-07-28
+/// the question comes back in the call's result (multi-round), never as a
+/// request on the response stream.
 #[tool]
 async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
     ctx.progress(1.0, 2.0);
-    let name = json!({"message": "What is your name?",
-        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}});
-    let asked = ctx.client().request::<Value>("elicitation/create", name).await;
-    match asked {
-        Ok(answer) => Ok(format!("the user answered {answer}")),
-        Err(why) => Err(ToolError::new(format!("could not ask the user: {why}"))),
+    match ctx.elicit::<Name>("What is your name?").await? {
+        Elicited::Accept(Name { name }) => Ok(format!("Hello, {name}!")),
+        _ => Ok("the user did not say".into()),
     }
 }
 
-/// Ask the client's model to answer `prompt` (a `sampling/createMessage`
-/// request on the call's stream).
+/// Needs the client's model: a client that did not declare `sampling` is
+/// refused (2026-07-28: `-32021`).
+#[tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx.sample(Sampling::user("Say hello").max_tokens(20)).await?;
+    Ok(answer.text())
+}
+
+/// Ask the client's model to answer `prompt`.
 #[tool]
 async fn test_sampling(
     /// What to ask the model
     prompt: String,
     ctx: Context,
 ) -> Result<String, ToolError> {
-    let request =
-        json!({"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 100});
-    let answer: Value = ctx.client().request("sampling/createMessage", request).await.map_err(asking_failed)?;
-    Ok(format!("LLM response: {}", answer["content"]["text"].as_str().unwrap_or_default()))
+    let answer = ctx.sample(Sampling::user(prompt).max_tokens(100)).await?;
+    Ok(format!("LLM response: {}", answer.text()))
+}
+
+/// What `test_elicitation` asks for.
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Account {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
 }
 
 /// Ask the user for a username and an email address.
@@ -172,11 +182,11 @@ async fn test_elicitation(
     message: String,
     ctx: Context,
 ) -> Result<String, ToolError> {
-    let schema = json!({"type": "object", "properties": {
-        "username": {"type": "string", "description": "User's response"},
-        "email": {"type": "string", "description": "User's email address"}
-    }, "required": ["username", "email"]});
-    elicit(&ctx, json!({"message": message, "requestedSchema": schema}), "User response").await
+    Ok(match ctx.elicit::<Account>(message).await? {
+        Elicited::Accept(account) => format!("User response: action=accept, content={}", json!(account)),
+        Elicited::Decline => "User response: action=decline".into(),
+        Elicited::Cancel => "User response: action=cancel".into(),
+    })
 }
 
 /// Ask for values whose fields have defaults (SEP-1034).
@@ -217,13 +227,121 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolErro
 
 /// Send `elicitation/create` and describe the answer.
 async fn elicit(ctx: &Context, request: Value, what: &str) -> Result<String, ToolError> {
-    let answer: Value = ctx.client().request("elicitation/create", request).await.map_err(asking_failed)?;
+    let answer: Value = ctx.client().request("elicitation/create", request).await?;
     Ok(format!("{what}: action={}, content={}", answer["action"].as_str().unwrap_or("?"), answer["content"]))
 }
 
-/// A request to the client that got no answer, for the model.
-fn asking_failed(why: mcp_runtime::ClientError) -> ToolError {
-    ToolError::new(format!("could not ask the client: {why}"))
+/// A name, as the multi-round fixtures ask for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// A favourite colour (the second round of `test_input_required_result_multi_round`).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Colour {
+    color: String,
+}
+
+/// Ask for the user's name and greet them (multi-round in 2026-07-28, a
+/// request to the client before).
+#[tool]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx.elicit::<Name>("What is your name?").key("user_name").await?;
+    Ok(match name {
+        Elicited::Accept(Name { name }) => format!("Hello, {name}!"),
+        _ => "Hello, stranger!".into(),
+    })
+}
+
+/// Ask the client's model a question and return its answer.
+#[tool]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
+    let question = Sampling::user("What is the capital of France?").max_tokens(100);
+    Ok(ctx.sample(question).key("capital_question").await?.text())
+}
+
+/// List the client's roots.
+#[tool]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ToolError> {
+    let roots = ctx.roots().key("client_roots").await?;
+    Ok(format!("roots: {}", roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", ")))
+}
+
+/// Carry a value across rounds in the sealed state, then confirm it came
+/// back.
+#[tool]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
+    let round_one = ctx.once("started", async { "round one".to_owned() }).await;
+    let confirmed = ctx.elicit::<Confirm>("Confirm to continue").key("confirm").await?;
+    let confirmed = confirmed.accepted().is_some_and(|c| c.ok);
+    Ok(format!("state-ok: kept '{round_one}' across rounds; confirmed: {confirmed}"))
+}
+
+/// A yes-or-no confirmation.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    #[serde(default)]
+    ok: bool,
+}
+
+/// Ask three questions at once: they go out in one round.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, ToolError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.elicit::<Name>("What is your name?").key("user_name"),
+        ctx.sample(Sampling::user("Generate a greeting").max_tokens(50)).key("greeting"),
+        ctx.roots().key("client_roots"),
+    );
+    let name = name?.accepted().map_or_else(|| "stranger".to_owned(), |n| n.name);
+    Ok(format!("{} {name} ({} roots)", greeting?.text(), roots?.len()))
+}
+
+/// Ask two questions, one after the other: two rounds.
+#[tool]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx.elicit::<Name>("Step 1: What is your name?").key("step1").await?;
+    let colour = ctx.elicit::<Colour>("Step 2: What is your favorite color?").key("step2").await?;
+    let name = name.accepted().map_or_else(|| "stranger".to_owned(), |n| n.name);
+    let colour = colour.accepted().map_or_else(|| "no colour".to_owned(), |c| c.color);
+    Ok(format!("{name} likes {colour}"))
+}
+
+/// A question whose state the suite alters: the retry is refused.
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
+    let confirmed = ctx.elicit::<Confirm>("Confirm to continue").key("confirm").await?;
+    Ok(format!("confirmed: {}", confirmed.accepted().is_some_and(|c| c.ok)))
+}
+
+/// Ask only what the client can answer: the user if it declared
+/// elicitation, its model if it declared sampling.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
+    let client = ctx.client();
+    let mut answers = Vec::new();
+    if client.has_capability("elicitation") {
+        let name = ctx.elicit::<Name>("What is your name?").key("user_name").await?;
+        answers.push(name.accepted().map_or_else(|| "no name".to_owned(), |n| n.name));
+    }
+    if client.has_capability("sampling") {
+        answers.push(ctx.sample(Sampling::user("Generate a greeting").max_tokens(50)).key("greeting").await?.text());
+    }
+    Ok(answers.join("; "))
+}
+
+/// What context the prompt should use.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PromptContext {
+    context: String,
+}
+
+/// A prompt that asks the user for its context first.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, PromptError> {
+    let asked = ctx.elicit::<PromptContext>("What context should the prompt use?").key("user_context").await?;
+    let context = asked.accepted().map_or_else(|| "none".to_owned(), |c| c.context);
+    Ok(format!("Use this context: {context}"))
 }
 
 /// The lists the suite's diagnostic hooks change.

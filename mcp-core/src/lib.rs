@@ -13,9 +13,11 @@
 
 #![cfg_attr(not(test), warn(missing_docs))]
 
+pub mod ask;
 pub mod call;
 pub mod content;
 pub mod envelope;
+pub mod form;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
@@ -26,6 +28,11 @@ pub mod schema;
 pub mod tool;
 pub mod version;
 
+pub use ask::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest,
+    InputRequiredResult, ListRootsResult, ModelHint, ModelPreferences, Root, SamplingContent, SamplingMessage,
+    ToolChoice, ToolResultContent, ToolUse,
+};
 pub use call::{CallToolParams, CallToolResult, CancelledParams, ListToolsParams, ListToolsResult};
 pub use content::{Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, TextContent};
 pub use envelope::Envelope;

@@ -32,6 +32,8 @@ pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// Server → client: which roots the client offers.
 pub const ROOTS_LIST: &str = "roots/list";
+/// Client → server: the client's roots changed.
+pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 /// Client → server: list resources.
 pub const RESOURCES_LIST: &str = "resources/list";
 /// Client → server: list resource templates.

@@ -84,6 +84,9 @@ pub enum Error {
         /// The limit as given.
         limit: crate::RateLimit,
     },
+    /// The keys given to `Server::request_state_keys` cannot sign
+    /// (none, or one shorter than 32 bytes).
+    InvalidRequestStateKeys(String),
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -130,6 +133,7 @@ impl fmt::Display for Error {
                     limit.calls, limit.period
                 )
             }
+            Error::InvalidRequestStateKeys(why) => f.write_str(why),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -155,7 +159,8 @@ impl std::error::Error for Error {
             | Error::DuplicateResource { .. }
             | Error::InvalidResource { .. }
             | Error::InvalidPrompt { .. }
-            | Error::InvalidRateLimit { .. } => None,
+            | Error::InvalidRateLimit { .. }
+            | Error::InvalidRequestStateKeys(_) => None,
         }
     }
 }

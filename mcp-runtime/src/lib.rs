@@ -47,6 +47,7 @@ pub mod transport;
 /// [`Server::http_router`] (the same version this crate uses).
 #[cfg(feature = "http")]
 pub use axum;
+pub use client::ask::{Elicit, ElicitUrl, Elicited, ListRoots, Sample, Sampling};
 pub use client::{Client, ClientError};
 pub use completion::{Completer, Completing, completer};
 pub use error::Error;
@@ -76,8 +77,8 @@ pub use transport::memory::InMemoryClient;
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, Blob, CallToolResult, Content, Context, Embedded, Image, IntoToolResult, Json, PromptError,
-        PromptMessage, ResourceError, ResourceLink, Server, State, ToolError, prompt, resource, tool,
+        Audio, Blob, CallToolResult, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json, PromptError,
+        PromptMessage, ResourceError, ResourceLink, Sampling, Server, State, ToolError, prompt, resource, tool,
     };
 }
 

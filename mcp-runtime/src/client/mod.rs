@@ -1,6 +1,12 @@
 //! The client as a handle: who it is, what it declared it can do, and
 //! requests to it (sampling, elicitation, roots) with a table of pending
-//! requests, a timeout, and cancellation when the asker stops waiting.
+//! requests, a timeout, and cancellation when the asker stops waiting; in
+//! 2026-07-28, the same questions as a multi-round request's input
+//! requests.
+
+pub(crate) mod ask;
+pub(crate) mod rounds;
+pub(crate) mod seal;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,13 +14,16 @@ use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::{CancelledParams, ClientCapabilities, ErrorObject, Implementation, RequestId, methods};
+use mcp_core::{
+    CancelledParams, ClientCapabilities, ErrorObject, Implementation, InputRequest, RequestId, Root, methods,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::dispatch::outgoing::Outgoing;
+use crate::request::Rejection;
 
 /// The client of one session (or, in 2026-07-28, of one request), as the
 /// requests it makes see it.
@@ -30,19 +39,43 @@ pub(crate) struct Peer {
     /// Requests to this client; `None` where the protocol has none
     /// (2026-07-28 asks through the tool result instead).
     pub(crate) requests: Option<Arc<PendingRequests>>,
+    /// The client's roots, once asked, until it says they changed.
+    pub(crate) roots: Arc<Mutex<Option<Vec<Root>>>>,
 }
 
 impl Peer {
-    /// Whether the client declared `capability`.
+    /// A client that declared `capabilities`.
+    pub(crate) fn new(
+        log_level: Arc<AtomicU8>,
+        client_info: Option<Implementation>,
+        capabilities: ClientCapabilities,
+        requests: Option<Arc<PendingRequests>>,
+    ) -> Peer {
+        Peer { log_level, client_info, capabilities, requests, roots: Arc::default() }
+    }
+
+    /// Whether the client declared `capability`: a top-level key
+    /// (`"sampling"`) or one inside it (`"elicitation.url"`).
     pub(crate) fn declared(&self, capability: &str) -> bool {
         let c = &self.capabilities;
-        match capability {
-            "roots" => c.roots.is_some(),
-            "sampling" => c.sampling.is_some(),
-            "elicitation" => c.elicitation.is_some(),
-            "experimental" => c.experimental.is_some(),
-            other => c.other.contains_key(other),
+        let (top, inner) = capability.split_once('.').map_or((capability, None), |(t, i)| (t, Some(i)));
+        let declared = match top {
+            "roots" => c.roots.as_ref(),
+            "sampling" => c.sampling.as_ref(),
+            "elicitation" => c.elicitation.as_ref(),
+            "experimental" => c.experimental.as_ref(),
+            other => c.other.get(other).and_then(Value::as_object),
+        };
+        match (declared, inner) {
+            (Some(object), Some(inner)) => object.contains_key(inner),
+            (declared, None) => declared.is_some() || c.other.contains_key(top),
+            (None, Some(_)) => false,
         }
+    }
+
+    /// The client's roots changed: ask again next time.
+    pub(crate) fn forget_roots(&self) {
+        *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
 
@@ -106,6 +139,8 @@ pub struct Client {
     /// Set when a request fails for a capability the client lacks, so a
     /// 2026-07-28 request can be answered with the spec's error for that.
     pub(crate) missing_capability: Arc<std::sync::OnceLock<String>>,
+    /// A 2026-07-28 request's rounds: questions become input requests.
+    pub(crate) rounds: Option<Arc<rounds::Rounds>>,
 }
 
 impl Client {
@@ -136,16 +171,98 @@ impl Client {
     /// ([`Server::client_request_timeout`](crate::Server::client_request_timeout))
     /// gets `notifications/cancelled`, as does one whose request the caller
     /// stops awaiting (its future dropped).
+    ///
+    /// In a 2026-07-28 request (`tools/call`, `prompts/get`,
+    /// `resources/read`) it becomes an input request of a multi-round
+    /// result, keyed by the method's last segment and its place among the
+    /// handler's questions; the typed [`elicit`](Self::elicit),
+    /// [`sample`](Self::sample) and [`roots`](Self::roots) are built on it.
     pub async fn request<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
-        if let Some(capability) = capability_for(method).filter(|c| !self.has_capability(c)) {
-            let _ = self.missing_capability.set(capability.to_owned());
-            return Err(ClientError::MissingCapability { capability: capability.to_owned() });
+        let key = self.key(None, method.rsplit('/').next().unwrap_or(method));
+        self.ask(key, method, params, capability_for(method), Ok).await
+    }
+
+    /// Ask `elicit` (a form the user fills in, typed as `T`): see
+    /// [`Context::elicit`](crate::Context::elicit).
+    pub fn elicit<T>(&self, message: impl Into<String>) -> ask::Elicit<T> {
+        ask::Elicit::new(self.clone(), message.into())
+    }
+
+    /// Ask the user to open `url`: see
+    /// [`Context::elicit_url`](crate::Context::elicit_url).
+    pub fn elicit_url(&self, message: impl Into<String>, url: impl Into<String>) -> ask::ElicitUrl {
+        ask::ElicitUrl::new(self.clone(), message.into(), url.into())
+    }
+
+    /// Ask the host's model: see [`Context::sample`](crate::Context::sample).
+    pub fn sample(&self, sampling: ask::Sampling) -> ask::Sample {
+        ask::Sample::new(self.clone(), sampling)
+    }
+
+    /// The client's roots: see [`Context::roots`](crate::Context::roots).
+    pub fn roots(&self) -> ask::ListRoots {
+        ask::ListRoots::new(self.clone())
+    }
+
+    /// Fail, and remember why (for 2026-07-28's `-32021`), unless the
+    /// client declared `capability`.
+    fn require(&self, capability: &str) -> Result<(), ClientError> {
+        if self.has_capability(capability) {
+            return Ok(());
         }
+        let top = capability.split('.').next().unwrap_or(capability);
+        let _ = self.missing_capability.set(top.to_owned());
+        Err(ClientError::MissingCapability { capability: capability.to_owned() })
+    }
+
+    /// The key of a question in a multi-round request: `given`, or the
+    /// next one of `kind`. Made when the question is awaited, so questions
+    /// are numbered in the order the handler asks them.
+    pub(crate) fn key(&self, given: Option<String>, kind: &str) -> Option<String> {
+        let rounds = self.rounds.as_ref()?;
+        Some(given.unwrap_or_else(|| rounds.next_key(kind)))
+    }
+
+    /// Ask the client `method` (checked against `capability` first) and
+    /// read its answer with `decode`. In a multi-round request the answer
+    /// comes with the request, or the question becomes an input request
+    /// and this never resolves (the round ends); an answer that does not
+    /// decode is asked again. Otherwise it is a request to the client.
+    pub(crate) async fn ask<A, R>(
+        &self,
+        key: Option<String>,
+        method: &str,
+        params: impl Serialize,
+        capability: Option<&str>,
+        decode: impl Fn(A) -> Result<R, String>,
+    ) -> Result<R, ClientError>
+    where
+        A: DeserializeOwned,
+    {
+        if let Some(capability) = capability {
+            self.require(capability)?;
+        }
+        let (Some(rounds), Some(key)) = (&self.rounds, key) else {
+            return decode(self.send(method, params).await?).map_err(ClientError::InvalidResponse);
+        };
+        if let Some(answer) = rounds.answer(&key) {
+            match serde_json::from_value(answer).map_err(|e| e.to_string()).and_then(&decode) {
+                Ok(answer) => return Ok(answer),
+                Err(why) => tracing::debug!(key, why, "an answer does not fit its question; asking again"),
+            }
+        }
+        let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
+        rounds.ask(key, InputRequest { method: method.to_owned(), params: params.as_object().cloned() });
+        std::future::pending().await
+    }
+
+    /// Send a request to the client and await its answer.
+    async fn send<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
         let (Some(requests), Some(stream)) = (self.peer.as_ref().and_then(|p| p.requests.clone()), self.stream.clone())
         else {
             return Err(ClientError::Unavailable);
         };
-        let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+        let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
         let id = RequestId::Number(requests.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         requests.waiting().insert(id.clone(), tx);
@@ -201,6 +318,10 @@ pub enum ClientError {
     Disconnected,
     /// The client's answer is not what the method returns.
     InvalidResponse(String),
+    /// The request could not be made: a type that cannot be an
+    /// elicitation form, or params that do not serialize. A bug in the
+    /// server, so it is logged and masked.
+    InvalidRequest(String),
 }
 
 impl fmt::Display for ClientError {
@@ -214,8 +335,39 @@ impl fmt::Display for ClientError {
             ClientError::Rejected(error) => write!(f, "the client refused: {error}"),
             ClientError::Disconnected => f.write_str("the client disconnected before answering"),
             ClientError::InvalidResponse(why) => write!(f, "the client's answer is not valid: {why}"),
+            ClientError::InvalidRequest(why) => write!(f, "the request to the client could not be made: {why}"),
         }
     }
 }
 
-impl std::error::Error for ClientError {}
+/// `?` on a question to the client: what went wrong is shown (a missing
+/// capability, a refusal, a timeout), except a request the server could
+/// not make, which is a bug and is logged and masked. `ClientError` does
+/// not implement `std::error::Error`, which is what lets this exist beside
+/// the handlers' errors' conversions from any error.
+impl From<ClientError> for Rejection {
+    fn from(error: ClientError) -> Rejection {
+        match error {
+            ClientError::InvalidRequest(_) => Rejection::internal(error.to_string()),
+            shown => Rejection::new(shown.to_string()),
+        }
+    }
+}
+
+impl From<ClientError> for crate::ToolError {
+    fn from(error: ClientError) -> Self {
+        Rejection::from(error).into()
+    }
+}
+
+impl From<ClientError> for crate::ResourceError {
+    fn from(error: ClientError) -> Self {
+        Rejection::from(error).into()
+    }
+}
+
+impl From<ClientError> for crate::PromptError {
+    fn from(error: ClientError) -> Self {
+        Rejection::from(error).into()
+    }
+}

@@ -25,12 +25,12 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         "client connected"
     );
     let session = request.session;
-    let peer = Peer {
-        log_level: session.log_level.clone(),
-        client_info: Some(params.client_info),
-        capabilities: params.capabilities,
-        requests: Some(session.requests.clone()),
-    };
+    let peer = Peer::new(
+        session.log_level.clone(),
+        Some(params.client_info),
+        params.capabilities,
+        Some(session.requests.clone()),
+    );
     session
         .negotiated
         .set(Negotiated { version, peer: Arc::new(peer) })

@@ -91,6 +91,7 @@ impl Incoming<'_> {
             missing_capability: Arc::default(),
             cancellation: Cancellation::default(),
             state: self.session.shared.state.clone(),
+            rounds: None,
         }
     }
 
@@ -153,12 +154,7 @@ impl Session {
         let log_level = Arc::new(AtomicU8::new(level_index(DEFAULT_LOG_LEVEL)));
         let key = NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed);
         let requests = Arc::new(PendingRequests::new(shared.client_request_timeout));
-        let anonymous = Arc::new(Peer {
-            log_level: log_level.clone(),
-            client_info: None,
-            capabilities: ClientCapabilities::default(),
-            requests: None,
-        });
+        let anonymous = Arc::new(Peer::new(log_level.clone(), None, ClientCapabilities::default(), None));
         Session {
             shared,
             key,
@@ -267,12 +263,7 @@ impl Session {
                 found.filter(|m| m.eras != Eras::Handshake).ok_or_else(|| ErrorObject::method_not_found(method))?;
             let Envelope { version, capabilities, client_info, log_level } = envelope;
             let threshold = log_level.map_or(LOGGING_OFF, level_index);
-            let peer = Arc::new(Peer {
-                log_level: Arc::new(AtomicU8::new(threshold)),
-                client_info,
-                capabilities,
-                requests: None,
-            });
+            let peer = Arc::new(Peer::new(Arc::new(AtomicU8::new(threshold)), client_info, capabilities, None));
             let ttl = method.cacheable.then(|| u64::try_from(self.shared.cache_ttl.as_millis()).unwrap_or(u64::MAX));
             let projection = Projection::stateless(self.shared.modern_info.clone(), ttl);
             return Ok((incoming(version, peer, projection), method.handler));
@@ -303,6 +294,12 @@ impl Session {
     fn notification(&self, notification: Notification) -> Action {
         match notification.method.as_str() {
             methods::INITIALIZED => Action::None,
+            methods::ROOTS_LIST_CHANGED => {
+                if let Some(negotiated) = self.negotiated.get() {
+                    negotiated.peer.forget_roots();
+                }
+                Action::None
+            }
             methods::CANCELLED => match parse::<CancelledParams>(notification.params) {
                 Ok(CancelledParams { request_id: Some(id), reason }) => {
                     tracing::debug!(%id, ?reason, "client cancelled a request");

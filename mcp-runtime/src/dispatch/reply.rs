@@ -12,6 +12,9 @@ use serde_json::value::RawValue;
 /// A result struct a handler returns. Its own `_meta` is taken out so the
 /// projection can add the server's entries to it in one object.
 pub(crate) trait ResultBody: Serialize {
+    /// Its `resultType` in 2026-07-28.
+    const RESULT_TYPE: &'static str = "complete";
+
     /// The result's own `_meta`, taken out of it.
     fn take_meta(&mut self) -> Option<JsonObject> {
         None
@@ -19,6 +22,16 @@ pub(crate) trait ResultBody: Serialize {
 }
 
 impl ResultBody for mcp_core::CallToolResult {
+    fn take_meta(&mut self) -> Option<JsonObject> {
+        self.meta.take()
+    }
+}
+
+/// A 2026-07-28 request that waits for the client's answers; never
+/// cached.
+impl ResultBody for mcp_core::InputRequiredResult {
+    const RESULT_TYPE: &'static str = "input_required";
+
     fn take_meta(&mut self) -> Option<JsonObject> {
         self.meta.take()
     }
@@ -62,11 +75,13 @@ impl Projection {
     /// The answer to request `id` with `body`, serialized once.
     pub(crate) fn answer<T: ResultBody>(&self, id: RequestId, mut body: T) -> Answer {
         let own = body.take_meta();
+        let complete = T::RESULT_TYPE == "complete";
+        let ttl_ms = self.ttl_ms.filter(|_| complete);
         let stamped = Stamped {
             body,
-            result_type: self.server_info.as_ref().map(|_| "complete"),
-            ttl_ms: self.ttl_ms,
-            cache_scope: self.ttl_ms.map(|_| "public"),
+            result_type: self.server_info.as_ref().map(|_| T::RESULT_TYPE),
+            ttl_ms,
+            cache_scope: ttl_ms.map(|_| "public"),
             meta: Meta { own, server_info: self.server_info.as_deref() },
         };
         match serde_json::value::to_raw_value(&stamped) {

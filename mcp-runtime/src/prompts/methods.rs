@@ -5,11 +5,12 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes};
+use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes, methods};
 use serde_json::json;
 use tracing::Instrument;
 
 use super::PromptError;
+use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::reply::{Answer, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
 
@@ -24,7 +25,9 @@ pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
 }
 
 pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let GetPromptParams { name, arguments, meta } = parse(params)?;
+    let mut params = params.unwrap_or_default();
+    let retry = Retry::take(&mut params);
+    let GetPromptParams { name, arguments, meta } = parse(Some(params))?;
     let shared = request.shared();
     let prompts = shared.prompts.current();
     let entry =
@@ -36,8 +39,10 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     {
         return Err(ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{unknown}`")));
     }
-    let parts = request.request_parts(name.clone(), arguments, meta);
-    let cancellation = parts.cancellation.clone();
+    let rounds = retry.begin(request, methods::PROMPTS_GET, &name, &arguments)?;
+    let mut parts = request.request_parts(name.clone(), arguments, meta);
+    parts.rounds = rounds.clone();
+    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     let show_details = shared.show_internal_errors;
     let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.get(parts))).unwrap_or_else(|panic| {
         let error = PromptError::internal(panic_message(&*panic));
@@ -46,9 +51,15 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     let span = tracing::info_span!("prompts/get", prompt = %name, id = %request.id);
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
     let run = async move {
-        let outcome = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind())
-            .await
-            .unwrap_or_else(|panic| Err(PromptError::internal(panic_message(&*panic))));
+        let future = rounds::run(rounds, future);
+        let outcome = match crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind()).await {
+            Ok(Round::Done(outcome)) => outcome,
+            Ok(Round::InputRequired(input)) => return projection.answer(id, input),
+            Err(panic) => Err(PromptError::internal(panic_message(&*panic))),
+        };
+        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
+            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
+        }
         match outcome {
             Ok(result) => projection.answer(id, result.for_version(version)),
             Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),

@@ -14,6 +14,8 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::{FromRequest, Rejection, RequestParts};
+use crate::client::ask::{Elicit, ElicitUrl, ListRoots, Sample, Sampling};
+use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
 use crate::tools::ToolError;
@@ -103,6 +105,7 @@ struct Inner {
     peer: Option<Arc<Peer>>,
     outgoing: Option<Outgoing>,
     missing_capability: Arc<std::sync::OnceLock<String>>,
+    rounds: Option<Arc<Rounds>>,
     cancellation: Cancellation,
     progress: Mutex<Progress>,
 }
@@ -128,6 +131,7 @@ impl FromRequest for Context {
                 peer: call.peer.clone(),
                 outgoing: call.outgoing.clone(),
                 missing_capability: call.missing_capability.clone(),
+                rounds: call.rounds.clone(),
                 cancellation: call.cancellation.clone(),
                 progress: Mutex::new(Progress { token: token.cloned(), sent: None, pending: None }),
             }),
@@ -274,7 +278,97 @@ impl Context {
             peer: self.inner.peer.clone(),
             stream: self.inner.outgoing.clone(),
             missing_capability: self.inner.missing_capability.clone(),
+            rounds: self.inner.rounds.clone(),
         }
+    }
+
+    /// Ask the user to fill in a form, typed as `T` (a struct whose fields
+    /// are strings, numbers, booleans or enums: the flat forms clients
+    /// render), and await what they did. Accepted values are checked
+    /// against the form and read into `T`.
+    ///
+    /// One `.await` in every protocol era:
+    /// - **2024-11-05 to 2025-11-25**: an `elicitation/create` request to
+    ///   the client, over stdio or on the call's own HTTP stream, awaited
+    ///   for at most [`Server::client_request_timeout`](crate::Server::client_request_timeout);
+    ///   dropping the future cancels it at the client.
+    /// - **2026-07-28**: the request is answered with an
+    ///   `InputRequiredResult` asking this (and every other question the
+    ///   handler asked in the same poll, e.g. with `tokio::join!`); the
+    ///   client's retry brings the answer and the handler **runs again from
+    ///   the start**, this `.await` now returning at once. Work before it
+    ///   runs again in each round: keep it idempotent, or keep its result
+    ///   with [`once`](Self::once).
+    ///
+    /// A client that did not declare `elicitation` is never asked: the
+    /// error says so (`?` shows it to the model; a 2026-07-28 request is
+    /// answered with the spec's `-32021`). A `T` that cannot be a form is
+    /// an internal error naming the field.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct When {
+    ///     /// Day, as YYYY-MM-DD
+    ///     day: String,
+    ///     /// How many people
+    ///     people: u8,
+    /// }
+    ///
+    /// /// Book a table.
+    /// #[tool]
+    /// async fn book(ctx: Context) -> Result<String, ToolError> {
+    ///     match ctx.elicit::<When>("When should I book?").await? {
+    ///         Elicited::Accept(when) => Ok(format!("booked for {} on {}", when.people, when.day)),
+    ///         Elicited::Decline | Elicited::Cancel => Ok("not booked".into()),
+    ///     }
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn elicit<T>(&self, message: impl Into<String>) -> Elicit<T> {
+        self.client().elicit(message)
+    }
+
+    /// Ask the user to open `url` (for what must not pass through the
+    /// client: credentials, payments). Needs a client that declared URL
+    /// elicitation (2025-11-25: `elicitation.url`). `Accept` means the user
+    /// agreed to open it. Eras as for [`elicit`](Self::elicit).
+    pub fn elicit_url(&self, message: impl Into<String>, url: impl Into<String>) -> ElicitUrl {
+        self.client().elicit_url(message, url)
+    }
+
+    /// Ask the host's model for a message (`sampling/createMessage`) and
+    /// await its answer ([`text`](mcp_core::CreateMessageResult::text) has
+    /// its text). Needs a client that declared `sampling` (and
+    /// `sampling.tools` when the request offers tools). Eras as for
+    /// [`elicit`](Self::elicit).
+    pub fn sample(&self, sampling: Sampling) -> Sample {
+        self.client().sample(sampling)
+    }
+
+    /// The client's roots (`roots/list`): the directories it lets the
+    /// server work in. A session asks once and keeps the answer until the
+    /// client sends `notifications/roots/list_changed`. Needs a client that
+    /// declared `roots`. Eras as for [`elicit`](Self::elicit).
+    pub fn roots(&self) -> ListRoots {
+        self.client().roots()
+    }
+
+    /// Run `work` once across the rounds of a 2026-07-28 request: the
+    /// first round runs it and keeps its value (serialized) in the sealed
+    /// `requestState`; the rounds after return that value without running
+    /// it. Use it for work before a question to the client that must not
+    /// be repeated (reserving, charging) or whose answer must not change.
+    /// The state is signed, not encrypted: the client can read what is
+    /// kept, so keep ids, not secrets, and keep it small. In the handshake
+    /// versions a handler runs once, and so does `work`.
+    pub async fn once<T, F>(&self, name: &str, work: F) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+        F: std::future::Future<Output = T>,
+    {
+        crate::client::ask::once(&self.client(), name, work).await
     }
 }
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use mcp_core::{JsonObject, ProtocolVersion, RequestId};
 use serde_json::Value;
 
+use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
 use context::Cancellation;
@@ -39,6 +40,9 @@ pub struct RequestParts {
     pub(crate) cancellation: Cancellation,
     /// The server's shared values.
     pub(crate) state: Arc<StateMap>,
+    /// A 2026-07-28 request's rounds (questions to the client become
+    /// input requests).
+    pub(crate) rounds: Option<Arc<Rounds>>,
 }
 
 impl RequestParts {
@@ -56,6 +60,7 @@ impl RequestParts {
             missing_capability: Arc::default(),
             cancellation: Cancellation::default(),
             state: Arc::default(),
+            rounds: None,
         }
     }
 
@@ -95,6 +100,7 @@ impl RequestParts {
             peer: self.peer.clone(),
             stream: self.outgoing.clone(),
             missing_capability: self.missing_capability.clone(),
+            rounds: self.rounds.clone(),
         }
     }
 }

@@ -8,13 +8,14 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes};
+use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes, methods};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::catalog::Entry;
 use super::contents::Failure;
 use super::{Contents, ResourceError};
+use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::reply::{Answer, Empty, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
 use crate::server::Shared;
@@ -60,12 +61,16 @@ fn resolve(shared: &Shared, uri: &str) -> Option<(Arc<Entry>, Variables)> {
 }
 
 pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let ResourceUri { uri, meta } = parse(params)?;
+    let mut params = params.unwrap_or_default();
+    let retry = Retry::take(&mut params);
+    let ResourceUri { uri, meta } = parse(Some(params))?;
     let shared = request.shared();
     let version = request.version;
     let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
     let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
-    let parts = request.request_parts(uri.clone(), arguments, meta);
+    let rounds = retry.begin(request, methods::RESOURCES_READ, &uri, &JsonObject::new())?;
+    let mut parts = request.request_parts(uri.clone(), arguments, meta);
+    parts.rounds = rounds.clone();
     let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     let show_details = shared.show_internal_errors;
     let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.read(parts))).unwrap_or_else(|panic| {
@@ -76,14 +81,20 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let timeout = entry.definition.timeout;
     let (id, projection) = (request.id.clone(), request.projection.clone());
     let run = async move {
+        let future = rounds::run(rounds, future);
         let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
-        let outcome: Contents = match timeout {
+        let round = match timeout {
             Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                Ok(Err(ResourceError::new(format!("reading {uri} timed out after {} s", limit.as_secs_f64()))))
+                let why = format!("reading {uri} timed out after {} s", limit.as_secs_f64());
+                Ok(Round::Done(Err(ResourceError::new(why))))
             }),
             None => run.await,
         }
-        .unwrap_or_else(|panic| Err(ResourceError::internal(panic_message(&*panic))));
+        .unwrap_or_else(|panic| Round::Done(Err(ResourceError::internal(panic_message(&*panic)))));
+        let outcome: Contents = match round {
+            Round::Done(outcome) => outcome,
+            Round::InputRequired(input) => return projection.answer(id, input),
+        };
         if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
             return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
         }

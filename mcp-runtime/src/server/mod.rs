@@ -9,6 +9,7 @@ use std::time::Duration;
 use mcp_core::{Implementation, SchemaProfile};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::client::seal::Keys;
 use crate::component::Catalog;
 use crate::component::announce::Announcer;
 use crate::error::Error;
@@ -47,6 +48,8 @@ pub struct Server {
     rate_limit: Option<RateLimit>,
     cache_ttl: Duration,
     client_request_timeout: Duration,
+    request_state_keys: Option<Vec<Vec<u8>>>,
+    request_state_lifetime: Duration,
     limits: Limits,
 }
 
@@ -79,6 +82,8 @@ impl Server {
             rate_limit: None,
             cache_ttl: Duration::ZERO,
             client_request_timeout: Duration::from_secs(60),
+            request_state_keys: None,
+            request_state_lifetime: Duration::from_secs(15 * 60),
             limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
         }
     }
@@ -329,6 +334,29 @@ impl Server {
         self
     }
 
+    /// The keys that sign the `requestState` of 2026-07-28 multi-round
+    /// requests (a handler that asks the client something, see
+    /// [`Context::elicit`](crate::Context::elicit)): signed with the first,
+    /// accepted if any verifies it, so a key is rotated by putting the new
+    /// one first and dropping the old one once its states have expired.
+    /// Each key needs at least 32 random bytes.
+    ///
+    /// Without keys, each process makes a random one at start-up: right for
+    /// one process, wrong for replicas behind a load balancer (a retry that
+    /// reaches another replica is refused), so serving HTTP without keys
+    /// logs a warning. Give every replica the same keys.
+    pub fn request_state_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
+        self.request_state_keys = Some(keys.into_iter().map(|k| k.as_ref().to_vec()).collect());
+        self
+    }
+
+    /// How long a `requestState` stays valid (15 minutes by default): a
+    /// retry after that is refused and the client starts over.
+    pub fn request_state_lifetime(mut self, lifetime: Duration) -> Self {
+        self.request_state_lifetime = lifetime;
+        self
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.info
@@ -342,6 +370,10 @@ impl Server {
         self.resources.templates.publish(state.clone())?;
         self.prompts.publish(state.clone())?;
         let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
+        let request_state = match self.request_state_keys {
+            Some(keys) => Keys::given(keys, self.request_state_lifetime).map_err(Error::InvalidRequestStateKeys)?,
+            None => Keys::random(self.request_state_lifetime),
+        };
         let shared = Shared {
             info: self.info,
             modern_info,
@@ -357,6 +389,7 @@ impl Server {
             state,
             cache_ttl: self.cache_ttl,
             client_request_timeout: self.client_request_timeout,
+            request_state,
         };
         Ok((Arc::new(shared), self.limits))
     }

@@ -8,6 +8,7 @@ use mcp_core::{
     Implementation, JsonObject, PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 
+use crate::client::seal::Keys;
 use crate::completion::Completions;
 use crate::component::Catalog;
 use crate::component::announce::{Announcer, Kinds, ListKind};
@@ -42,6 +43,8 @@ pub(crate) struct Shared {
     pub(crate) cache_ttl: Duration,
     /// How long a request to the client waits (`Server::client_request_timeout`).
     pub(crate) client_request_timeout: Duration,
+    /// What signs multi-round requests' state (`Server::request_state_keys`).
+    pub(crate) request_state: Keys,
 }
 
 impl Shared {

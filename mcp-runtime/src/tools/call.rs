@@ -6,11 +6,12 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, envelope};
+use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, envelope, methods};
 use serde_json::json;
 use tracing::Instrument;
 
 use super::arguments::problems_result;
+use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::{Action, Incoming, parse};
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
@@ -23,6 +24,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     // before the rest is parsed.
     let mut params = params.unwrap_or_default();
     let arguments = params.remove("arguments");
+    let retry = Retry::take(&mut params);
     let params: CallToolParams = parse(Some(params))?;
     let shared = request.shared();
     let tools = shared.tools.current();
@@ -30,6 +32,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         .get(&params.name)
         .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
         .clone();
+    let sent = arguments.as_ref().and_then(serde_json::Value::as_object).cloned().unwrap_or_default();
+    let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, &sent)?;
     let answered = |result: CallToolResult| {
         let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
         Ok(Action::Reply(answer))
@@ -58,7 +62,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     if let Some(refusal) = refusal {
         return answered(CallToolResult::error_text(refusal));
     }
-    let parts = request.request_parts(params.name.clone(), arguments, params.meta);
+    let mut parts = request.request_parts(params.name.clone(), arguments, params.meta);
+    parts.rounds = rounds.clone();
     let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     // A hand-written tool may panic before it even returns its future;
     // that must not unwind into the connection.
@@ -71,6 +76,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let wraps_output = entry.wraps_output && version.wraps_structured_output();
     let (id, projection, name) = (request.id.clone(), request.projection.clone(), params.name);
     let run = async move {
+        let future = rounds::run(rounds, future);
         let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
         let outcome = match timeout {
             // Dropping the future at the deadline is what stops the
@@ -79,7 +85,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
             None => Ok(run.await),
         };
         let mut result = match outcome {
-            Ok(Ok(result)) => result,
+            Ok(Ok(Round::Done(result))) => result,
+            Ok(Ok(Round::InputRequired(input))) => return projection.answer(id, input),
             Ok(Err(panic)) => panicked(&*panic, show_details),
             Err(limit) => timed_out(&name, limit),
         };

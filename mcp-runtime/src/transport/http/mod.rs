@@ -193,6 +193,12 @@ impl Server {
     /// ```
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router, Error> {
         let (shared, limits) = self.build()?;
+        if shared.request_state.random {
+            tracing::warn!(
+                "no Server::request_state_keys: 2026-07-28 requests that ask the client something carry state \
+                 signed with a key made by this process; replicas behind a load balancer need one shared key"
+            );
+        }
         let endpoint = Arc::new(Endpoint::new(shared, limits, options));
         Ok(endpoint::router(endpoint))
     }
