@@ -65,7 +65,7 @@ pub use resources::{
     ResourceError, ResourcesHandle,
 };
 pub use server::Server;
-pub use testing::{PendingCall, TestClient};
+pub use testing::{PendingCall, TestClient, TestClientBuilder};
 pub use tools::media::{Audio, Embedded, Image};
 pub use tools::{
     BoxFuture, IntoToolResult, Json, RateLimit, Tool, ToolBuilder, ToolDefinition, ToolError, ToolsHandle,

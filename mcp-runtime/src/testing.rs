@@ -4,8 +4,9 @@
 use std::io;
 
 use mcp_core::{
-    CallToolResult, Completion, ErrorObject, GetPromptResult, LoggingLevel, LoggingMessageParams, ProgressParams,
-    Prompt, ProtocolVersion, ReadResourceResult, RequestId, Resource, ResourceTemplate, ResourceUri, Tool, methods,
+    CallToolResult, Completion, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
+    GetPromptResult, LoggingLevel, LoggingMessageParams, ProgressParams, Prompt, ProtocolVersion, ReadResourceResult,
+    RequestId, Resource, ResourceTemplate, ResourceUri, Root, Tool, envelope, methods,
 };
 use serde_json::{Value, json};
 
@@ -37,9 +38,164 @@ use crate::transport::memory::InMemoryClient;
 /// Every call it makes carries a progress token, so tools report progress
 /// to it; [`progress`](Self::progress), [`log_messages`](Self::log_messages)
 /// and [`list_changes`](Self::list_changes) return what arrived.
+///
+/// A client made with [`TestClient::builder`] also answers the server's
+/// questions (elicitation, sampling, roots) with closures, in either era:
+/// requests to the client in the handshake versions, and in 2026-07-28 the
+/// multi-round results, which it answers and retries until the request
+/// completes.
 pub struct TestClient {
     client: InMemoryClient,
     notifications: Vec<Value>,
+    answers: Answers,
+    /// `Some` for a 2026-07-28 client: every request carries this `_meta`.
+    envelope: Option<Value>,
+}
+
+type ElicitHandler = Box<dyn FnMut(ElicitParams) -> ElicitResult + Send>;
+type SampleHandler = Box<dyn FnMut(CreateMessageParams) -> CreateMessageResult + Send>;
+
+/// How a [`TestClient`] answers the server's questions; a question with no
+/// answer here is refused (`-32601`), and the client does not declare its
+/// capability.
+#[derive(Default)]
+struct Answers {
+    elicit: Option<ElicitHandler>,
+    sample: Option<SampleHandler>,
+    roots: Option<Vec<Root>>,
+}
+
+impl Answers {
+    fn capabilities(&self) -> Value {
+        let mut capabilities = serde_json::Map::new();
+        if self.elicit.is_some() {
+            capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        }
+        if self.sample.is_some() {
+            capabilities.insert("sampling".into(), json!({}));
+        }
+        if self.roots.is_some() {
+            capabilities.insert("roots".into(), json!({"listChanged": true}));
+        }
+        Value::Object(capabilities)
+    }
+
+    /// The client's answer to the server's `method` with `params`.
+    fn answer(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let unanswered = || ErrorObject::method_not_found(method);
+        let value = match method {
+            methods::ELICITATION_CREATE => {
+                let handler = self.elicit.as_mut().ok_or_else(unanswered)?;
+                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
+            }
+            methods::SAMPLING_CREATE_MESSAGE => {
+                let handler = self.sample.as_mut().ok_or_else(unanswered)?;
+                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
+            }
+            methods::ROOTS_LIST => Ok(json!({ "roots": self.roots.as_ref().ok_or_else(unanswered)? })),
+            _ => return Err(unanswered()),
+        };
+        value.map_err(local_error)
+    }
+}
+
+/// Sets up a [`TestClient`]: its protocol version and how it answers the
+/// server's questions. Made by [`TestClient::builder`].
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::TestClient;
+/// use mcp_runtime::protocol::{ElicitAction, ElicitResult, ProtocolVersion};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Name {
+///     name: String,
+/// }
+///
+/// /// Greet the user by name.
+/// #[tool]
+/// async fn greet(ctx: Context) -> Result<String, ToolError> {
+///     Ok(match ctx.elicit::<Name>("What is your name?").await? {
+///         Elicited::Accept(Name { name }) => format!("Hello, {name}!"),
+///         _ => "Hello!".into(),
+///     })
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// for version in [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST] {
+///     let mut client = TestClient::builder(Server::empty("greeter", "1").tool(greet::Tool))
+///         .version(version)
+///         .on_elicit(|_| ElicitResult {
+///             action: ElicitAction::Accept,
+///             content: serde_json::json!({"name": "Ada"}).as_object().cloned(),
+///         })
+///         .connect()
+///         .await
+///         .unwrap();
+///     let result = client.call_tool("greet", serde_json::json!({})).await.unwrap();
+///     assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+/// }
+/// # }
+/// ```
+pub struct TestClientBuilder {
+    server: Server,
+    version: ProtocolVersion,
+    answers: Answers,
+}
+
+impl TestClientBuilder {
+    /// Speak `version`: a handshake version (the newest by default) or
+    /// 2026-07-28, which sends the per-request `_meta` and no handshake.
+    pub fn version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// Answer elicitations with `answer` (and declare `elicitation`).
+    pub fn on_elicit(mut self, answer: impl FnMut(ElicitParams) -> ElicitResult + Send + 'static) -> Self {
+        self.answers.elicit = Some(Box::new(answer));
+        self
+    }
+
+    /// Answer sampling requests with `answer` (and declare `sampling`).
+    pub fn on_sample(
+        mut self,
+        answer: impl FnMut(CreateMessageParams) -> CreateMessageResult + Send + 'static,
+    ) -> Self {
+        self.answers.sample = Some(Box::new(answer));
+        self
+    }
+
+    /// Offer these roots (and declare `roots`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.answers.roots = Some(roots);
+        self
+    }
+
+    /// Start the server and connect: the handshake, or for 2026-07-28
+    /// nothing (each request introduces itself).
+    pub async fn connect(self) -> Result<TestClient, Error> {
+        let capabilities = self.answers.capabilities();
+        let client_info = json!({"name": "test-client", "version": env!("CARGO_PKG_VERSION")});
+        let client = self.server.connect_in_memory()?;
+        let mut test = TestClient { client, notifications: Vec::new(), answers: self.answers, envelope: None };
+        if !self.version.uses_handshake() {
+            test.envelope = Some(json!({
+                (envelope::PROTOCOL_VERSION): self.version.as_str(),
+                (envelope::CLIENT_CAPABILITIES): capabilities,
+                (envelope::CLIENT_INFO): client_info,
+            }));
+            return Ok(test);
+        }
+        let init = json!({"protocolVersion": self.version.as_str(), "capabilities": capabilities, "clientInfo": client_info});
+        let response = test.client.request(methods::INITIALIZE, init).await?;
+        if let Some(error) = response.get("error") {
+            return Err(Error::Io(io::Error::other(format!("initialize failed: {error}"))));
+        }
+        test.client.notify(methods::INITIALIZED, json!({})).await?;
+        Ok(test)
+    }
 }
 
 /// A call started with [`TestClient::start_call`] and not yet answered.
@@ -47,7 +203,13 @@ pub struct TestClient {
 #[must_use = "finish or cancel the call"]
 pub struct PendingCall {
     id: i64,
+    /// What was sent, for a 2026-07-28 retry.
+    params: Value,
 }
+
+/// The most rounds a multi-round request may take before the test client
+/// gives up (a handler that asks forever).
+const MAX_ROUNDS: usize = 32;
 
 impl PendingCall {
     /// The call's JSON-RPC id.
@@ -63,20 +225,23 @@ impl TestClient {
         Self::connect_as(server, ProtocolVersion::LATEST_HANDSHAKE).await
     }
 
-    /// Start `server` and complete the handshake at `version`.
+    /// Start `server` and complete the handshake at `version` (or, for
+    /// 2026-07-28, speak it statelessly).
     pub async fn connect_as(server: Server, version: ProtocolVersion) -> Result<TestClient, Error> {
-        let mut client = server.connect_in_memory()?;
-        let init = json!({
-            "protocolVersion": version.as_str(),
-            "capabilities": {},
-            "clientInfo": {"name": "test-client", "version": env!("CARGO_PKG_VERSION")}
-        });
-        let response = client.request(methods::INITIALIZE, init).await?;
-        if let Some(error) = response.get("error") {
-            return Err(Error::Io(io::Error::other(format!("initialize failed: {error}"))));
-        }
-        client.notify(methods::INITIALIZED, json!({})).await?;
-        Ok(TestClient { client, notifications: Vec::new() })
+        Self::builder(server).version(version).connect().await
+    }
+
+    /// Set up a client that answers the server's questions (elicitation,
+    /// sampling, roots) and speaks the version of your choice.
+    pub fn builder(server: Server) -> TestClientBuilder {
+        TestClientBuilder { server, version: ProtocolVersion::LATEST_HANDSHAKE, answers: Answers::default() }
+    }
+
+    /// Change the roots this client offers and tell the server
+    /// (`notifications/roots/list_changed`).
+    pub async fn set_roots(&mut self, roots: Vec<Root>) -> io::Result<()> {
+        self.answers.roots = Some(roots);
+        self.client.notify(methods::ROOTS_LIST_CHANGED, json!({})).await
     }
 
     /// Every tool, following `tools/list` pages to the end.
@@ -97,7 +262,7 @@ impl TestClient {
     /// Read the resource at `uri`. Failures (no such resource, a read that
     /// failed) are `Err`, with the code the protocol gives them.
     pub async fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
-        let result = self.request(methods::RESOURCES_READ, json!({ "uri": uri })).await?;
+        let result = self.answered(methods::RESOURCES_READ, json!({ "uri": uri })).await?;
         serde_json::from_value(result).map_err(local_error)
     }
 
@@ -128,7 +293,7 @@ impl TestClient {
     pub async fn get_prompt(&mut self, name: &str, arguments: &[(&str, &str)]) -> Result<GetPromptResult, ErrorObject> {
         let arguments: serde_json::Map<String, Value> =
             arguments.iter().map(|(k, v)| ((*k).to_owned(), Value::from(*v))).collect();
-        let result = self.request(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments })).await?;
+        let result = self.answered(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments })).await?;
         serde_json::from_value(result).map_err(local_error)
     }
 
@@ -172,19 +337,93 @@ impl TestClient {
     /// Send a call without waiting for it, to cancel it or to run others
     /// meanwhile.
     pub async fn start_call(&mut self, name: &str, arguments: Value) -> PendingCall {
-        let id = self.client.next_id();
-        let params = json!({"name": name, "arguments": arguments, "_meta": {"progressToken": id}});
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params});
-        // A closed server shows up as an error when the call is finished.
-        let _ = self.client.send(&request).await;
-        PendingCall { id }
+        let params = json!({"name": name, "arguments": arguments});
+        let id = self.send_request(methods::TOOLS_CALL, params.clone(), true).await;
+        PendingCall { id, params }
     }
 
-    /// Wait for a started call's result.
+    /// Wait for a started call's result, answering the server's questions
+    /// on the way (and, in 2026-07-28, retrying with the answers).
     pub async fn finish(&mut self, call: PendingCall) -> Result<CallToolResult, ErrorObject> {
-        let response = self.client.response_to(&json!(call.id)).await.map_err(local_error)?;
-        self.collect();
-        outcome(response).and_then(|result| serde_json::from_value(result).map_err(local_error))
+        let result = self.rounds(methods::TOOLS_CALL, call.id, call.params).await?;
+        serde_json::from_value(result).map_err(local_error)
+    }
+
+    /// Send `method` (in 2026-07-28 with the per-request `_meta`, and a
+    /// progress token if asked), without waiting; returns its id.
+    async fn send_request(&mut self, method: &str, mut params: Value, progress: bool) -> i64 {
+        let id = self.client.next_id();
+        let meta = params.as_object_mut().map(|p| p.entry("_meta").or_insert_with(|| json!({})));
+        if let Some(Value::Object(meta)) = meta {
+            if let Some(Value::Object(envelope)) = &self.envelope {
+                meta.extend(envelope.clone());
+            }
+            if progress {
+                meta.insert("progressToken".into(), json!(id));
+            }
+        }
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        // A closed server shows up as an error when the answer is awaited.
+        let _ = self.client.send(&request).await;
+        id
+    }
+
+    /// The response to request `id`, answering the server's requests that
+    /// arrive meanwhile and keeping its notifications.
+    async fn response(&mut self, id: i64) -> Result<Value, ErrorObject> {
+        loop {
+            let message = self.client.recv().await.map_err(local_error)?;
+            let Some(message) = message else { return Err(local_error("the server closed the connection")) };
+            match (message.get("id"), message.get("method").and_then(Value::as_str)) {
+                (Some(got), None) if *got == json!(id) => return outcome(message),
+                (Some(asked), Some(method)) => {
+                    let answer = self.answers.answer(method, message.get("params").cloned().unwrap_or_default());
+                    let reply = match answer {
+                        Ok(result) => json!({"jsonrpc": "2.0", "id": asked, "result": result}),
+                        Err(error) => json!({"jsonrpc": "2.0", "id": asked, "error": error}),
+                    };
+                    let _ = self.client.send(&reply).await;
+                }
+                _ => self.notifications.push(message),
+            }
+        }
+    }
+
+    /// The result of request `id` (`method` with `params`): a multi-round
+    /// result is answered and retried until it completes.
+    async fn rounds(&mut self, method: &str, mut id: i64, mut params: Value) -> Result<Value, ErrorObject> {
+        for _ in 0..MAX_ROUNDS {
+            let mut result = self.response(id).await?;
+            self.collect();
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let mut responses = serde_json::Map::new();
+            if let Some(Value::Object(requests)) = result.get_mut("inputRequests").map(Value::take) {
+                for (key, request) in requests {
+                    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+                    let answer = self.answers.answer(method, request.get("params").cloned().unwrap_or_default())?;
+                    responses.insert(key, answer);
+                }
+            }
+            if let Some(retry) = params.as_object_mut() {
+                retry.insert("inputResponses".into(), Value::Object(responses));
+                match result.get("requestState") {
+                    Some(state) => retry.insert("requestState".into(), state.clone()),
+                    None => retry.remove("requestState"),
+                };
+                retry.remove("_meta");
+            }
+            id = self.send_request(method, params.clone(), method == methods::TOOLS_CALL).await;
+        }
+        Err(local_error(format!("{method} still asked for input after {MAX_ROUNDS} rounds")))
+    }
+
+    /// Send `method` and wait for its result, answering the server's
+    /// questions on the way.
+    async fn answered(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let id = self.send_request(method, params.clone(), false).await;
+        self.rounds(method, id, params).await
     }
 
     /// Cancel a started call, as a client does with
@@ -237,15 +476,16 @@ impl TestClient {
     }
 
     async fn request(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let response = self.client.request(method, params).await.map_err(local_error)?;
+        let id = self.send_request(method, params, false).await;
+        let result = self.response(id).await;
         self.collect();
-        outcome(response)
+        result
     }
 
     /// Notifications of one method, after a `ping` has flushed everything
     /// the server sent before it.
     async fn take<T: serde::de::DeserializeOwned>(&mut self, method: &str) -> Vec<T> {
-        let _ = self.client.request(methods::PING, json!({})).await;
+        let _ = self.request(methods::PING, json!({})).await;
         self.collect();
         let (wanted, rest): (Vec<Value>, Vec<Value>) =
             std::mem::take(&mut self.notifications).into_iter().partition(|n| n["method"] == method);
@@ -273,6 +513,9 @@ fn outcome(response: Value) -> Result<Value, ErrorObject> {
 
 impl std::fmt::Debug for TestClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TestClient").field("queued_notifications", &self.notifications.len()).finish()
+        f.debug_struct("TestClient")
+            .field("queued_notifications", &self.notifications.len())
+            .field("stateless", &self.envelope.is_some())
+            .finish()
     }
 }
