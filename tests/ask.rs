@@ -247,11 +247,8 @@ struct Reservations(AtomicUsize);
 #[tool]
 async fn reserve(ctx: Context, reservations: State<Reservations>) -> Result<String, ToolError> {
     let id = ctx.once("reservation", async { reservations.0.fetch_add(1, Ordering::SeqCst) + 100 }).await;
-    let (when, greeting, roots) = tokio::join!(
-        ctx.elicit::<When>("When?"),
-        ctx.sample(Sampling::user("Greet")),
-        ctx.roots().key("where"),
-    );
+    let (when, greeting, roots) =
+        tokio::join!(ctx.elicit::<When>("When?"), ctx.sample(Sampling::user("Greet")), ctx.roots().key("where"),);
     let when = when?.accepted().ok_or_else(|| ToolError::new("no date"))?;
     let confirm = ctx.elicit::<Confirm>("Confirm?").key("confirm").await?;
     Ok(format!(
@@ -333,8 +330,7 @@ async fn the_first_round_lists_every_question_of_one_poll_and_seals_its_state() 
         "sampling-2": {"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"},
         "where": {"roots": []}
     });
-    let second =
-        exchange(&mut client, modern_call(2, json!({"inputResponses": answers, "requestState": state}))).await;
+    let second = exchange(&mut client, modern_call(2, json!({"inputResponses": answers, "requestState": state}))).await;
     let second = &second["result"];
     assert_eq!(second["resultType"], "input_required");
     assert_eq!(second["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["confirm"]);

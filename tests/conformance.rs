@@ -151,10 +151,7 @@ async fn every_fixture_the_suite_calls_is_listed_and_behaves_as_its_scenario_exp
     assert_eq!(sampling.len(), 1, "no request went to the client: {sampling:?}");
     let result = &sampling[0]["result"];
     assert_eq!(result["isError"], true);
-    assert_eq!(
-        result["content"][0]["text"],
-        "could not ask the client: the client did not declare the `sampling` capability"
-    );
+    assert_eq!(result["content"][0]["text"], "the client did not declare the `sampling` capability");
 }
 
 #[tokio::test]

@@ -191,3 +191,93 @@ async fn rmcp_client_in_auto_mode_follows_resources_on_a_listen_stream() {
     drop(subscription);
     client.cancel().await.unwrap();
 }
+
+/// A client that answers the booking example's questions as a user and a
+/// host's model would, and counts them.
+#[derive(Default)]
+struct Answerer {
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+// rmcp marks sampling and roots deprecated (SEP-2577 deprecates them after
+// 2026-07-28); every version we serve still has them.
+#[allow(deprecated)]
+impl rmcp::ClientHandler for Answerer {
+    fn get_info(&self) -> ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}}, "roots": {"listChanged": true}},
+            "clientInfo": {"name": "rmcp-answerer", "version": "1"}
+        }))
+        .unwrap()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let request = serde_json::to_value(request).unwrap();
+        self.asked.lock().unwrap().push(format!("elicit: {}", request["message"].as_str().unwrap_or_default()));
+        Ok(serde_json::from_value(json!({"action": "accept",
+            "content": {"day": "2026-12-24", "time": "20:00", "window": false}}))
+        .unwrap())
+    }
+
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let params = serde_json::to_value(params).unwrap();
+        self.asked.lock().unwrap().push(format!("sample: {}", params["maxTokens"]));
+        Ok(serde_json::from_value(json!({"role": "assistant", "model": "rmcp-model", "stopReason": "endTurn",
+            "content": {"type": "text", "text": "Booked."}}))
+        .unwrap())
+    }
+
+    async fn list_roots(
+        &self,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        self.asked.lock().unwrap().push("roots".into());
+        Ok(serde_json::from_value(json!({"roots": [{"uri": "file:///srv/app", "name": "app"}]})).unwrap())
+    }
+}
+
+/// Book a table and read the roots, answering every question, then check
+/// what was asked.
+async fn book_with(client: &RunningService<RoleClient, Answerer>) {
+    let call = |name: &'static str, args: Value| CallToolRequestParams::new(name).with_arguments(arguments(args));
+    let booked = timeout(T, client.call_tool(call("book", json!({"restaurant": "Chez Rust", "people": 3}))))
+        .await
+        .unwrap()
+        .expect("rmcp drove the questions to a result");
+    assert_eq!(text(&booked), "Booked. (reference R-1021)");
+    let roots = timeout(T, client.call_tool(call("workspace_roots", json!({})))).await.unwrap().unwrap();
+    assert_eq!(text(&roots), "file:///srv/app");
+    let asked = client.service().asked.lock().unwrap().clone();
+    assert_eq!(asked, ["elicit: When should I book Chez Rust?", "sample: 60", "roots"]);
+}
+
+#[tokio::test]
+async fn rmcp_answers_the_booking_questions_as_requests_in_the_handshake() {
+    let transport = TokioChildProcess::new(Command::new(common::example("booking"))).unwrap();
+    let client = timeout(T, Answerer::default().serve(transport)).await.unwrap().expect("rmcp accepted initialize");
+    book_with(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_answers_the_booking_questions_as_multi_round_results_in_2026() {
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let mode = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let transport = TokioChildProcess::new(Command::new(common::example("booking"))).unwrap();
+    let client = timeout(T, Answerer::default().serve_with_lifecycle(transport, mode)).await.unwrap().unwrap();
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    book_with(&client).await;
+    client.cancel().await.unwrap();
+}

@@ -188,7 +188,8 @@ impl TestClientBuilder {
             }));
             return Ok(test);
         }
-        let init = json!({"protocolVersion": self.version.as_str(), "capabilities": capabilities, "clientInfo": client_info});
+        let init =
+            json!({"protocolVersion": self.version.as_str(), "capabilities": capabilities, "clientInfo": client_info});
         let response = test.client.request(methods::INITIALIZE, init).await?;
         if let Some(error) = response.get("error") {
             return Err(Error::Io(io::Error::other(format!("initialize failed: {error}"))));
