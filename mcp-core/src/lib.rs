@@ -16,6 +16,7 @@
 pub mod call;
 pub mod content;
 pub mod envelope;
+pub mod headers;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;
