@@ -415,10 +415,74 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     vec![PromptMessage::user(Image::new(PNG, "image/png")), PromptMessage::user("Please analyze the image above.")]
 }
 
+// ---------------------------------------------------------------------------
+// Fixtures of the 2026-07-28 HTTP and schema scenarios (unscored by the
+// suite): `http-custom-header-server-validation` and `json-schema-2020-12`.
+// ---------------------------------------------------------------------------
+
+/// Run a query in a region. `region` is mirrored in the `Mcp-Param-Region`
+/// HTTP header by 2026-07-28 clients (SEP-2243); the server refuses a call
+/// whose header and argument disagree.
+#[tool]
+fn test_custom_header(
+    /// Where to run the query
+    #[arg(header = "Region")]
+    region: String,
+    /// What to run
+    query: Option<String>,
+) -> String {
+    format!("ran {:?} in region {region:?}", query.unwrap_or_default())
+}
+
+/// `json_schema_2020_12_tool`: its input schema is data (the scenario's,
+/// verbatim) and keeps every JSON Schema 2020-12 keyword (`$schema`,
+/// `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`, `if`/`then`/`else`),
+/// because the tool asks for the strict schema profile while the server's
+/// other tools stay portable.
+struct JsonSchema202012Tool;
+
+impl mcp_runtime::Tool for JsonSchema202012Tool {
+    fn definition(&self) -> mcp_runtime::ToolDefinition {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        });
+        let Value::Object(schema) = schema else { unreachable!("an object") };
+        let mut builder =
+            mcp_runtime::ToolBuilder::new("json_schema_2020_12_tool", module_path!(), "JsonSchema202012Tool");
+        builder
+            .description(Some("Tool with JSON Schema 2020-12 features"))
+            .schema_profile(mcp_runtime::SchemaProfile::Strict)
+            .input_schema(schema);
+        builder.build()
+    }
+
+    fn call(&self, request: mcp_runtime::RequestParts) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
+        // The arguments reach here only once they satisfy the schema.
+        let text = format!("contact details accepted: {}", Value::Object(request.arguments().clone()));
+        Box::pin(std::future::ready(CallToolResult::success(vec![Content::text(text)])))
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    let server =
-        Server::new("everything", env!("CARGO_PKG_VERSION")).instructions("Fixtures for the MCP conformance suite.");
+    let server = Server::new("everything", env!("CARGO_PKG_VERSION"))
+        .instructions("Fixtures for the MCP conformance suite.")
+        .tool(JsonSchema202012Tool);
     let lists = Lists { tools: server.tools_handle(), prompts: server.prompts_handle() };
     let server = server.with_state(lists);
     let mut args = std::env::args().skip(1);

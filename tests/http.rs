@@ -555,6 +555,125 @@ async fn stateless_requests_need_no_session() {
     assert_eq!(agreeing.status, StatusCode::OK);
 }
 
+/// The suite's `http-header-validation` cases (SEP-2243): a stateless
+/// request mirrors its method in `Mcp-Method`, and a call its tool's name
+/// in `Mcp-Name`; a missing or different header is -32020 with HTTP 400.
+#[tokio::test]
+async fn stateless_requests_must_mirror_their_method_and_name_in_headers() {
+    let url = start().await;
+    let client = Client::new(&url);
+    let post = |body: &Value, headers: &[(&str, &str)]| {
+        let mut request = client.post("application/json").header("mcp-protocol-version", "2026-07-28").json(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        client.send(request)
+    };
+    let list = modern("tools/list", json!({}));
+    let call = modern("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+    let rejected: [(&Value, &[(&str, &str)]); 6] = [
+        (&list, &[]),
+        (&list, &[("mcp-method", "prompts/list")]),
+        // Values are case-sensitive.
+        (&list, &[("mcp-method", "TOOLS/LIST")]),
+        (&call, &[("mcp-method", "tools/call")]),
+        (&call, &[("mcp-method", "tools/call"), ("mcp-name", "wrong_tool_name")]),
+        // A list has no name to mirror.
+        (&list, &[("mcp-method", "tools/list"), ("mcp-name", "echo")]),
+    ];
+    for (body, headers) in rejected {
+        let answer = post(body, headers).await;
+        let error = &answer.last()["error"];
+        assert_eq!(
+            (answer.status, error["code"].clone(), answer.last()["id"].clone()),
+            (StatusCode::BAD_REQUEST, json!(-32020), json!(7)),
+            "{headers:?}: {error}"
+        );
+    }
+    // Header names in any case; whitespace around a value is not part of it.
+    let accepted: [(&Value, &[(&str, &str)]); 4] = [
+        (&list, &[("MCP-METHOD", "tools/list")]),
+        (&list, &[("mcp-method", "tools/list")]),
+        (&list, &[("Mcp-Method", "  tools/list\t")]),
+        (&call, &[("Mcp-Method", "tools/call"), ("Mcp-Name", "  echo  ")]),
+    ];
+    for (body, headers) in accepted {
+        let answer = post(body, headers).await;
+        assert_eq!(answer.status, StatusCode::OK, "{headers:?}: {answer:?}");
+        assert!(answer.last().get("result").is_some(), "{headers:?}: {answer:?}");
+    }
+}
+
+/// Route a request by region.
+#[tool]
+fn route(
+    /// Where to send it
+    #[arg(header = "Region")]
+    region: Option<String>,
+) -> String {
+    format!("routed to {region:?}")
+}
+
+/// The suite's `http-custom-header-server-validation` cases (SEP-2243): an
+/// argument marked `x-mcp-header` arrives in `Mcp-Param-<name>` as well,
+/// literally or as `=?base64?…?=`, and must agree with the body.
+#[tokio::test]
+async fn mirrored_arguments_must_agree_with_their_param_headers() {
+    let url = start_with(Server::empty("mirror", "1").tool(route::Tool), HttpOptions::new()).await;
+    let mut client = Client::new(&url);
+    let listed = client.message(&modern("tools/list", json!({}))).await;
+    assert_eq!(listed.last()["result"]["tools"][0]["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+
+    let call = |region: Option<&str>, header: Option<&str>| {
+        let arguments = region.map_or_else(|| json!({}), |r| json!({"region": r}));
+        let body = modern("tools/call", json!({"name": "route", "arguments": arguments}));
+        let mut request = client
+            .post("application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "route")
+            .json(&body);
+        if let Some(header) = header {
+            request = request.header("Mcp-Param-Region", header);
+        }
+        client.send(request)
+    };
+    let accepted = [
+        (Some("Hello"), Some("Hello")),
+        (Some("Hello"), Some("=?base64?SGVsbG8=?=")),
+        (Some("SGVsbG8="), Some("SGVsbG8=")),
+        (Some("=?base64?SGVsbG8="), Some("=?base64?SGVsbG8=")),
+        (Some("Zürich"), Some("=?base64?WsO8cmljaA==?=")),
+        (None, None),
+    ];
+    for (region, header) in accepted {
+        let answer = call(region, header).await;
+        assert_eq!(answer.status, StatusCode::OK, "{region:?} {header:?}: {answer:?}");
+        assert_eq!(answer.last()["result"]["content"][0]["text"], format!("routed to {region:?}"));
+    }
+    let rejected = [
+        (Some("Hello"), Some("Goodbye")),
+        (Some("Hello"), None),
+        (None, Some("Hello")),
+        (Some("Hello"), Some("=?base64?SGVsbG8?=")),
+        (Some("Hello"), Some("=?base64?SGVs!!!bG8=?=")),
+    ];
+    for (region, header) in rejected {
+        let answer = call(region, header).await;
+        assert_eq!(
+            (answer.status, answer.last()["error"]["code"].clone(), answer.last()["id"].clone()),
+            (StatusCode::BAD_REQUEST, json!(-32020), json!(7)),
+            "{region:?} {header:?}"
+        );
+    }
+    // Older versions never see the keyword.
+    client.initialize().await;
+    let listed = client.request("tools/list", json!({})).await;
+    let region = &listed.last()["result"]["tools"][0]["inputSchema"]["properties"]["region"];
+    assert_eq!(region["type"], "string");
+    assert!(region.get("x-mcp-header").is_none(), "{region}");
+}
+
 #[tokio::test]
 async fn a_subscription_streams_list_changes_until_the_client_hangs_up() {
     let server = server();
@@ -562,7 +681,13 @@ async fn a_subscription_streams_list_changes_until_the_client_hangs_up() {
     let url = start_with(server, HttpOptions::new()).await;
     let client = Client::new(&url);
     let listen = modern("subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
-    let mut stream = client.post("application/json, text/event-stream").json(&listen).send().await.unwrap();
+    let mut stream = client
+        .post("application/json, text/event-stream")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&listen)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(stream.status(), StatusCode::OK);
     let mut seen = String::new();
     let mut next_event = async || {
@@ -583,7 +708,8 @@ async fn a_subscription_streams_list_changes_until_the_client_hangs_up() {
     assert_eq!(change["method"], "notifications/tools/list_changed");
     assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
 
-    let no_stream = client.send(client.post("application/json").json(&listen)).await;
+    let no_stream =
+        client.send(client.post("application/json").header("mcp-method", "subscriptions/listen").json(&listen)).await;
     assert_eq!(no_stream.status, StatusCode::NOT_ACCEPTABLE);
 }
 

@@ -191,3 +191,137 @@ fn every_property_has_a_type(tool: &str, properties: &Value) {
         }
     }
 }
+
+/// A tree: recursive, so only the strict profile can describe it.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Tree {
+    children: Vec<Tree>,
+}
+
+/// Count a tree's nodes: the tool keeps its full 2020-12 schema.
+#[mcp_runtime::tool(schema = "strict")]
+fn count_nodes(tree: Tree) -> usize {
+    1 + tree.children.len()
+}
+
+/// A tool whose whole input schema is data, kept whole.
+struct Contact;
+
+impl Tool for Contact {
+    fn definition(&self) -> ToolDefinition {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            "properties": {"address": {"$ref": "#/$defs/address"}, "phone": {"type": "string"},
+                "email": {"type": "string"}},
+            "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],
+            "additionalProperties": false
+        });
+        let mut builder = ToolBuilder::new("contact", module_path!(), "Contact");
+        builder.schema_profile(SchemaProfile::Strict).input_schema(schema.as_object().unwrap().clone());
+        builder.build()
+    }
+
+    fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult> {
+        let text = Value::Object(request.arguments().clone()).to_string();
+        Box::pin(async move { CallToolResult::success(vec![mcp_runtime::Content::text(text)]) })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_may_keep_its_full_schema_while_the_server_stays_portable() {
+    let server =
+        || Server::empty("mixed", "1").tool(count_nodes::Tool).tool(Contact).tool(One::<Point>("point", PhantomData));
+    let tools: BTreeMap<String, Value> = server()
+        .tool_definitions()
+        .expect("a recursive type is fine under the strict profile")
+        .into_iter()
+        .map(|t| (t.name, Value::Object(t.input_schema)))
+        .collect();
+    assert!(tools["count_nodes"]["$defs"]["Tree"].is_object(), "{}", tools["count_nodes"]);
+    assert_eq!(tools["contact"]["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(tools["contact"]["$defs"]["address"]["$anchor"], "addressDef");
+    assert_eq!(tools["contact"]["properties"]["address"], json!({"$ref": "#/$defs/address"}));
+    assert_eq!(tools["contact"]["additionalProperties"], false);
+    let point = tools["point"].to_string();
+    assert!(!point.contains("$ref") && !point.contains("$defs"), "the server's portable profile: {point}");
+    for schema in tools.values() {
+        jsonschema::draft202012::meta::validate(schema).unwrap();
+    }
+    // Calls are checked against the schema as listed, `$ref` and all.
+    let mut client = mcp_runtime::TestClient::connect(server()).await.unwrap();
+    let ok = client.call_tool("contact", json!({"address": {"city": "Oslo"}, "email": "a@b.c"})).await.unwrap();
+    assert_eq!(ok.is_error, None, "{ok:?}");
+    for wrong in [json!({"address": {"city": "Oslo"}}), json!({"email": "a@b.c", "address": {}})] {
+        let refused = client.call_tool("contact", wrong.clone()).await.unwrap();
+        assert_eq!(refused.is_error, Some(true), "{wrong}: {refused:?}");
+    }
+}
+
+/// Look something up in a region.
+#[mcp_runtime::tool]
+fn regional(
+    /// Where
+    #[arg(header = "Region")]
+    region: Option<String>,
+    /// How many
+    #[arg(header = "Limit")]
+    limit: u32,
+    /// Whether to pretend
+    #[arg(header = "Dry-Run")]
+    dry_run: bool,
+) -> String {
+    format!("{region:?} {limit} {dry_run}")
+}
+
+#[test]
+fn header_mirrored_arguments_are_marked_in_the_schema() {
+    let tools = Server::empty("mirror", "1").tool(regional::Tool).tool_definitions().unwrap();
+    let properties = &tools[0].input_schema["properties"];
+    let marks: Vec<(&str, &Value, &Value)> = ["region", "limit", "dry_run"]
+        .iter()
+        .map(|name| (*name, &properties[name]["type"], &properties[name]["x-mcp-header"]))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("region", &json!("string"), &json!("Region")),
+            ("limit", &json!("integer"), &json!("Limit")),
+            ("dry_run", &json!("boolean"), &json!("Dry-Run"))
+        ]
+    );
+}
+
+/// A number cannot be mirrored (its text form is not portable).
+#[mcp_runtime::tool]
+fn by_ratio(#[arg(header = "Ratio")] ratio: f64) -> f64 {
+    ratio
+}
+
+/// A value the runtime supplies has no argument to mirror.
+#[mcp_runtime::tool]
+fn by_context(#[arg(header = "Ctx")] ctx: mcp_runtime::Context) -> String {
+    ctx.request_id().to_string()
+}
+
+/// Two arguments cannot share a header name, whatever its case.
+#[mcp_runtime::tool]
+fn twice(#[arg(header = "Region")] a: String, #[arg(header = "REGION")] b: String) -> String {
+    a + &b
+}
+
+#[test]
+fn headers_the_spec_does_not_allow_stop_the_server() {
+    let refused = [
+        (Server::empty("s", "1").tool(by_ratio::Tool), "only allowed on a property of type string, integer or boolean"),
+        (Server::empty("s", "1").tool(by_context::Tool), "has no argument `ctx` to mirror"),
+        (Server::empty("s", "1").tool(twice::Tool), "is also the header of `a`"),
+    ];
+    for (server, why) in refused {
+        let error = server.tool_definitions().expect_err(why).to_string();
+        assert!(error.contains(why) && error.contains("cannot mirror an argument in a header"), "{error}");
+    }
+}

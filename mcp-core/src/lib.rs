@@ -18,6 +18,7 @@ pub mod call;
 pub mod content;
 pub mod envelope;
 pub mod form;
+pub mod headers;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;

@@ -80,6 +80,9 @@ impl Tool {
         if version != ProtocolVersion::V2025_11_25 {
             out.execution = None;
         }
+        if !version.has_param_headers() {
+            crate::headers::strip_param_headers(&mut out.input_schema);
+        }
         out
     }
 }

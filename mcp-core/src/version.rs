@@ -97,6 +97,12 @@ impl ProtocolVersion {
     pub fn has_icons(self) -> bool {
         self >= ProtocolVersion::V2025_11_25
     }
+
+    /// Tool arguments may be mirrored in `Mcp-Param-*` HTTP headers, marked
+    /// by `x-mcp-header` in the input schema (2026-07-28 and later).
+    pub fn has_param_headers(self) -> bool {
+        self >= ProtocolVersion::V2026_07_28
+    }
 }
 
 impl fmt::Display for ProtocolVersion {

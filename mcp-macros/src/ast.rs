@@ -38,6 +38,8 @@ pub(crate) struct Param {
     pub(crate) doc: Doc,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<DefaultValue>,
+    /// `#[arg(header = "…")]`: the `Mcp-Param-*` header mirroring it.
+    pub(crate) header: Option<LitStr>,
 }
 
 impl ToolFn {
@@ -119,6 +121,7 @@ impl ToolFn {
                         doc: Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc"))),
                         description: arg.description,
                         default: arg.default,
+                        header: arg.header,
                     });
                 }
             }

@@ -24,11 +24,12 @@ const TOOL_KEYS: &[&str] = &[
     "timeout",
     "rate_limit",
     "output_schema",
+    "schema",
     "icon",
     "meta",
     "crate",
 ];
-const ARG_KEYS: &[&str] = &["rename", "description", "default"];
+const ARG_KEYS: &[&str] = &["rename", "description", "default", "header"];
 const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 
 /// The keys every attribute takes (`#[tool]`, `#[resource]`, `#[prompt]`).
@@ -89,6 +90,8 @@ pub(crate) struct ToolAttr {
     /// In milliseconds.
     pub(crate) timeout: Option<u64>,
     pub(crate) output_schema: Option<bool>,
+    /// `schema = "strict"` or `"portable"`: the tool's own schema profile.
+    pub(crate) schema: Option<SchemaProfileAttr>,
     /// Calls allowed, per period in milliseconds.
     pub(crate) rate_limit: Option<(u32, u64)>,
 }
@@ -99,6 +102,13 @@ impl std::ops::Deref for ToolAttr {
     fn deref(&self) -> &Common {
         &self.common
     }
+}
+
+/// The profile `#[tool(schema = "…")]` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SchemaProfileAttr {
+    Strict,
+    Portable,
 }
 
 /// One `icon = "…"` or `icon(src = "…", …)`.
@@ -135,6 +145,23 @@ impl ToolAttr {
                 }
                 // #[tool(output_schema = false)]
                 "output_schema" => set(&mut attr.output_schema, flag(&meta, errors)?, &meta, errors),
+                // #[tool(schema = "strict")]
+                "schema" => {
+                    let profile = string(&meta, errors)?.and_then(|lit| match lit.value().as_str() {
+                        "strict" => Some(SchemaProfileAttr::Strict),
+                        "portable" => Some(SchemaProfileAttr::Portable),
+                        other => {
+                            errors.spanned(
+                                &lit,
+                                format_args!(
+                                    "unknown schema profile \"{other}\": write `schema = \"strict\"` (full JSON Schema 2020-12) or `schema = \"portable\"`"
+                                ),
+                            );
+                            None
+                        }
+                    });
+                    set(&mut attr.schema, profile, &meta, errors);
+                }
                 // #[tool(timeout = "30s")]
                 "timeout" => {
                     let ms = duration(&meta, errors)?;
@@ -157,6 +184,8 @@ pub(crate) struct ArgAttr {
     pub(crate) rename: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<DefaultValue>,
+    /// `header = "Region"`: mirrored in the `Mcp-Param-Region` header.
+    pub(crate) header: Option<LitStr>,
 }
 
 /// Where an argument's default comes from.
@@ -187,6 +216,20 @@ impl ArgAttr {
                         };
                         set(&mut arg.default, Some(value), &meta, errors);
                     }
+                    // #[arg(header = "Region")]
+                    "header" => {
+                        let header = string(&meta, errors)?.filter(|lit| {
+                            let ok = is_header_token(&lit.value());
+                            if !ok {
+                                errors.spanned(
+                                    lit,
+                                    "a header name is letters, digits and !#$%&'*+-.^_`|~, such as \"Region\" (sent as `Mcp-Param-Region`)",
+                                );
+                            }
+                            ok
+                        });
+                        set(&mut arg.header, header, &meta, errors);
+                    }
                     _ => unknown(&meta, "#[arg]", ARG_KEYS, errors)?,
                 }
                 Ok(())
@@ -197,6 +240,11 @@ impl ArgAttr {
         }
         arg
     }
+}
+
+/// RFC 9110 §5.6.2: the characters of an HTTP field name.
+fn is_header_token(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 pub(crate) fn key_of(meta: &ParseNestedMeta) -> String {

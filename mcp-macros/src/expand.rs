@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Item, ItemFn, ReturnType};
 
 use crate::ast::{Param, ToolFn};
-use crate::attr::{DefaultValue, ToolAttr};
+use crate::attr::{DefaultValue, SchemaProfileAttr, ToolAttr};
 use crate::errors::Errors;
 use crate::{shared, valid};
 
@@ -99,6 +99,13 @@ fn expand(tool: &ToolFn) -> TokenStream {
         _ => quote!(),
     };
     let no_output_schema = (attr.output_schema == Some(false)).then(|| quote!(__mcp_builder.without_output_schema();));
+    let schema_profile = attr.schema.map(|profile| {
+        let profile = match profile {
+            SchemaProfileAttr::Strict => quote!(Strict),
+            SchemaProfileAttr::Portable => quote!(Portable),
+        };
+        quote!(__mcp_builder.schema_profile(#krate::__private::SchemaProfile::#profile);)
+    });
 
     let require_var = valid::REQUIRE_DESCRIPTIONS;
     let describes = params.iter().enumerate().map(|(i, p)| describe(p, i, krate));
@@ -169,6 +176,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
                 #(#meta)*
                 #output
                 #no_output_schema
+                #schema_profile
                 #(#describes)*
                 __mcp_builder.build()
             }
@@ -211,7 +219,8 @@ fn describe(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
         Some(d) => quote!(#krate::__private::Some(#d)),
         None => p.doc.to_option_tokens(krate),
     };
-    match &p.default {
+    let header = p.header.as_ref().map(|header| quote!(__mcp_builder.header(#name, #header);));
+    let described = match &p.default {
         None => quote_spanned! {ty.span()=>
             <#ty as #krate::__private::ToolParam<_>>::describe(&mut __mcp_builder, #name, #description);
         },
@@ -223,7 +232,8 @@ fn describe(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
                 );
             }
         }
-    }
+    };
+    quote!(#described #header)
 }
 
 /// The expression producing one parameter's value (or its error) for a call.

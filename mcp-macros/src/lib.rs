@@ -64,6 +64,7 @@ use proc_macro::TokenStream;
 /// | `timeout = "30s"` | each call is stopped after this long (`ms`, `s`, `m`, `h`) with an error result |
 /// | `rate_limit = "10/s"` | at most this many calls per second (`/s`), minute (`/m`), hour (`/h`) or duration (`/30s`); more get an error saying when to retry |
 /// | `output_schema = false` | no `outputSchema` even when the output is `Json<T>` (the structured value is still sent) |
+/// | `schema = "strict"` | this tool's schemas keep full JSON Schema 2020-12 (`$defs`, `$ref`, …) whatever the server's profile; `"portable"` the reverse |
 /// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
 /// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |
 /// | `crate = "path"` | where the runtime is, for frameworks that re-export it |
@@ -76,6 +77,9 @@ use proc_macro::TokenStream;
 /// optional with that default, shown in the schema. The default expression
 /// has the parameter's type and runs when the tool is listed and on each
 /// call that leaves the argument out (or sends `null`).
+/// `#[arg(header = "Region")]` has 2026-07-28 clients mirror the argument
+/// (a string, integer or boolean) in the HTTP header `Mcp-Param-Region`
+/// (`x-mcp-header` in the schema), which the server checks against it.
 ///
 /// # Descriptions
 ///

@@ -36,6 +36,18 @@ pub enum Error {
         /// What the validator objected to.
         reason: String,
     },
+    /// A tool's input schema marks an argument with `x-mcp-header` where
+    /// the spec does not allow it (not a top-level property path, not a
+    /// string, integer or boolean, not a header name, or a name given
+    /// twice).
+    InvalidParamHeader {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A tool takes a `State<T>` that the server does not have.
     MissingState {
         /// What needs it: `"tool"`, `"resource"`.
@@ -110,6 +122,9 @@ impl fmt::Display for Error {
             Error::InvalidSchema { tool, rust_path, reason } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that is not valid JSON Schema: {reason}")
             }
+            Error::InvalidParamHeader { tool, rust_path, reason } => {
+                write!(f, "tool `{tool}` (`{rust_path}`) cannot mirror an argument in a header: {reason}")
+            }
             Error::MissingState { kind, name, rust_path, state } => write!(
                 f,
                 "{kind} `{name}` (`{rust_path}`) takes a `State<{state}>`, but none is registered; \
@@ -155,6 +170,7 @@ impl std::error::Error for Error {
             Error::Runtime(e) | Error::Io(e) => Some(e),
             Error::DuplicateTool { .. }
             | Error::InvalidSchema { .. }
+            | Error::InvalidParamHeader { .. }
             | Error::MissingState { .. }
             | Error::DuplicateResource { .. }
             | Error::InvalidResource { .. }

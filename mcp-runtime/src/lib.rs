@@ -107,6 +107,7 @@ pub mod __private {
     pub use inventory;
     pub use mcp_core::CallToolResult;
     pub use mcp_core::Icon;
+    pub use mcp_core::SchemaProfile;
 
     /// Expands what `#[tool]` generated. Its name carries the interface
     /// version the macro and this crate agree on: a `mcp-macros` of another

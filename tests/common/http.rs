@@ -42,6 +42,25 @@ pub fn events(body: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The `Mcp-Method` and `Mcp-Name` headers a 2026-07-28 client sends with
+/// `message` (none for a message without the envelope's version).
+pub fn standard_headers(message: &Value) -> Vec<(&'static str, String)> {
+    if message["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_none() {
+        return Vec::new();
+    }
+    let method = message["method"].as_str().unwrap_or_default();
+    let mut headers = vec![("mcp-method", method.to_owned())];
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => "",
+    };
+    if let Some(name) = message["params"].get(field).and_then(Value::as_str) {
+        headers.push(("mcp-name", name.to_owned()));
+    }
+    headers
+}
+
 impl Client {
     pub fn new(url: &str) -> Self {
         Client { http: reqwest::Client::new(), url: url.to_owned(), session: None, next_id: 1 }
@@ -71,8 +90,14 @@ impl Client {
         Answer { status, headers, messages }
     }
 
+    /// POST one message; a 2026-07-28 request (its `_meta` names a
+    /// version) gets the headers mirroring its body, as a client sends them.
     pub async fn message(&self, message: &Value) -> Answer {
-        self.send(self.post("application/json, text/event-stream").json(message)).await
+        let mut request = self.post("application/json, text/event-stream").json(message);
+        for (name, value) in standard_headers(message) {
+            request = request.header(name, value);
+        }
+        self.send(request).await
     }
 
     pub async fn request(&mut self, method: &str, params: Value) -> Answer {

@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use mcp_core::headers::ParamHeader;
 use mcp_core::{ProtocolVersion, SchemaProfile};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -35,6 +36,8 @@ pub(crate) struct Entry {
     /// The definition as each protocol version lists it (indexed like
     /// `ProtocolVersion::ALL`), serialized once.
     listed: PerVersion,
+    /// The arguments a 2026-07-28 client mirrors in `Mcp-Param-*` headers.
+    pub(crate) param_headers: Vec<ParamHeader>,
 }
 
 impl Entry {
@@ -83,7 +86,20 @@ impl Kind for Tools {
         }
         raw.timeout = raw.timeout.or(options.default_timeout);
         let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
-        let definition = shape(raw, options.profile).map_err(|source| Error::Schema { tool, rust_path, source })?;
+        if let Some(argument) = raw.unknown_header_arguments.first() {
+            let reason = format!(
+                "it has no argument `{argument}` to mirror (a value the runtime supplies, such as `Context`, has no header)"
+            );
+            return Err(Error::InvalidParamHeader { tool, rust_path, reason });
+        }
+        let profile = raw.profile.unwrap_or(options.profile);
+        let definition = shape(raw, profile).map_err(|source| Error::Schema {
+            tool: tool.clone(),
+            rust_path: rust_path.clone(),
+            source,
+        })?;
+        let param_headers = mcp_core::headers::param_headers(&definition.tool.input_schema)
+            .map_err(|reason| Error::InvalidParamHeader { tool, rust_path, reason })?;
         let listed = PerVersion::new(|v| definition.tool.for_version(v));
         let wraps_output = definition
             .tool
@@ -92,7 +108,15 @@ impl Kind for Tools {
             .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
         let limiter =
             definition.rate_limit.map(|limit| Limiter::new(limit, Some(&definition.tool.name))).transpose()?;
-        Ok(Entry { handler: handler.clone(), definition, check: OnceLock::new(), limiter, wraps_output, listed })
+        Ok(Entry {
+            handler: handler.clone(),
+            definition,
+            check: OnceLock::new(),
+            limiter,
+            wraps_output,
+            listed,
+            param_headers,
+        })
     }
 
     fn key(entry: &Entry) -> &str {

@@ -26,6 +26,10 @@ pub struct ToolDefinition {
     pub(crate) rate_limit: Option<RateLimit>,
     /// What its injected parameters need from the server.
     pub(crate) needs: Needs,
+    /// Its own schema profile, instead of the server's.
+    pub(crate) profile: Option<SchemaProfile>,
+    /// Arguments [`ToolBuilder::header`] named that the tool does not have.
+    pub(crate) unknown_header_arguments: Vec<String>,
 }
 
 impl ToolDefinition {
@@ -49,6 +53,12 @@ impl ToolDefinition {
     pub fn rate_limit(&self) -> Option<RateLimit> {
         self.rate_limit
     }
+
+    /// The schema profile the tool asked for, if it did not leave it to
+    /// the server ([`ToolBuilder::schema_profile`]).
+    pub fn schema_profile(&self) -> Option<SchemaProfile> {
+        self.profile
+    }
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -64,6 +74,11 @@ pub struct ToolBuilder {
     rate_limit: Option<RateLimit>,
     needs: Needs,
     output_schema_enabled: bool,
+    profile: Option<SchemaProfile>,
+    /// (argument, header name) from [`ToolBuilder::header`].
+    headers: Vec<(String, String)>,
+    /// A whole input schema from [`ToolBuilder::input_schema`].
+    input_schema: Option<JsonObject>,
 }
 
 impl ToolBuilder {
@@ -80,6 +95,9 @@ impl ToolBuilder {
             rate_limit: None,
             needs: Needs::default(),
             output_schema_enabled: true,
+            profile: None,
+            headers: Vec::new(),
+            input_schema: None,
         }
     }
 
@@ -242,18 +260,75 @@ impl ToolBuilder {
         schema
     }
 
+    /// Have 2026-07-28 clients mirror the argument `argument` in the HTTP
+    /// header `Mcp-Param-<header>` (SEP-2243), so that proxies can route on
+    /// it; the input schema marks the property with `"x-mcp-header":
+    /// header` (never sent to older versions), and the server refuses a
+    /// call whose header and argument disagree (`-32020`, HTTP 400). The
+    /// argument must be a string, integer or boolean (an `Option` of one
+    /// under the portable profile), and `header` a header name unique in
+    /// the tool regardless of case; otherwise the server does not start.
+    /// `#[arg(header = "Region")]` on a `#[tool]` parameter calls this.
+    pub fn header(&mut self, argument: &str, header: &str) -> &mut Self {
+        self.headers.push((argument.to_owned(), header.to_owned()));
+        self
+    }
+
+    /// Shape this tool's schemas with `profile` instead of the server's
+    /// ([`Server::schema_profile`](crate::Server::schema_profile)):
+    /// [`SchemaProfile::Strict`] keeps a JSON Schema 2020-12 input schema
+    /// whole (`$schema`, `$defs` and `$ref`, `$anchor`, composition and
+    /// conditionals) for clients that take it, while the server's other
+    /// tools stay portable. `#[tool(schema = "strict")]` calls this.
+    pub fn schema_profile(&mut self, profile: SchemaProfile) -> &mut Self {
+        self.profile = Some(profile);
+        self
+    }
+
+    /// Use `schema` as the whole input schema, instead of one made from the
+    /// arguments added with [`argument`](Self::argument) and its kin (a
+    /// hand-written tool whose schema is data). Its root must be an object
+    /// schema; it is shaped by the tool's schema profile like any other,
+    /// so keep keywords the portable profile removes with
+    /// [`schema_profile`](Self::schema_profile)`(SchemaProfile::Strict)`.
+    pub fn input_schema(&mut self, schema: JsonObject) -> &mut Self {
+        self.input_schema = Some(schema);
+        self
+    }
+
     /// The finished definition, with a raw 2020-12 input schema.
     pub fn build(mut self) -> ToolDefinition {
-        let mut schema = JsonObject::new();
-        schema.insert("type".into(), "object".into());
-        schema.insert("properties".into(), Value::Object(self.properties));
-        if !self.required.is_empty() {
-            schema.insert("required".into(), Value::Array(self.required));
+        let mut unknown_header_arguments = Vec::new();
+        for (argument, header) in std::mem::take(&mut self.headers) {
+            let property = match &mut self.input_schema {
+                Some(schema) => schema.get_mut("properties").and_then(Value::as_object_mut),
+                None => Some(&mut self.properties),
+            }
+            .and_then(|properties| properties.get_mut(&argument))
+            .and_then(Value::as_object_mut);
+            match property {
+                Some(property) => {
+                    property.insert(mcp_core::headers::X_MCP_HEADER.into(), header.into());
+                }
+                None => unknown_header_arguments.push(argument),
+            }
         }
-        let definitions = self.generator.take_definitions(true);
-        if !definitions.is_empty() {
-            schema.insert("$defs".into(), Value::Object(definitions));
-        }
+        let schema = match self.input_schema.take() {
+            Some(schema) => schema,
+            None => {
+                let mut schema = JsonObject::new();
+                schema.insert("type".into(), "object".into());
+                schema.insert("properties".into(), Value::Object(self.properties));
+                if !self.required.is_empty() {
+                    schema.insert("required".into(), Value::Array(self.required));
+                }
+                let definitions = self.generator.take_definitions(true);
+                if !definitions.is_empty() {
+                    schema.insert("$defs".into(), Value::Object(definitions));
+                }
+                schema
+            }
+        };
         self.tool.input_schema = schema;
         if !self.output_schema_enabled {
             self.tool.output_schema = None;
@@ -270,6 +345,8 @@ impl ToolBuilder {
             timeout: self.timeout,
             rate_limit: self.rate_limit,
             needs: self.needs,
+            profile: self.profile,
+            unknown_header_arguments,
         }
     }
 }

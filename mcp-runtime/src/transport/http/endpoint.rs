@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use super::HttpOptions;
 use super::guard::{self, Refusal};
+use super::mirror;
 use super::sessions::{HttpSession, Sessions};
 use crate::dispatch::outgoing::Outgoing;
 use crate::dispatch::reply::Answer;
@@ -31,6 +32,8 @@ use crate::transport::connection::Limits;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
 /// Our code for "no such session" (the implementation-defined range).
 const SESSION_NOT_FOUND: i64 = -32001;
 /// How often an idle SSE stream gets a comment, so proxies keep it open.
@@ -165,7 +168,9 @@ impl Endpoint {
         // the headers against the body (-32020), then the rest of the
         // envelope, with the request itself (-32022 and the like).
         let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        if let Some(error) = envelope::require_keys(meta).err().or_else(|| header_mismatch(headers, &request)) {
+        if let Some(error) =
+            envelope::require_keys(meta).err().or_else(|| header_mismatch(headers, &request, &self.shared))
+        {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
         let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
@@ -376,28 +381,57 @@ fn names_stateless_version(headers: &HeaderMap) -> bool {
     version.is_some_and(|v| !v.uses_handshake())
 }
 
-/// 2026-07-28 mirrors parts of the body in headers; a header that is sent
-/// must agree with the body (`-32020`, 400).
-fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request) -> Option<ErrorObject> {
-    let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+/// What the `Mcp-Name` header mirrors for `method`: the tool or prompt
+/// name, or the URI of a read (other methods have no name to mirror).
+fn mirrored_name(method: &str) -> Option<&'static str> {
+    match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        _ => None,
+    }
+}
+
+/// 2026-07-28 mirrors parts of the body in headers (SEP-2243): every
+/// request sends `Mcp-Method`, and one whose body names a tool, prompt or
+/// resource sends it as `Mcp-Name` (in the `=?base64?…?=` form if a header
+/// cannot carry it). A header that is missing, or that disagrees with the
+/// body, is `-32020` (400). Header names are case-insensitive; values are
+/// compared exactly once the whitespace around them (RFC 9110 §5.5) is
+/// trimmed. `MCP-Protocol-Version` is compared when sent. Then the
+/// `Mcp-Param-*` headers of a tool call, for the arguments its input
+/// schema marks with `x-mcp-header`.
+fn header_mismatch(headers: &HeaderMap, request: &mcp_core::Request, shared: &Shared) -> Option<ErrorObject> {
+    let params = request.params.as_ref();
+    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
     let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
-    // What `Mcp-Name` mirrors: the URI of a read, the name of anything else.
-    let name_field = if request.method == methods::RESOURCES_READ { "uri" } else { "name" };
-    let body_name = request.params.as_ref().and_then(|p| p.get(name_field)).and_then(Value::as_str);
-    let checks =
-        [(PROTOCOL_VERSION, body_version), ("mcp-method", Some(request.method.as_str())), ("mcp-name", body_name)];
-    for (header, body) in checks {
-        let Some(sent) = headers.get(header) else { continue };
-        let sent = String::from_utf8_lossy(sent.as_bytes());
-        if Some(sent.as_ref()) != body {
-            let error = ErrorObject::new(
-                mcp_core::codes::HEADER_MISMATCH,
-                format!("header mismatch: {header} is {sent:?}, the body says {:?}", body.unwrap_or("nothing")),
-            );
-            return Some(error);
+    let body_name =
+        mirrored_name(&request.method).and_then(|field| params.and_then(|p| p.get(field))).and_then(Value::as_str);
+    // (header, what the body says, whether the header must be sent)
+    let checks = [
+        (PROTOCOL_VERSION, body_version, false),
+        (MCP_METHOD, Some(request.method.as_str()), true),
+        (MCP_NAME, body_name, body_name.is_some()),
+    ];
+    for (header, body, required) in checks {
+        let body_says = body.unwrap_or("nothing");
+        let Some(sent) = headers.get(header) else {
+            if required {
+                return Some(mirror::mismatch(format!("{header} is missing, the body says {body_says:?}")));
+            }
+            continue;
+        };
+        let sent = mirror::text(sent);
+        let decoded = if header == MCP_NAME { mirror::decode(&sent) } else { Some(sent.clone()) };
+        if decoded.as_deref() != body {
+            return Some(mirror::mismatch(format!("{header} is {sent:?}, the body says {body_says:?}")));
         }
     }
-    None
+    if request.method != methods::TOOLS_CALL {
+        return None;
+    }
+    let tools = shared.tools.current();
+    let tool = tools.get(body_name?)?;
+    mirror::param_mismatch(headers, &tool.param_headers, params.and_then(|p| p.get("arguments")))
 }
 
 /// Parse one POSTed message; a batch is refused.

@@ -14,6 +14,7 @@
 
 mod endpoint;
 mod guard;
+mod mirror;
 mod sessions;
 
 use std::net::SocketAddr;
