@@ -110,9 +110,12 @@ async fn a_session_starts_lists_calls_and_ends() {
         list.last()["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["echo", "hang", "leaky", "nap", "scarce", "steps"]);
 
+    // A call that sends nothing before its result is answered as plain
+    // JSON even to a client that takes an event stream: one write, no
+    // stream to set up (a call that reports progress streams, below).
     let call = client.call("echo", json!({"text": "over http"})).await;
     assert_eq!(call.status, StatusCode::OK);
-    assert!(call.content_type().starts_with("text/event-stream"), "{call:?}");
+    assert!(call.content_type().starts_with("application/json"), "{call:?}");
     assert_eq!(call.last()["result"]["content"], json!([{"type": "text", "text": "over http"}]));
 
     // Bad arguments are a tool error, as over stdio.
@@ -751,4 +754,49 @@ async fn a_request_to_the_client_travels_on_the_call_stream_and_its_answer_comes
     let result = messages.last().unwrap();
     assert_eq!(result["id"], 5);
     assert_eq!(result["result"]["content"][0]["text"], "1 roots");
+}
+
+#[tokio::test]
+async fn a_client_that_takes_only_json_is_never_sent_a_request_it_would_not_see() {
+    let url = start_with(Server::empty("asking", "1").tool(count_roots::Tool), HttpOptions::new()).await;
+    let mut client = Client::new(&url);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}});
+    let answer = client.request("initialize", init).await;
+    client.session = Some(answer.headers["mcp-session-id"].to_str().unwrap().to_owned());
+    client.message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+
+    // Accept: application/json only: the roots request could never reach
+    // it, so the tool learns that at once instead of at the 60 s timeout.
+    let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "count_roots"}});
+    let started = std::time::Instant::now();
+    let answer =
+        tokio::time::timeout(Duration::from_secs(10), client.send(client.post("application/json").json(&call)))
+            .await
+            .expect("answered without waiting for the client");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let text = answer.last()["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("text/event-stream"), "{text}");
+    assert_eq!(answer.last()["result"]["isError"], true);
+}
+
+/// Needs the client's model.
+#[tool]
+async fn needs_sampling(ctx: Context) -> Result<String, ToolError> {
+    Ok(ctx.sample(mcp_runtime::Sampling::user("hi")).await?.text())
+}
+
+#[tokio::test]
+async fn a_stateless_call_missing_a_client_capability_is_400_with_32021() {
+    let url = start_with(Server::empty("asking", "1").tool(needs_sampling::Tool), HttpOptions::new()).await;
+    let client = Client::new(&url);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "needs_sampling", "arguments": {}, "_meta": meta}});
+    let answer = client.message(&call).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{answer:?}");
+    assert!(answer.content_type().starts_with("application/json"));
+    assert_eq!(answer.last()["id"], 9);
+    assert_eq!(answer.last()["error"]["code"], -32021);
+    assert_eq!(answer.last()["error"]["data"]["requiredCapabilities"], json!({"sampling": {}}));
 }

@@ -258,8 +258,8 @@ impl Client {
 
     /// Send a request to the client and await its answer.
     async fn send<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
-        let (Some(requests), Some(stream)) = (self.peer.as_ref().and_then(|p| p.requests.clone()), self.stream.clone())
-        else {
+        let stream = self.stream.clone().filter(Outgoing::carries_requests);
+        let (Some(requests), Some(stream)) = (self.peer.as_ref().and_then(|p| p.requests.clone()), stream) else {
             return Err(ClientError::Unavailable);
         };
         let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
@@ -307,8 +307,11 @@ pub enum ClientError {
         /// The capability, e.g. `"sampling"`.
         capability: String,
     },
-    /// This request cannot ask the client anything (a call made by hand,
-    /// or a 2026-07-28 request, which has no server-to-client requests).
+    /// This request cannot ask the client anything: a call made by hand, a
+    /// method 2026-07-28 gives no input requests (only `tools/call`,
+    /// `prompts/get` and `resources/read` have them), or an HTTP client
+    /// that reads the call's answer as plain JSON and so would never see a
+    /// request (it did not accept `text/event-stream`).
     Unavailable,
     /// The client did not answer in time; it was told to stop.
     Timeout(Duration),
@@ -330,7 +333,10 @@ impl fmt::Display for ClientError {
             ClientError::MissingCapability { capability } => {
                 write!(f, "the client did not declare the `{capability}` capability")
             }
-            ClientError::Unavailable => f.write_str("this request cannot send requests to the client"),
+            ClientError::Unavailable => f.write_str(
+                "this request cannot ask the client anything: only a tool call, a prompt or a read can, and over HTTP \
+                 only if the client accepts text/event-stream",
+            ),
             ClientError::Timeout(after) => write!(f, "the client did not answer within {} s", after.as_secs_f64()),
             ClientError::Rejected(error) => write!(f, "the client refused: {error}"),
             ClientError::Disconnected => f.write_str("the client disconnected before answering"),

@@ -7,7 +7,12 @@ use tokio::sync::mpsc;
 /// Messages to the client of one connection or response stream. An empty
 /// message is the end-of-stream marker the writers stop at.
 #[derive(Clone, Debug)]
-pub(crate) struct Outgoing(pub(crate) mpsc::UnboundedSender<Vec<u8>>);
+pub(crate) struct Outgoing {
+    pub(crate) tx: mpsc::UnboundedSender<Vec<u8>>,
+    /// Whether requests to the client can go this way: not on an HTTP
+    /// response the client takes as plain JSON (it reads only the answer).
+    requests: bool,
+}
 
 /// A notification as it goes on the wire, serialized straight from its
 /// typed params.
@@ -19,10 +24,27 @@ struct Note<'a, P> {
 }
 
 impl Outgoing {
+    /// A queue to a client that reads everything sent on it.
+    pub(crate) fn new(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
+        Outgoing { tx, requests: true }
+    }
+
+    /// A queue to a client that reads only the answer, so a request to it
+    /// would never be seen.
+    #[cfg(feature = "http")]
+    pub(crate) fn answer_only(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
+        Outgoing { tx, requests: false }
+    }
+
+    /// Whether a request to the client can be sent this way.
+    pub(crate) fn carries_requests(&self) -> bool {
+        self.requests
+    }
+
     /// A queue whose messages go nowhere (for requests that send none).
     #[cfg(feature = "http")]
     pub(crate) fn nowhere() -> Outgoing {
-        Outgoing(mpsc::unbounded_channel().0)
+        Outgoing::answer_only(mpsc::unbounded_channel().0)
     }
 
     /// Send a notification; a closed connection drops it.
@@ -33,13 +55,13 @@ impl Outgoing {
     /// Queue one message; a closed queue (the client is gone) drops it.
     pub(crate) fn send(&self, message: &impl Serialize) {
         match serde_json::to_vec(message) {
-            Ok(bytes) => drop(self.0.send(bytes)),
+            Ok(bytes) => drop(self.tx.send(bytes)),
             Err(e) => tracing::error!(error = %e, "a message could not be serialized"),
         }
     }
 
     /// Whether the client end is gone.
     pub(crate) fn is_closed(&self) -> bool {
-        self.0.is_closed()
+        self.tx.is_closed()
     }
 }

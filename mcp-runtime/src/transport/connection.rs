@@ -35,7 +35,7 @@ where
 {
     let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer = tokio::spawn(write_lines(writer, written));
-    let outgoing = Outgoing(queue);
+    let outgoing = Outgoing::new(queue);
     let out = outgoing.clone();
     let session = Session::new(shared, outgoing.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
@@ -155,7 +155,7 @@ where
         }
     }
     // The end-of-stream marker; everything sent before it is written first.
-    let _ = out.0.send(Vec::new());
+    let _ = out.tx.send(Vec::new());
     drop((out, outgoing));
     match writer.await {
         Ok(result) => result,

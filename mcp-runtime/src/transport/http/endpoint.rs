@@ -128,7 +128,8 @@ impl Endpoint {
         match message {
             Message::Request(request) => {
                 let (tx, rx) = mpsc::unbounded_channel();
-                match session.session.handle(Message::Request(request), &Outgoing(tx.clone())) {
+                let stream = if sse { Outgoing::new(tx.clone()) } else { Outgoing::answer_only(tx.clone()) };
+                match session.session.handle(Message::Request(request), &stream) {
                     Action::Reply(answer) => json_response(StatusCode::OK, &answer),
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                         let task_session = session.clone();
@@ -147,7 +148,7 @@ impl Endpoint {
                             return json_response(StatusCode::OK, &Answer::error(Some(id), error));
                         }
                         let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
-                        CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse).await
+                        CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse, |_| StatusCode::OK).await
                     }
                     Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
                 }
@@ -175,14 +176,10 @@ impl Endpoint {
         }
         let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
         let (tx, rx) = mpsc::unbounded_channel();
-        match session.handle(Message::Request(request), &Outgoing(tx.clone())) {
+        match session.handle(Message::Request(request), &Outgoing::answer_only(tx.clone())) {
             Action::Reply(answer) => {
-                let status = match answer.error_object() {
-                    Some(e) if e.code == mcp_core::codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-                    Some(e) if STATELESS_BAD_REQUEST.contains(&e.code) => StatusCode::BAD_REQUEST,
-                    _ => StatusCode::OK,
-                };
-                json_response(status, &answer)
+                let code = answer.error_object().map(|e| e.code);
+                json_response(stateless_status(code), &answer)
             }
             Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
                 let task = tokio::spawn(async move { answer(future, &tx).await });
@@ -191,7 +188,8 @@ impl Endpoint {
                     cancellation.cancel();
                     drop(session);
                 });
-                CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse).await
+                let status = |answer: &[u8]| stateless_status(error_code(answer));
+                CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse, status).await
             }
             Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         }
@@ -288,9 +286,9 @@ impl Endpoint {
 /// the end-of-stream marker for its [`CallStream`].
 async fn answer(future: BoxFuture<'static, Answer>, tx: &mpsc::UnboundedSender<Vec<u8>>) {
     let answer = future.await;
-    let tx = Outgoing(tx.clone());
+    let tx = Outgoing::new(tx.clone());
     tx.send(&answer);
-    let _ = tx.0.send(Vec::new());
+    let _ = tx.tx.send(Vec::new());
 }
 
 /// A running call's messages, ending with its response. Dropped before
@@ -323,29 +321,56 @@ impl CallStream {
         }
     }
 
-    /// An event stream to a client that takes one, else plain JSON.
-    async fn respond(self, sse: bool) -> Response {
-        if sse { self.into_sse() } else { self.into_json().await }
+    /// A call whose answer comes before anything else (within
+    /// [`FIRST_MESSAGE_WAIT`]) is answered as plain JSON, in one write and
+    /// with the HTTP status `status` gives it; one that sends notifications
+    /// or requests first, or takes longer, gets an event stream if the
+    /// client takes one, else plain JSON with the answer alone.
+    async fn respond(mut self, sse: bool, status: impl FnOnce(&[u8]) -> StatusCode) -> Response {
+        if !sse {
+            return self.into_json(status).await;
+        }
+        let first = match tokio::time::timeout(FIRST_MESSAGE_WAIT, self.next()).await {
+            Ok(Some(first)) => first,
+            // Cancelled (by DELETE or `notifications/cancelled`).
+            Ok(None) => return StatusCode::ACCEPTED.into_response(),
+            Err(_) => return self.into_sse(Vec::new()),
+        };
+        // The answer is queued with the end marker right behind it, so an
+        // answer that came first is followed by the end at once.
+        let mut already = vec![first];
+        match self.rx.try_recv() {
+            Ok(end) if end.is_empty() => {
+                self.done = true;
+                let answer = already.remove(0);
+                return (status(&answer), [(CONTENT_TYPE, "application/json")], answer).into_response();
+            }
+            Ok(second) => already.push(second),
+            Err(_) => {}
+        }
+        self.into_sse(already)
     }
 
-    /// Stream progress and log messages as they come, then the response.
-    fn into_sse(self) -> Response {
-        let events = futures_util::stream::unfold(self, |mut call| async move {
+    /// Stream what `already` came, then progress, log messages and requests
+    /// as they come, then the response.
+    fn into_sse(self, already: Vec<Vec<u8>>) -> Response {
+        let first = futures_util::stream::iter(already.into_iter().map(|bytes| Ok::<_, Infallible>(event(&bytes))));
+        let rest = futures_util::stream::unfold(self, |mut call| async move {
             let bytes = call.next().await?;
             Some((Ok::<_, Infallible>(event(&bytes)), call))
         });
-        Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+        Sse::new(first.chain(rest)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
     }
 
     /// Only the response: a client that takes no event stream gets no
     /// notifications.
-    async fn into_json(mut self) -> Response {
+    async fn into_json(mut self, status: impl FnOnce(&[u8]) -> StatusCode) -> Response {
         let mut last = None;
         while let Some(bytes) = self.next().await {
             last = Some(bytes);
         }
         match last {
-            Some(bytes) => ([(CONTENT_TYPE, "application/json")], bytes).into_response(),
+            Some(bytes) => (status(&bytes), [(CONTENT_TYPE, "application/json")], bytes).into_response(),
             // The call was cancelled (by DELETE or `notifications/cancelled`).
             None => StatusCode::ACCEPTED.into_response(),
         }
@@ -359,6 +384,35 @@ fn event(bytes: &[u8]) -> Event {
 /// Stateless requests over HTTP share one rate-limit allowance: nothing
 /// tells their clients apart.
 const STATELESS_ALLOWANCES: u64 = u64::MAX;
+
+/// How long a call's first message is awaited before its event stream
+/// starts: an answer by then goes out as plain JSON (one write, and an HTTP
+/// status of its own); a slower call still gets its stream's headers and
+/// keep-alives early.
+const FIRST_MESSAGE_WAIT: Duration = Duration::from_millis(250);
+
+/// The HTTP status of a stateless answer: 404 for a method the server does
+/// not have, 400 for the envelope's errors, else 200.
+fn stateless_status(error: Option<i64>) -> StatusCode {
+    match error {
+        Some(mcp_core::codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(code) if STATELESS_BAD_REQUEST.contains(&code) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The error code of a serialized answer, if it is an error.
+fn error_code(answer: &[u8]) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    serde_json::from_slice::<Answer>(answer).ok()?.error.map(|e| e.code)
+}
 
 /// Envelope errors that the spec answers with 400 over HTTP.
 const STATELESS_BAD_REQUEST: [i64; 4] = [

@@ -48,7 +48,7 @@ impl HttpSession {
             }
         });
         HttpSession {
-            session: Session::new(shared, Outgoing(out)),
+            session: Session::new(shared, Outgoing::new(out)),
             running: Mutex::default(),
             standalone,
             last_active: Mutex::new(Instant::now()),
