@@ -344,6 +344,15 @@ async fn test_input_required_result_prompt(ctx: Context) -> Result<String, Promp
     Ok(format!("Use this context: {context}"))
 }
 
+/// End the call's event stream before the result (SEP-1699 polling): the
+/// client reconnects with `Last-Event-ID` and gets the result there.
+#[tool]
+async fn test_reconnection(ctx: Context) -> &'static str {
+    ctx.close_stream();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    "reconnected and got the result"
+}
+
 /// The lists the suite's diagnostic hooks change.
 struct Lists {
     tools: mcp_runtime::ToolsHandle,

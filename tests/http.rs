@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::http::{Client, events};
+use common::http::{Client, event_ids, events};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{HttpOptions, Server};
 use reqwest::StatusCode;
@@ -215,13 +215,14 @@ async fn a_client_that_hangs_up_cancels_its_call_and_notifications_cancel_too() 
     let mut client = Client::new(&url);
     client.initialize().await;
 
-    // Hang up: the response future is dropped while the call runs.
-    let request = client.post("application/json, text/event-stream").json(
+    // Hang up on a plain JSON answer (which cannot be resumed): the
+    // request is dropped while the call runs.
+    let request = client.post("application/json").json(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang", "arguments": {"key": "hung-up"}}}),
     );
-    let response = request.send().await.unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    drop(response);
+    let hanging = tokio::spawn(request.send());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    hanging.abort();
     wait_until(|| CANCELLED.lock().unwrap().contains("hung-up")).await;
 
     // `notifications/cancelled` from another POST.
@@ -235,7 +236,8 @@ async fn a_client_that_hangs_up_cancels_its_call_and_notifications_cancel_too() 
     assert_eq!(cancel.status, StatusCode::ACCEPTED);
     wait_until(|| CANCELLED.lock().unwrap().contains("notified")).await;
     let response = pending.await.unwrap().unwrap();
-    assert_eq!(response.text().await.unwrap(), "", "a cancelled call gets no response");
+    let body = response.text().await.unwrap();
+    assert_eq!(events(&body), Vec::<Value>::new(), "a cancelled call gets no response: {body:?}");
 }
 
 async fn wait_until(done: impl Fn() -> bool) {
@@ -799,4 +801,108 @@ async fn a_stateless_call_missing_a_client_capability_is_400_with_32021() {
     assert_eq!(answer.last()["id"], 9);
     assert_eq!(answer.last()["error"]["code"], -32021);
     assert_eq!(answer.last()["error"]["data"]["requiredCapabilities"], json!({"sampling": {}}));
+}
+
+/// Report progress slowly, closing the stream after the first step if
+/// asked to, so the client polls for the rest.
+#[tool]
+async fn slow_steps(ctx: Context, #[arg(default)] close: bool) -> &'static str {
+    for i in 1..=4 {
+        ctx.progress(f64::from(i), 4.0);
+        if close && i == 1 {
+            assert!(ctx.close_stream(), "a session's event stream can be resumed");
+        }
+        tokio::time::sleep(Duration::from_millis(80)).await;
+    }
+    "all steps"
+}
+
+async fn resumable_session() -> (Client, String) {
+    let url = start_with(Server::empty("resume", "1").tool(slow_steps::Tool), HttpOptions::new()).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    (client, url)
+}
+
+fn slow_call(id: u64, close: bool) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "slow_steps", "arguments": {"close": close}, "_meta": {"progressToken": "p"}}})
+}
+
+/// GET the rest of a stream after `last`.
+async fn resume(client: &Client, url: &str, last: &str) -> reqwest::Response {
+    let mut get = client.http.get(url).header(ACCEPT, "text/event-stream").header("last-event-id", last);
+    get = get.header("mcp-session-id", client.session.clone().unwrap());
+    get.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_dropped_event_stream_resumes_from_its_last_event_with_nothing_lost() {
+    let (client, url) = resumable_session().await;
+    let mut stream =
+        client.post("application/json, text/event-stream").json(&slow_call(3, false)).send().await.unwrap();
+    assert_eq!(stream.headers()[CONTENT_TYPE], "text/event-stream");
+    // Read up to the first progress notification, then hang up.
+    let mut body = String::new();
+    while events(&body).is_empty() {
+        body.push_str(std::str::from_utf8(&stream.chunk().await.unwrap().unwrap()).unwrap());
+    }
+    drop(stream);
+    let ids = event_ids(&body);
+    assert!(body.starts_with("id: ") && body.contains("retry: 500"), "a priming event opens the stream: {body:?}");
+    assert!(ids[0].ends_with(".0"), "{ids:?}");
+    let last = ids.last().unwrap().clone();
+
+    // The call was not cancelled by the drop: the rest arrives on resume.
+    let resumed = resume(&client, &url, &last).await;
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let rest = resumed.text().await.unwrap();
+    let mut all = events(&body);
+    all.extend(events(&rest));
+    let progress: Vec<f64> = all.iter().filter_map(|m| m["params"]["progress"].as_f64()).collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0, 4.0], "every step once, in order");
+    assert_eq!(all.last().unwrap()["result"]["content"][0]["text"], "all steps");
+    let mut numbers: Vec<String> = event_ids(&body).into_iter().chain(event_ids(&rest)).collect();
+    let before = numbers.len();
+    numbers.dedup();
+    assert_eq!(numbers.len(), before, "no event twice: {numbers:?}");
+
+    // The whole stream can be read again from its start (it is kept), and
+    // ids the server never sent are refused.
+    let again = resume(&client, &url, &ids[0]).await.text().await.unwrap();
+    assert_eq!(events(&again).len(), 5);
+    assert_eq!(resume(&client, &url, "nonsense").await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(resume(&client, &url, "999.0").await.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_tool_can_close_its_stream_and_the_client_polls_for_the_rest() {
+    let (client, url) = resumable_session().await;
+    let first = client.post("application/json, text/event-stream").json(&slow_call(4, true)).send().await.unwrap();
+    let body = first.text().await.unwrap();
+    let seen = events(&body);
+    assert_eq!(seen.len(), 1, "the stream ends after the first step: {body:?}");
+    let last = event_ids(&body).last().unwrap().clone();
+    let rest = resume(&client, &url, &last).await.text().await.unwrap();
+    let rest = events(&rest);
+    let progress: Vec<f64> = rest.iter().filter_map(|m| m["params"]["progress"].as_f64()).collect();
+    assert_eq!(progress, [2.0, 3.0, 4.0]);
+    assert_eq!(rest.last().unwrap()["result"]["content"][0]["text"], "all steps");
+}
+
+#[tokio::test]
+async fn events_the_store_no_longer_holds_are_refused_not_skipped() {
+    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(200));
+    let url = start_with(Server::empty("resume", "1").tool(slow_steps::Tool), options).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let body = client.post("application/json, text/event-stream").json(&slow_call(5, false)).send().await.unwrap();
+    let body = body.text().await.unwrap();
+    let ids = event_ids(&body);
+    assert_eq!(events(&body).len(), 5);
+    // 200 bytes hold the last events only: from the start is a hole.
+    assert_eq!(resume(&client, &url, &ids[0]).await.status(), StatusCode::NOT_FOUND);
+    let last_but_one = &ids[ids.len() - 2];
+    let tail = resume(&client, &url, last_but_one).await.text().await.unwrap();
+    assert_eq!(events(&tail).last().unwrap()["result"]["content"][0]["text"], "all steps");
 }

@@ -71,7 +71,7 @@ pub use tools::{
     BoxFuture, IntoToolResult, Json, RateLimit, Tool, ToolBuilder, ToolDefinition, ToolError, ToolsHandle,
 };
 #[cfg(feature = "http")]
-pub use transport::http::HttpOptions;
+pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
 pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.

@@ -32,13 +32,22 @@ impl Answer {
     }
 }
 
-/// The JSON messages of an event stream's `data:` lines.
+/// The JSON messages of an event stream's `data:` lines (events with no
+/// data, such as a resumable stream's priming event, carry none).
 pub fn events(body: &str) -> Vec<Value> {
     body.split("\n\n")
         .filter_map(|event| {
             let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+            let data = data.join("\n");
+            (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
         })
+        .collect()
+}
+
+/// The `id:` of each event of an event stream, in order.
+pub fn event_ids(body: &str) -> Vec<String> {
+    body.split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("id:")).map(|id| id.trim().to_owned()))
         .collect()
 }
 

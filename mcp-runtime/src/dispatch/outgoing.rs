@@ -12,7 +12,15 @@ pub(crate) struct Outgoing {
     /// Whether requests to the client can go this way: not on an HTTP
     /// response the client takes as plain JSON (it reads only the answer).
     requests: bool,
+    /// Whether the client can reconnect to this stream (a resumable HTTP
+    /// event stream), so the connection it is read on may be ended.
+    resumable: bool,
 }
+
+/// The marker that asks a resumable stream to end the connection it is
+/// read on, in order with the messages before it (never sent on the
+/// wire: no message is a lone NUL byte).
+pub(crate) const CLOSE_CONNECTION: &[u8] = b"\0";
 
 /// A notification as it goes on the wire, serialized straight from its
 /// typed params.
@@ -26,14 +34,27 @@ struct Note<'a, P> {
 impl Outgoing {
     /// A queue to a client that reads everything sent on it.
     pub(crate) fn new(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
-        Outgoing { tx, requests: true }
+        Outgoing { tx, requests: true, resumable: false }
+    }
+
+    /// A stream the client can reconnect to.
+    #[cfg(feature = "http")]
+    pub(crate) fn resumable(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
+        Outgoing { tx, requests: true, resumable: true }
+    }
+
+    /// End the connection the stream is read on, after what was sent
+    /// before, if the client can reconnect; `false` if it cannot (stdio,
+    /// plain JSON, stateless HTTP).
+    pub(crate) fn close_connection(&self) -> bool {
+        self.resumable && self.tx.send(CLOSE_CONNECTION.to_vec()).is_ok()
     }
 
     /// A queue to a client that reads only the answer, so a request to it
     /// would never be seen.
     #[cfg(feature = "http")]
     pub(crate) fn answer_only(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
-        Outgoing { tx, requests: false }
+        Outgoing { tx, requests: false, resumable: false }
     }
 
     /// Whether a request to the client can be sent this way.

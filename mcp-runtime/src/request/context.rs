@@ -209,6 +209,16 @@ impl Context {
         self.log(LoggingLevel::Error, data);
     }
 
+    /// End this call's HTTP event stream now, and let the client poll for
+    /// the rest (SEP-1699): the call goes on, its messages are kept, and
+    /// the client reconnects with `Last-Event-ID` to read them and the
+    /// result. For long calls, so no connection is held open while they
+    /// work. Returns `false`, doing nothing, where a stream cannot be
+    /// resumed (stdio, a client that takes plain JSON, 2026-07-28).
+    pub fn close_stream(&self) -> bool {
+        self.inner.outgoing.as_ref().is_some_and(Outgoing::close_connection)
+    }
+
     /// Whether the client has cancelled this call. The tool's future is
     /// dropped on cancellation, so this matters to work that outlives an
     /// `.await`: blocking loops and tasks the tool spawned.

@@ -2,7 +2,6 @@
 //! stream, DELETE the session. Every refusal is a JSON-RPC error body with
 //! a fixed text, never internal error details.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +10,6 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::{ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
@@ -22,7 +20,9 @@ use tokio::sync::mpsc;
 use super::HttpOptions;
 use super::guard::{self, Refusal};
 use super::mirror;
+use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, Sessions};
+use super::sse;
 use crate::dispatch::outgoing::Outgoing;
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session};
@@ -31,13 +31,12 @@ use crate::tools::BoxFuture;
 use crate::transport::connection::Limits;
 
 const SESSION_ID: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const MCP_METHOD: &str = "mcp-method";
 const MCP_NAME: &str = "mcp-name";
 /// Our code for "no such session" (the implementation-defined range).
 const SESSION_NOT_FOUND: i64 = -32001;
-/// How often an idle SSE stream gets a comment, so proxies keep it open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// One MCP endpoint: a server and its HTTP sessions.
 pub(crate) struct Endpoint {
@@ -128,7 +127,9 @@ impl Endpoint {
         match message {
             Message::Request(request) => {
                 let (tx, rx) = mpsc::unbounded_channel();
-                let stream = if sse { Outgoing::new(tx.clone()) } else { Outgoing::answer_only(tx.clone()) };
+                // A client that takes an event stream gets a resumable one.
+                let resumable = sse.then(|| session.new_stream());
+                let stream = if sse { Outgoing::resumable(tx.clone()) } else { Outgoing::answer_only(tx.clone()) };
                 match session.session.handle(Message::Request(request), &stream) {
                     Action::Reply(answer) => json_response(StatusCode::OK, &answer),
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
@@ -147,8 +148,19 @@ impl Endpoint {
                             ));
                             return json_response(StatusCode::OK, &Answer::error(Some(id), error));
                         }
-                        let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
-                        CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse, |_| StatusCode::OK).await
+                        let ok = |_: &[u8]| StatusCode::OK;
+                        let Some((number, hub)) = resumable else {
+                            // Plain JSON cannot be resumed: hanging up cancels.
+                            let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
+                            return CallStream::direct(rx, Some(on_drop)).respond(false, ok).await;
+                        };
+                        // Resumable: a dropped connection is not a cancel
+                        // (the spec's SHOULD NOT); the call goes on and the
+                        // client reconnects for the rest.
+                        session.track(number, hub.clone());
+                        let reader = hub.read(0).expect("a new stream reads from its start");
+                        tokio::spawn(pump(rx, hub));
+                        CallStream::resumable(number, reader, true).respond(true, ok).await
                     }
                     Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
                 }
@@ -189,7 +201,7 @@ impl Endpoint {
                     drop(session);
                 });
                 let status = |answer: &[u8]| stateless_status(error_code(answer));
-                CallStream { rx, on_drop: Some(on_drop), done: false }.respond(sse, status).await
+                CallStream::direct(rx, Some(on_drop)).respond(sse, status).await
             }
             Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         }
@@ -198,7 +210,9 @@ impl Endpoint {
     /// Start a session: it is kept (and its id sent) only if `initialize`
     /// succeeds.
     fn initialize(&self, message: Message) -> Response {
-        let Ok(session) = self.sessions.create(self.shared.clone()) else { return too_many_sessions() };
+        let Ok(session) = self.sessions.create(self.shared.clone(), self.options.events.0.clone()) else {
+            return too_many_sessions();
+        };
         let response = match session.session.handle(message, &Outgoing::nowhere()) {
             Action::Reply(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
@@ -225,15 +239,18 @@ impl Endpoint {
         if let Some(response) = unsupported_version(headers) {
             return response;
         }
+        if let Some(last) = headers.get(LAST_EVENT_ID) {
+            return resume_stream(&session, last);
+        }
         let Some(mut rx) = session.open_stream() else {
             let error = ErrorObject::invalid_request("this session already has an open GET stream");
             return error_response(StatusCode::CONFLICT, error);
         };
         session.touch();
         let events = futures_util::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx).map(|message| message.map(|bytes| Ok::<_, Infallible>(event(&bytes))))
+            rx.poll_recv(cx).map(|message| message.map(|bytes| sse::message(None, &bytes)))
         });
-        Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+        sse::response(events)
     }
 
     /// End a session: its calls stop and its stream closes.
@@ -291,11 +308,52 @@ async fn answer(future: BoxFuture<'static, Answer>, tx: &mpsc::UnboundedSender<V
     let _ = tx.tx.send(Vec::new());
 }
 
+/// A reconnect to a call stream (`GET` with `Last-Event-ID`): what the
+/// client missed, then the rest live, until the call's answer.
+fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
+    let last = last.to_str().unwrap_or_default();
+    let Some((number, after)) = resume::parse_event_id(last) else {
+        let error = ErrorObject::invalid_request(format!("Last-Event-ID {last:?} is not an id this server sent"));
+        return error_response(StatusCode::BAD_REQUEST, error);
+    };
+    let gone = || {
+        let error = ErrorObject::invalid_request(format!(
+            "the events after {last} are no longer kept: the stream ended long ago or outgrew the event store"
+        ));
+        error_response(StatusCode::NOT_FOUND, error)
+    };
+    let Some(reader) = session.stream(number).and_then(|hub| hub.read(after)) else { return gone() };
+    session.touch();
+    CallStream::resumable(number, reader, false).into_sse(Vec::new())
+}
+
+/// Move a call's messages into its resumable stream, ending it when the
+/// call ends (also when it was stopped and sent no answer).
+async fn pump(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, hub: Arc<Hub>) {
+    while let Some(message) = rx.recv().await {
+        let end = message.is_empty();
+        hub.take(message);
+        if end {
+            return;
+        }
+    }
+    hub.push(Vec::new());
+}
+
+/// Where a call stream's messages come from.
+enum Source {
+    /// Straight from the call: plain JSON, stateless requests.
+    Direct(mpsc::UnboundedReceiver<Vec<u8>>),
+    /// From a resumable stream, numbered; `prime` opens it with an empty
+    /// event carrying the first id and the reconnection delay.
+    Resumable { stream: u64, rx: mpsc::UnboundedReceiver<Numbered>, prime: bool },
+}
+
 /// A running call's messages, ending with its response. Dropped before
-/// the response (the client went away), it cancels the call.
+/// the response (the client went away), it runs `on_drop` (a direct
+/// stream cancels its call; a resumable one does not).
 struct CallStream {
-    rx: mpsc::UnboundedReceiver<Vec<u8>>,
-    /// Stops the call.
+    source: Source,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     done: bool,
 }
@@ -310,10 +368,22 @@ impl Drop for CallStream {
 }
 
 impl CallStream {
-    /// The next message, or `None` after the response.
-    async fn next(&mut self) -> Option<Vec<u8>> {
-        match self.rx.recv().await {
-            Some(bytes) if !bytes.is_empty() => Some(bytes),
+    fn direct(rx: mpsc::UnboundedReceiver<Vec<u8>>, on_drop: Option<Box<dyn FnOnce() + Send>>) -> Self {
+        CallStream { source: Source::Direct(rx), on_drop, done: false }
+    }
+
+    fn resumable(stream: u64, rx: mpsc::UnboundedReceiver<Numbered>, prime: bool) -> Self {
+        CallStream { source: Source::Resumable { stream, rx, prime }, on_drop: None, done: false }
+    }
+
+    /// The next message and its number, or `None` after the response.
+    async fn next(&mut self) -> Option<Numbered> {
+        let message = match &mut self.source {
+            Source::Direct(rx) => rx.recv().await.map(|bytes| (0, bytes)),
+            Source::Resumable { rx, .. } => rx.recv().await,
+        };
+        match message {
+            Some((number, bytes)) if !bytes.is_empty() => Some((number, bytes)),
             _ => {
                 self.done = true;
                 None
@@ -332,41 +402,53 @@ impl CallStream {
         }
         let first = match tokio::time::timeout(FIRST_MESSAGE_WAIT, self.next()).await {
             Ok(Some(first)) => first,
+            // A resumable stream whose connection the call closed at once
+            // (`Context::close_stream`): its priming event tells the
+            // client where to resume.
+            Ok(None) if matches!(self.source, Source::Resumable { .. }) => return self.into_sse(Vec::new()),
             // Cancelled (by DELETE or `notifications/cancelled`).
             Ok(None) => return StatusCode::ACCEPTED.into_response(),
             Err(_) => return self.into_sse(Vec::new()),
         };
-        // The answer is queued with the end marker right behind it, so an
-        // answer that came first is followed by the end at once.
-        let mut already = vec![first];
-        match self.rx.try_recv() {
-            Ok(end) if end.is_empty() => {
-                self.done = true;
-                let answer = already.remove(0);
-                return (status(&answer), [(CONTENT_TYPE, "application/json")], answer).into_response();
-            }
-            Ok(second) => already.push(second),
-            Err(_) => {}
+        // A call's only response is its answer: one that comes first is
+        // all there is.
+        if is_response(&first.1) {
+            self.done = true;
+            return (status(&first.1), [(CONTENT_TYPE, "application/json")], first.1).into_response();
         }
-        self.into_sse(already)
+        self.into_sse(vec![first])
     }
 
     /// Stream what `already` came, then progress, log messages and requests
-    /// as they come, then the response.
-    fn into_sse(self, already: Vec<Vec<u8>>) -> Response {
-        let first = futures_util::stream::iter(already.into_iter().map(|bytes| Ok::<_, Infallible>(event(&bytes))));
-        let rest = futures_util::stream::unfold(self, |mut call| async move {
-            let bytes = call.next().await?;
-            Some((Ok::<_, Infallible>(event(&bytes)), call))
+    /// as they come, then the response; a resumable stream's events carry
+    /// ids, after a priming event if it is new.
+    fn into_sse(mut self, already: Vec<Numbered>) -> Response {
+        let stream = match &mut self.source {
+            Source::Resumable { stream, prime, .. } => {
+                let primed = std::mem::take(prime);
+                Some((*stream, primed))
+            }
+            Source::Direct(_) => None,
+        };
+        let priming = stream
+            .filter(|(_, primed)| *primed)
+            .map(|(number, _)| sse::priming(&resume::event_id(number, 0), RECONNECT_AFTER));
+        let number = stream.map(|(number, _)| number);
+        let first = futures_util::stream::iter(
+            priming.into_iter().chain(already.iter().map(|m| event(number, m))).collect::<Vec<_>>(),
+        );
+        let rest = futures_util::stream::unfold(self, move |mut call| async move {
+            let message = call.next().await?;
+            Some((event(number, &message), call))
         });
-        Sse::new(first.chain(rest)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+        sse::response(first.chain(rest))
     }
 
     /// Only the response: a client that takes no event stream gets no
     /// notifications.
     async fn into_json(mut self, status: impl FnOnce(&[u8]) -> StatusCode) -> Response {
         let mut last = None;
-        while let Some(bytes) = self.next().await {
+        while let Some((_, bytes)) = self.next().await {
             last = Some(bytes);
         }
         match last {
@@ -377,13 +459,28 @@ impl CallStream {
     }
 }
 
-fn event(bytes: &[u8]) -> Event {
-    Event::default().event("message").data(String::from_utf8_lossy(bytes))
+/// Whether a message is a response (no `method`), not a notification or
+/// a request.
+fn is_response(message: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(message).is_ok_and(|p| p.method.is_none())
+}
+
+/// An event of a call stream: with its id when the stream is resumable.
+fn event(stream: Option<u64>, (number, bytes): &Numbered) -> Bytes {
+    let id = stream.map(|stream| resume::event_id(stream, *number));
+    sse::message(id.as_deref(), bytes)
 }
 
 /// Stateless requests over HTTP share one rate-limit allowance: nothing
 /// tells their clients apart.
 const STATELESS_ALLOWANCES: u64 = u64::MAX;
+
+/// How long a client whose event stream ended waits before reconnecting.
+const RECONNECT_AFTER: Duration = Duration::from_millis(500);
 
 /// How long a call's first message is awaited before its event stream
 /// starts: an answer by then goes out as plain JSON (one write, and an HTTP

@@ -15,7 +15,9 @@
 mod endpoint;
 mod guard;
 mod mirror;
+mod resume;
 mod sessions;
+mod sse;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,6 +29,7 @@ use crate::error::Error;
 use crate::server::Server;
 pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
+pub use resume::{EventStore, MemoryEventStore};
 
 /// How the HTTP endpoint behaves: its path, who may call it and its
 /// limits. The defaults are the safe ones; each method says what it opens.
@@ -50,6 +53,17 @@ pub struct HttpOptions {
     pub(crate) max_body: Option<usize>,
     pub(crate) max_sessions: usize,
     pub(crate) idle_timeout: Duration,
+    pub(crate) events: Events,
+}
+
+/// The event store of resumable streams (a wrapper so options stay `Debug`).
+#[derive(Clone)]
+pub(crate) struct Events(pub(crate) Arc<dyn EventStore>);
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventStore")
+    }
 }
 
 impl Default for HttpOptions {
@@ -62,6 +76,7 @@ impl Default for HttpOptions {
             max_body: None,
             max_sessions: 1024,
             idle_timeout: Duration::from_secs(30 * 60),
+            events: Events(Arc::new(MemoryEventStore::default())),
         }
     }
 }
@@ -146,6 +161,15 @@ impl HttpOptions {
     /// new one.
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Where the events of resumable call streams are kept, so a client
+    /// that lost its connection reconnects with `Last-Event-ID` and misses
+    /// nothing: [`MemoryEventStore`] (4 MiB, oldest streams dropped first)
+    /// unless set. Replicas behind a load balancer need a shared one.
+    pub fn event_store(mut self, store: impl EventStore) -> Self {
+        self.events = Events(Arc::new(store));
         self
     }
 }

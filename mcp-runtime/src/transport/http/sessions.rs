@@ -9,6 +9,7 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::resume::{EventStore, Hub};
 use crate::dispatch::Session;
 use crate::dispatch::outgoing::Outgoing;
 use crate::request::context::Cancellation;
@@ -17,9 +18,20 @@ use crate::server::Shared;
 /// Bytes of one server message, as the transports queue them.
 pub(crate) type Queue = mpsc::UnboundedSender<Vec<u8>>;
 
+/// The most resumable call streams a session keeps track of; past that the
+/// oldest finished ones are forgotten (their events may still be in the
+/// store until it evicts them, but no reconnect finds them).
+const MAX_STREAMS: usize = 256;
+
 /// One HTTP session.
 pub(crate) struct HttpSession {
+    /// Its `Mcp-Session-Id`.
+    pub(crate) id: String,
     pub(crate) session: Session,
+    /// Where its call streams' events are kept.
+    store: Arc<dyn EventStore>,
+    /// Its resumable call streams, by number.
+    streams: Mutex<(u64, HashMap<u64, Arc<Hub>>)>,
     /// Calls in flight, so `notifications/cancelled` and DELETE reach them.
     running: Mutex<HashMap<RequestId, (AbortHandle, Cancellation)>>,
     /// The open GET stream: where messages that belong to no request go.
@@ -32,7 +44,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    fn new(shared: Arc<Shared>) -> HttpSession {
+    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>) -> HttpSession {
         // Messages that belong to no request are relayed to the GET stream
         // open at the time, or dropped when none is (the spec leaves them
         // to the server; queueing them would grow without bound).
@@ -48,7 +60,11 @@ impl HttpSession {
             }
         });
         HttpSession {
+            // Unguessable: it is all a client shows to be in the session.
+            id: uuid::Uuid::new_v4().simple().to_string(),
             session: Session::new(shared, Outgoing::new(out)),
+            store,
+            streams: Mutex::default(),
             running: Mutex::default(),
             standalone,
             last_active: Mutex::new(Instant::now()),
@@ -102,8 +118,37 @@ impl HttpSession {
         Some(rx)
     }
 
+    /// A new resumable call stream, not yet tracked ([`track`](Self::track)
+    /// it once it carries a call).
+    pub(crate) fn new_stream(&self) -> (u64, Arc<Hub>) {
+        let mut streams = lock(&self.streams);
+        streams.0 += 1;
+        let number = streams.0;
+        (number, Hub::new(format!("{}/{number}", self.id), self.store.clone()))
+    }
+
+    /// Track a call stream, so a client can reconnect to it.
+    pub(crate) fn track(&self, number: u64, hub: Arc<Hub>) {
+        let mut streams = lock(&self.streams);
+        streams.1.insert(number, hub);
+        if streams.1.len() > MAX_STREAMS {
+            let mut finished: Vec<u64> = streams.1.iter().filter(|(_, h)| h.finished()).map(|(n, _)| *n).collect();
+            finished.sort_unstable();
+            for number in finished.into_iter().take(streams.1.len() - MAX_STREAMS) {
+                streams.1.remove(&number);
+            }
+        }
+    }
+
+    /// The call stream `number`, to read it again.
+    pub(crate) fn stream(&self, number: u64) -> Option<Arc<Hub>> {
+        lock(&self.streams).1.get(&number).cloned()
+    }
+
     /// Stop every call and close the stream.
     fn end(&self) {
+        lock(&self.streams).1.clear();
+        self.store.forget(&format!("{}/", self.id));
         for (handle, cancellation) in lock(&self.running).drain().map(|(_, v)| v) {
             cancellation.cancel();
             handle.abort();
@@ -137,22 +182,25 @@ impl Sessions {
 
     /// A session not yet listed: it is listed by [`insert`](Self::insert)
     /// once its `initialize` succeeded.
-    pub(crate) fn create(self: &Arc<Self>, shared: Arc<Shared>) -> Result<HttpSession, Full> {
+    pub(crate) fn create(
+        self: &Arc<Self>,
+        shared: Arc<Shared>,
+        store: Arc<dyn EventStore>,
+    ) -> Result<HttpSession, Full> {
         self.start_sweeping();
         if lock(&self.map).len() >= self.max {
             return Err(Full);
         }
-        Ok(HttpSession::new(shared))
+        Ok(HttpSession::new(shared, store))
     }
 
-    /// List a session under a fresh id (unguessable: it is all a client
-    /// shows to be in the session).
+    /// List a session under its id.
     pub(crate) fn insert(&self, session: HttpSession) -> Result<String, Full> {
         let mut map = lock(&self.map);
         if map.len() >= self.max {
             return Err(Full);
         }
-        let id = uuid::Uuid::new_v4().simple().to_string();
+        let id = session.id.clone();
         map.insert(id.clone(), Arc::new(session));
         Ok(id)
     }
