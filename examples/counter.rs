@@ -15,8 +15,12 @@ fn increment(
     #[arg(default = 1)]
     by: i64,
     counter: State<AtomicI64>,
-) -> i64 {
-    counter.fetch_add(by, Ordering::SeqCst) + by
+) -> Result<i64, ToolError> {
+    // Checked and applied in one step: an overflow changes nothing.
+    let before = counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |value| value.checked_add(by))
+        .map_err(|value| ToolError::new(format!("adding {by} to {value} would overflow; the counter is unchanged")))?;
+    Ok(before + by)
 }
 
 /// The counter's current value.

@@ -269,3 +269,53 @@ async fn stray_stdout_writes_never_reach_the_protocol_stream() {
         assert!(stderr.contains(stray), "{stray:?} should have gone to stderr: {stderr}");
     }
 }
+
+#[tokio::test]
+async fn the_counter_refuses_to_overflow_and_keeps_its_value() {
+    let mut server = Process::spawn(&common::example("counter"));
+    server.initialize().await;
+    let call = |id, by: i64| (id, "tools/call", json!({"name": "increment", "arguments": {"by": by}}));
+    let (id, method, params) = call(1, i64::MAX);
+    let first = server.request(id, method, params).await;
+    assert_eq!(text(&first), i64::MAX.to_string());
+    let (id, method, params) = call(2, i64::MAX);
+    let second = server.request(id, method, params).await;
+    assert_eq!(second["result"]["isError"], true, "{second}");
+    assert!(text(&second).contains("would overflow"), "{second}");
+    let current = server.request(3, "tools/call", json!({"name": "current", "arguments": {}})).await;
+    assert_eq!(text(&current), i64::MAX.to_string(), "the refused call changed nothing");
+    let (_, status, _) = server.finish().await;
+    assert_eq!(status, 0);
+}
+
+#[tokio::test]
+async fn a_client_that_closes_our_output_ends_the_server_cleanly() {
+    let mut server = Process::spawn(&common::example("calculator"));
+    server.initialize().await;
+    // Close the read end of the server's stdout, keep its stdin open, and
+    // ask for something: the answer cannot be written, and the server ends
+    // at once (not when stdin closes), with success.
+    let Process { mut child, stdin, stdout } = server;
+    drop(stdout);
+    let mut stdin = stdin.unwrap();
+    let ask = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
+    // The first write may still land in the pipe; keep asking until the
+    // server notices (each answer it writes fails).
+    let exited = tokio::time::timeout(TIMEOUT, async {
+        loop {
+            let _ = stdin.write_all(format!("{ask}\n").as_bytes()).await;
+            let _ = stdin.flush().await;
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the server noticed its output was closed while its input stayed open");
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).await.unwrap();
+    assert_eq!(exited.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    drop(stdin);
+}

@@ -286,6 +286,9 @@ pub struct InvalidMessage {
     pub id: Option<RequestId>,
     /// What is wrong, for the error message.
     pub reason: String,
+    /// It was a notification (a method and no id) with bad params: it is
+    /// never answered, as no notification is.
+    pub notification: bool,
 }
 
 impl InvalidMessage {
@@ -303,6 +306,7 @@ impl Message {
             return Err(InvalidMessage {
                 id: None,
                 reason: format!("expected a JSON object, got {}", kind_of(&value)),
+                notification: false,
             });
         };
         let id = match obj.remove("id") {
@@ -313,11 +317,12 @@ impl Message {
                     return Err(InvalidMessage {
                         id: None,
                         reason: format!("`id` must be a string or an integer, got {}", kind_of(&raw)),
+                        notification: false,
                     });
                 }
             },
         };
-        let invalid = |reason: String| InvalidMessage { id: id.clone(), reason };
+        let invalid = |reason: String| InvalidMessage { id: id.clone(), reason, notification: false };
         match obj.get("jsonrpc") {
             Some(Value::String(v)) if v == JsonRpcVersion::STR => {}
             Some(other) => return Err(invalid(format!("`jsonrpc` must be \"2.0\", got {other}"))),
@@ -331,7 +336,8 @@ impl Message {
                 None => None,
                 Some(Value::Object(p)) => Some(p),
                 Some(other) => {
-                    return Err(invalid(format!("`params` must be an object, got {}", kind_of(&other))));
+                    let reason = format!("`params` must be an object, got {}", kind_of(&other));
+                    return Err(InvalidMessage { notification: id.is_none(), ..invalid(reason) });
                 }
             };
             return Ok(match id {

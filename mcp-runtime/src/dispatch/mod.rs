@@ -202,11 +202,24 @@ impl Session {
         for item in items {
             let message = match Message::from_value(item) {
                 Ok(message) => message,
+                Err(invalid) if invalid.notification => continue,
                 Err(invalid) => {
                     answers.push(Box::pin(std::future::ready(invalid.into_response().into())));
                     continue;
                 }
             };
+            // A subscription never ends, so the batch it was in would never
+            // be answered.
+            if let Message::Request(request) = &message
+                && request.method == methods::SUBSCRIPTIONS_LISTEN
+            {
+                let error = ErrorObject::invalid_request(
+                    "`subscriptions/listen` opens a stream that never ends, so it cannot be part of a batch",
+                );
+                let answer = Answer::error(Some(request.id.clone()), error);
+                answers.push(Box::pin(std::future::ready(answer)));
+                continue;
+            }
             match self.handle(message, stream) {
                 Action::None => {}
                 Action::Reply(answer) => answers.push(Box::pin(std::future::ready(answer))),

@@ -84,7 +84,12 @@ impl Server {
             client_request_timeout: Duration::from_secs(60),
             request_state_keys: None,
             request_state_lifetime: Duration::from_secs(15 * 60),
-            limits: Limits { max_message_size: 16 * 1024 * 1024, shutdown_grace: Duration::from_secs(5) },
+            limits: Limits {
+                max_message_size: 16 * 1024 * 1024,
+                shutdown_grace: Duration::from_secs(5),
+                max_running_calls: 256,
+                max_queued_output: 16 * 1024 * 1024,
+            },
         }
     }
 
@@ -226,6 +231,24 @@ impl Server {
     /// (5 s by default); calls still running then are cancelled.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.limits.shutdown_grace = grace;
+        self
+    }
+
+    /// How many calls one connection (stdio, or an in-memory client) runs
+    /// at once: 256 by default. At the limit the server reads nothing more
+    /// from that client until a call ends, so a client that pipelines
+    /// thousands of slow calls waits instead of growing the server without
+    /// bound. Open subscriptions do not count.
+    pub fn max_running_calls(mut self, calls: usize) -> Self {
+        self.limits.max_running_calls = calls.max(1);
+        self
+    }
+
+    /// How many bytes of answers may wait for a client that does not read
+    /// them (16 MiB by default, per connection): past that the server
+    /// reads nothing more from it until it reads.
+    pub fn max_queued_output(mut self, bytes: usize) -> Self {
+        self.limits.max_queued_output = bytes;
         self
     }
 

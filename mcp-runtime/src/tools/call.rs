@@ -11,6 +11,7 @@ use serde_json::json;
 use tracing::Instrument;
 
 use super::arguments::problems_result;
+use super::catalog::Entry;
 use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::{Action, Incoming, parse};
 
@@ -85,7 +86,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
             None => Ok(run.await),
         };
         let mut result = match outcome {
-            Ok(Ok(Round::Done(result))) => result,
+            Ok(Ok(Round::Done(result))) => checked_output(&entry, result, show_details),
             Ok(Ok(Round::InputRequired(input))) => return projection.answer(id, input),
             Ok(Err(panic)) => panicked(&*panic, show_details),
             Err(limit) => timed_out(&name, limit),
@@ -102,6 +103,29 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         projection.answer(id, result.for_version(version))
     };
     Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+}
+
+/// The result, unless its structured content breaks the tool's own output
+/// schema: then an error result (a client that validates would reject the
+/// result anyway), logged as the server bug it is.
+fn checked_output(entry: &Entry, result: CallToolResult, show_details: bool) -> CallToolResult {
+    if result.is_error == Some(true) {
+        return result;
+    }
+    let Some(problem) = result.structured_content.as_ref().and_then(|s| entry.output_problem(s)) else {
+        return result;
+    };
+    let name = &entry.definition.tool.name;
+    let detail = format!(
+        "tool `{name}` returned structured content that does not match its outputSchema {problem} \
+         (a NaN or infinite float becomes null in JSON)"
+    );
+    crate::incident::report(
+        "a tool's output broke its output schema",
+        &detail,
+        &entry.definition.rust_path,
+        show_details,
+    )
 }
 
 /// A call ran past its tool's timeout and was stopped.

@@ -28,6 +28,9 @@ pub(crate) struct Entry {
     /// meta-schema is loaded then), which a server should not spend before
     /// it answers `initialize`.
     check: OnceLock<Result<ArgumentCheck, String>>,
+    /// The validator of its structured output, built on first use (none
+    /// without an output schema).
+    output: OnceLock<Option<jsonschema::Validator>>,
     /// Its own rate limit, if it has one.
     pub(crate) limiter: Option<Limiter>,
     /// Its output schema's root is not an object, so clients that need an
@@ -37,6 +40,7 @@ pub(crate) struct Entry {
     /// `ProtocolVersion::ALL`), serialized once.
     listed: PerVersion,
     /// The arguments a 2026-07-28 client mirrors in `Mcp-Param-*` headers.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) param_headers: Vec<ParamHeader>,
 }
 
@@ -47,6 +51,22 @@ impl Entry {
             .get_or_init(|| ArgumentCheck::new(&self.definition.tool.input_schema))
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    /// Why `structured` does not fit the tool's output schema, if it does
+    /// not: a server bug (e.g. a NaN or an infinity, which JSON writes as
+    /// `null`), caught before a client that validates rejects the result.
+    pub(crate) fn output_problem(&self, structured: &Value) -> Option<String> {
+        let validator = self.output.get_or_init(|| {
+            let schema = Value::Object(self.definition.tool.output_schema.clone()?);
+            jsonschema::draft202012::new(&schema)
+                .inspect_err(
+                    |e| tracing::warn!(tool = %self.definition.tool.name, error = %e, "output schema does not compile"),
+                )
+                .ok()
+        });
+        let error = validator.as_ref()?.iter_errors(structured).next()?;
+        Some(format!("at `{}`: {error}", error.instance_path()))
     }
 }
 
@@ -112,6 +132,7 @@ impl Kind for Tools {
             handler: handler.clone(),
             definition,
             check: OnceLock::new(),
+            output: OnceLock::new(),
             limiter,
             wraps_output,
             listed,

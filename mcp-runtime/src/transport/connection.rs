@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::lines::{Line, read_line, write_lines};
-use crate::dispatch::outgoing::Outgoing;
+use crate::dispatch::outgoing::{Backlog, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session};
 use crate::request::context::Cancellation;
@@ -24,6 +24,13 @@ use crate::server::Shared;
 pub(crate) struct Limits {
     pub(crate) max_message_size: usize,
     pub(crate) shutdown_grace: Duration,
+    /// Calls running at once; at the limit the connection reads no more
+    /// until one ends (`Server::max_running_calls`).
+    pub(crate) max_running_calls: usize,
+    /// Bytes queued for the client and not yet written; past it the
+    /// connection reads no more until the client reads
+    /// (`Server::max_queued_output`).
+    pub(crate) max_queued_output: usize,
 }
 
 /// Serve until the peer closes its side (or the output breaks), then let
@@ -34,8 +41,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(write_lines(writer, written));
-    let outgoing = Outgoing::new(queue);
+    let backlog = Arc::new(Backlog::default());
+    let writer = tokio::spawn(write_lines(writer, written, Some(backlog.clone())));
+    let outgoing = Outgoing::counted(queue, backlog.clone());
     let out = outgoing.clone();
     let session = Session::new(shared, outgoing.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
@@ -45,13 +53,26 @@ where
     let mut running: HashMap<RequestId, (AbortHandle, Cancellation, bool)> = HashMap::new();
 
     loop {
-        let read = read_line(&mut reader, &mut line, limits.max_message_size).await;
-        // Forget calls that have finished so their ids are free again.
+        // Backpressure: read nothing more while the client leaves our
+        // output unread, or while as many calls run as the limit allows.
+        // Either way memory stays bounded whatever the client sends.
+        backlog.at_most(limits.max_queued_output).await;
         while let Some(done) = calls.try_join_next() {
-            if let Ok(Some(id)) = done {
-                running.remove(&id);
-            }
+            forget(&mut running, done);
         }
+        while running.values().filter(|(_, _, subscription)| !subscription).count() >= limits.max_running_calls {
+            let Some(done) = calls.join_next().await else { break };
+            forget(&mut running, done);
+        }
+        // A client that closed our output is gone: stop at once rather
+        // than at its next line (which may never come).
+        let read = tokio::select! {
+            read = read_line(&mut reader, &mut line, limits.max_message_size) => read,
+            () = out.tx.closed() => {
+                tracing::info!("the client closed the server's output; ending the connection");
+                break;
+            }
+        };
         let parsed = match read {
             Ok(Line::Message) => parse_line(&line),
             Ok(Line::TooLong(size)) => Parsed::Reply(Answer::error(
@@ -99,18 +120,26 @@ where
                 continue;
             }
         };
+        // An id still in use is refused before its request does anything
+        // (a subscription would otherwise be acknowledged, then refused);
+        // calls that ended while the line was read free theirs first.
+        while let Some(done) = calls.try_join_next() {
+            forget(&mut running, done);
+        }
+        if let Message::Request(request) = &message
+            && running.get(&request.id).is_some_and(|(handle, _, _)| !handle.is_finished())
+        {
+            let id = request.id.clone();
+            let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
+            out.send(&Answer::error(Some(id), error));
+            continue;
+        }
         let action = session.handle(message, &outgoing);
         let subscription = matches!(action, Action::Listen(..));
         match action {
             Action::None => {}
             Action::Reply(answer) => out.send(&answer),
             Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
-                if running.contains_key(&id) {
-                    let error =
-                        ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
-                    out.send(&Answer::error(Some(id), error));
-                    continue;
-                }
                 let out = out.clone();
                 let task_id = id.clone();
                 let handle = calls.spawn(async move {
@@ -158,8 +187,20 @@ where
     let _ = out.tx.send(Vec::new());
     drop((out, outgoing));
     match writer.await {
+        // A client that stopped reading is a normal end, not a failure.
+        Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Ok(result) => result,
         Err(e) => Err(io::Error::other(e)),
+    }
+}
+
+/// A call or subscription that ended: its id is free again.
+fn forget(
+    running: &mut HashMap<RequestId, (AbortHandle, Cancellation, bool)>,
+    done: Result<Option<RequestId>, tokio::task::JoinError>,
+) {
+    if let Ok(Some(id)) = done {
+        running.remove(&id);
     }
 }
 
@@ -187,6 +228,10 @@ fn parse_line(line: &[u8]) -> Parsed {
     }
     match Message::from_value(value) {
         Ok(message) => Parsed::Message(message),
+        Err(invalid) if invalid.notification => {
+            tracing::debug!(reason = %invalid.reason, "ignoring a malformed notification (notifications get no answer)");
+            Parsed::Blank
+        }
         Err(invalid) => Parsed::Reply(invalid.into_response().into()),
     }
 }

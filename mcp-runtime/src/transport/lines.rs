@@ -64,6 +64,7 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
 pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    backlog: Option<std::sync::Arc<crate::dispatch::outgoing::Backlog>>,
 ) -> io::Result<()> {
     const BATCH_LIMIT: usize = 1 << 20;
     let mut buf = Vec::with_capacity(16 * 1024);
@@ -72,6 +73,8 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     // every sender to go could wait forever.
     'stream: while let Some(message) = queue.recv().await {
         let mut done = message.is_empty();
+        // The messages' own bytes (as counted when queued; not the newlines).
+        let mut payload = message.len();
         if !done {
             buf.extend_from_slice(&message);
             buf.push(b'\n');
@@ -80,6 +83,7 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
             match queue.try_recv() {
                 Ok(message) if message.is_empty() => done = true,
                 Ok(message) => {
+                    payload += message.len();
                     buf.extend_from_slice(&message);
                     buf.push(b'\n');
                 }
@@ -89,6 +93,9 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
         if !buf.is_empty() {
             writer.write_all(&buf).await?;
             writer.flush().await?;
+            if let Some(backlog) = &backlog {
+                backlog.written(payload);
+            }
             buf.clear();
         }
         if done {
@@ -140,7 +147,7 @@ mod tests {
         }
         drop(tx);
         let mut out = Vec::new();
-        write_lines(&mut out, rx).await.unwrap();
+        write_lines(&mut out, rx, None).await.unwrap();
         assert_eq!(out, b"a\nb\nc\n");
     }
 }

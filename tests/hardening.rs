@@ -1,0 +1,168 @@
+//! A hostile or careless client cannot grow the server without bound or
+//! lose answers: backpressure on unread output and on running calls,
+//! subscriptions in batches, reused ids, malformed notifications, and
+//! structured output that would break its own schema.
+
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::{TestClient, protocol::ProtocolVersion};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Answer at once.
+#[tool]
+fn quick() -> &'static str {
+    "quick"
+}
+
+/// Answer after `ms` milliseconds.
+#[tool]
+async fn slow(ms: u64) -> &'static str {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    "slow"
+}
+
+fn request(id: u64, method: &str, params: Value) -> String {
+    format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_stops_the_server_reading_and_loses_nothing() {
+    let server = Server::empty("t", "1").tool(quick::Tool).max_queued_output(32 * 1024);
+    let (client_in, server_in) = tokio::io::duplex(16 * 1024);
+    let (server_out, client_out) = tokio::io::duplex(16 * 1024);
+    tokio::spawn(server.serve(server_in, server_out));
+    let (_, mut to_server) = tokio::io::split(client_in);
+    let init =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
+    to_server.write_all(request(0, "initialize", init).as_bytes()).await.unwrap();
+
+    // 20,000 requests, none of whose answers is read: the server must stop
+    // reading (so this writer blocks) instead of queueing every answer.
+    const N: u64 = 20_000;
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let progress = written.clone();
+    let writer = tokio::spawn(async move {
+        for id in 1..=N {
+            to_server.write_all(request(id, "tools/list", json!({})).as_bytes()).await.unwrap();
+            progress.store(id, std::sync::atomic::Ordering::SeqCst);
+        }
+        to_server
+    });
+    let at = || written.load(std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let stalled_at = at();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(
+        stalled_at < N / 4 && at() == stalled_at,
+        "the server read on while its output was unread ({stalled_at}, then {})",
+        at()
+    );
+
+    // Reading now lets everything through: each answer exactly once.
+    let mut lines = BufReader::new(client_out).lines();
+    let mut seen = vec![false; N as usize + 1];
+    let mut answered = 0;
+    while answered <= N {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+        let id = serde_json::from_str::<Value>(&line).unwrap()["id"].as_u64().unwrap() as usize;
+        assert!(!std::mem::replace(&mut seen[id], true), "answer {id} came twice");
+        answered += 1;
+    }
+    assert!(seen.iter().all(|s| *s), "every request was answered");
+    drop(writer.await.unwrap());
+}
+
+#[tokio::test]
+async fn at_the_call_limit_the_next_request_waits_for_a_call_to_end() {
+    let server = Server::empty("t", "1").tool(quick::Tool).tool(slow::Tool).max_running_calls(2);
+    let mut client = server.connect_in_memory().unwrap();
+    client.initialize().await.unwrap();
+    for (id, tool, arguments) in
+        [(10, "slow", json!({"ms": 300})), (11, "slow", json!({"ms": 300})), (12, "quick", json!({}))]
+    {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+        client.send(&call).await.unwrap();
+    }
+    // The quick call is read only when a slow one has ended, so it cannot
+    // be answered first.
+    let first = client.recv().await.unwrap().unwrap();
+    assert_ne!(first["id"], 12, "the third call ran beside two at the limit of two: {first}");
+    let mut ids = vec![first["id"].as_u64().unwrap()];
+    while ids.len() < 3 {
+        ids.push(client.recv().await.unwrap().unwrap()["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, [10, 11, 12]);
+}
+
+fn listen(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+#[tokio::test]
+async fn a_batch_holding_a_subscription_is_still_answered() {
+    let mut client = Server::empty("t", "1").tool(quick::Tool).connect_in_memory().unwrap();
+    let init =
+        json!({"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
+    client.request("initialize", init).await.unwrap();
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, listen(2)]);
+    client.send(&batch).await.unwrap();
+    let answers = tokio::time::timeout(Duration::from_secs(5), client.recv()).await.expect("the batch is answered");
+    let answers = answers.unwrap().unwrap();
+    assert_eq!(answers[0]["id"], 1);
+    assert!(answers[0]["result"]["tools"].is_array(), "{answers}");
+    assert_eq!(answers[1]["id"], 2);
+    assert_eq!(answers[1]["error"]["code"], -32600, "{answers}");
+}
+
+#[tokio::test]
+async fn a_reused_subscription_id_is_refused_before_it_is_acknowledged() {
+    let mut client = Server::empty("t", "1").tool(quick::Tool).connect_in_memory().unwrap();
+    client.send(&listen(7)).await.unwrap();
+    let ack = client.recv().await.unwrap().unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    client.send(&listen(7)).await.unwrap();
+    let refused = client.recv().await.unwrap().unwrap();
+    assert_eq!(refused["id"], 7, "the second listen is refused, with no second acknowledgement: {refused}");
+    assert_eq!(refused["error"]["code"], -32600);
+}
+
+#[tokio::test]
+async fn a_malformed_notification_gets_no_reply() {
+    let mut client = Server::empty("t", "1").tool(quick::Tool).connect_in_memory().unwrap();
+    client.initialize().await.unwrap();
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": [1, 2]})).await.unwrap();
+    client.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await.unwrap();
+    let next = client.recv().await.unwrap().unwrap();
+    assert_eq!(next["id"], 5, "the notification was answered: {next}");
+}
+
+/// Statistics whose mean can be infinite.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stats {
+    mean: f64,
+}
+
+/// The mean of two huge numbers overflows to infinity.
+#[tool]
+fn stats(values: Vec<f64>) -> Json<Stats> {
+    Json(Stats { mean: values.iter().sum::<f64>() / values.len() as f64 })
+}
+
+#[tokio::test]
+async fn structured_output_that_breaks_its_own_schema_is_an_error_not_a_silent_null() {
+    for version in [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST] {
+        let mut client = TestClient::connect_as(Server::empty("t", "1").tool(stats::Tool), version).await.unwrap();
+        let fine = client.call_tool("stats", json!({"values": [1.0, 3.0]})).await.unwrap();
+        assert_eq!(fine.structured_content, Some(json!({"mean": 2.0})));
+        let broken = client.call_tool("stats", json!({"values": [1e308, 1e308]})).await.unwrap();
+        assert_eq!(broken.is_error, Some(true), "{broken:?}");
+        assert_eq!(broken.structured_content, None);
+        assert!(broken.content[0].as_text().unwrap().starts_with("internal error"), "{broken:?}");
+    }
+}
