@@ -16,6 +16,8 @@ use mcp_runtime::{HttpOptions, Server};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// Echo the text back.
 #[tool]
@@ -91,6 +93,29 @@ async fn start_with(server: Server, options: HttpOptions) -> String {
 
 async fn start() -> String {
     start_with(server(), HttpOptions::new()).await
+}
+
+/// Serve `server` as `serve_http_with` does (our accept loop, with the
+/// connection limits) on a free loopback port.
+async fn serve_with(server: Server, options: HttpOptions) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_http_on(listener, options).await.unwrap() });
+    format!("http://{addr}/mcp")
+}
+
+/// The `host:port` of an endpoint's URL.
+fn authority(url: &str) -> &str {
+    url.trim_start_matches("http://").trim_end_matches("/mcp")
+}
+
+/// Everything the server sends on `connection` until it closes it; panics
+/// if it is still open after `within`.
+async fn until_closed(connection: &mut TcpStream, within: Duration) -> String {
+    let mut seen = Vec::new();
+    let read = tokio::time::timeout(within, connection.read_to_end(&mut seen)).await;
+    assert!(read.is_ok(), "the server kept the connection open ({} bytes so far)", seen.len());
+    String::from_utf8_lossy(&seen).into_owned()
 }
 
 #[tokio::test]
@@ -382,6 +407,8 @@ async fn rate_limits_and_the_session_cap_apply_per_session() {
     // The other session has its own allowance.
     assert_eq!(second.call("scarce", json!({})).await.last()["result"]["content"][0]["text"], "ok");
 
+    // Sessions with an open stream are busy: none can make room.
+    let _streams = [open_get_stream(&first).await, open_get_stream(&second).await];
     let mut third = Client::new(&url);
     let full = third
         .request(
@@ -394,6 +421,145 @@ async fn rate_limits_and_the_session_cap_apply_per_session() {
     let session = first.session.clone().unwrap();
     first.send(first.http.delete(&url).header("mcp-session-id", session)).await;
     third.initialize().await;
+}
+
+/// Open the session's GET stream (which keeps the session busy while the
+/// response lives).
+async fn open_get_stream(client: &Client) -> reqwest::Response {
+    let session = client.session.clone().unwrap();
+    let get = client.http.get(&client.url).header(ACCEPT, "text/event-stream").header("mcp-session-id", session);
+    let stream = get.send().await.unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    stream
+}
+
+#[tokio::test]
+async fn a_full_session_table_ends_its_least_recently_used_idle_session() {
+    let url = start_with(server(), HttpOptions::new().max_sessions(3)).await;
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        let mut client = Client::new(&url);
+        client.initialize().await;
+        clients.push(client);
+    }
+    // The first is used again: the second is now the least recently used.
+    assert_eq!(clients[0].request("ping", json!({})).await.status, StatusCode::OK);
+    // The third is busy with a stream, so it is never the one to go.
+    let _stream = open_get_stream(&clients[2]).await;
+
+    // A client that fills the table cannot lock a newcomer out.
+    let mut newcomer = Client::new(&url);
+    newcomer.initialize().await;
+    let evicted = clients[1].request("ping", json!({})).await;
+    assert_eq!(evicted.status, StatusCode::NOT_FOUND);
+    assert_eq!(evicted.last()["error"]["code"], -32001);
+    assert_eq!(clients[0].request("ping", json!({})).await.status, StatusCode::OK);
+    assert_eq!(clients[2].request("ping", json!({})).await.status, StatusCode::OK);
+    assert_eq!(newcomer.request("ping", json!({})).await.status, StatusCode::OK);
+
+    // Many `initialize` calls from one client only push out idle sessions.
+    for _ in 0..10 {
+        Client::new(&url).initialize().await;
+    }
+    assert_eq!(clients[2].request("ping", json!({})).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn idle_connections_are_closed_and_cannot_lock_clients_out() {
+    let options = HttpOptions::new().max_connections(4).header_read_timeout(Duration::from_millis(300));
+    let url = serve_with(server(), options).await;
+    // Three times the cap, sending nothing.
+    let mut idle = Vec::new();
+    for _ in 0..12 {
+        idle.push(TcpStream::connect(authority(&url)).await.unwrap());
+    }
+    let mut client = Client::new(&url);
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(10), client.initialize()).await.expect("the client is answered");
+    let answer = client.call("echo", json!({"text": "still served"})).await;
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "still served");
+    // It waited for the idle connections ahead of it to time out, four at a time.
+    assert!(started.elapsed() >= Duration::from_millis(500), "{:?}", started.elapsed());
+    for connection in &mut idle {
+        until_closed(connection, Duration::from_secs(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_part_of_a_header_is_closed_after_the_header_timeout() {
+    let url = serve_with(server(), HttpOptions::new().header_read_timeout(Duration::from_millis(300))).await;
+    let mut connection = TcpStream::connect(authority(&url)).await.unwrap();
+    let started = Instant::now();
+    connection.write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Ty").await.unwrap();
+    let seen = until_closed(&mut connection, Duration::from_secs(5)).await;
+    assert!(started.elapsed() >= Duration::from_millis(250), "{:?}", started.elapsed());
+    assert!(seen.is_empty() || seen.starts_with("HTTP/1.1 408"), "{seen}");
+
+    // A kept-alive connection is closed once idle for as long.
+    let mut connection = TcpStream::connect(authority(&url)).await.unwrap();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{ping}",
+        ping.len()
+    );
+    connection.write_all(request.as_bytes()).await.unwrap();
+    let seen = until_closed(&mut connection, Duration::from_secs(5)).await;
+    assert!(seen.starts_with("HTTP/1.1 200") && seen.contains(r#""name":"echo""#), "{seen}");
+}
+
+#[tokio::test]
+async fn a_body_that_arrives_too_slowly_gets_408_and_the_connection_closes() {
+    // A limit of the endpoint: a mounted router has it too.
+    let url = start_with(server(), HttpOptions::new().body_read_timeout(Duration::from_millis(300))).await;
+    let mut connection = TcpStream::connect(authority(&url)).await.unwrap();
+    let started = Instant::now();
+    connection
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"",
+        )
+        .await
+        .unwrap();
+    let seen = until_closed(&mut connection, Duration::from_secs(5)).await;
+    assert!(started.elapsed() >= Duration::from_millis(250), "{:?}", started.elapsed());
+    assert!(seen.starts_with("HTTP/1.1 408"), "{seen}");
+    assert!(seen.to_ascii_lowercase().contains("connection: close"), "{seen}");
+}
+
+#[tokio::test]
+async fn a_refusal_sent_before_the_body_arrives_leaves_a_keep_alive_connection_working() {
+    let url = start().await;
+    let refusals = [
+        ("POST", "text/plain", "localhost", "415"),
+        ("POST", "application/json", "evil.example", "403"),
+        ("PUT", "application/json", "localhost", "405"),
+    ];
+    for (method, media, host, status) in refusals {
+        // A keep-alive client whose body is still arriving when the
+        // request is refused, then its next request on the same connection.
+        let mut connection = TcpStream::connect(authority(&url)).await.unwrap();
+        let head =
+            format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: {media}\r\nContent-Length: 20\r\n\r\n");
+        connection.write_all(format!("{head}{{\"jsonrpc\":").as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let rest = "\"2.0\"}   ".to_owned() + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        let _ = connection.write_all(rest.as_bytes()).await;
+        let mut seen = Vec::new();
+        let mut buf = [0; 4096];
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while !String::from_utf8_lossy(&seen).ends_with("\r\n\r\nok") && Instant::now() < deadline {
+            match tokio::time::timeout_at(deadline.into(), connection.read(&mut buf)).await {
+                Ok(Ok(n)) if n > 0 => seen.extend_from_slice(&buf[..n]),
+                _ => break,
+            }
+        }
+        let seen = String::from_utf8_lossy(&seen).into_owned();
+        assert!(seen.starts_with(&format!("HTTP/1.1 {status}")), "{seen}");
+        // Either the connection carried the next request, or the refusal
+        // said it would close (and the client knew to open another).
+        let said_close = seen.split("\r\n\r\n").next().unwrap().to_ascii_lowercase().contains("connection: close");
+        assert!(said_close || seen.ends_with("\r\n\r\nok"), "{status}: the connection closed unannounced: {seen}");
+    }
 }
 
 #[tokio::test]

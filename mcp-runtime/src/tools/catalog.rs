@@ -40,6 +40,7 @@ pub(crate) struct Entry {
     /// `ProtocolVersion::ALL`), serialized once.
     listed: PerVersion,
     /// The arguments a 2026-07-28 client mirrors in `Mcp-Param-*` headers.
+    /// Only the HTTP transport reads them (stdio has no headers).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) param_headers: Vec<ParamHeader>,
 }

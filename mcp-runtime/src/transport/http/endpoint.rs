@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::{ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::header::{ACCEPT, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -37,6 +37,11 @@ const MCP_METHOD: &str = "mcp-method";
 const MCP_NAME: &str = "mcp-name";
 /// Our code for "no such session" (the implementation-defined range).
 const SESSION_NOT_FOUND: i64 = -32001;
+/// The most of an unwanted body read (and dropped) before a refusal, so
+/// the connection can carry the client's next request.
+const DRAIN_LIMIT: usize = 64 * 1024;
+/// The longest an unwanted body is waited for before a refusal.
+const DRAIN_TIME: Duration = Duration::from_secs(1);
 
 /// One MCP endpoint: a server and its HTTP sessions.
 pub(crate) struct Endpoint {
@@ -64,19 +69,50 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let (parts, body) = request.into_parts();
     let options = &endpoint.options;
     if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
-        return refused(refusal);
+        return after_unwanted_body(body, refused(refusal)).await;
     }
     match parts.method {
         Method::POST => endpoint.post(&parts.headers, body).await,
-        Method::GET => endpoint.get(&parts.headers),
-        Method::DELETE => endpoint.delete(&parts.headers),
+        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers)).await,
+        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers)).await,
         _ => {
             let mut response =
                 error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
             response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-            response
+            after_unwanted_body(body, response).await
         }
     }
+}
+
+/// Answer with `response` a request whose body we do not want (a refusal,
+/// or a GET or DELETE). A response sent while the body is still arriving
+/// leaves the connection unusable, and a keep-alive client that is not
+/// told would send its next request into a closed connection: so a small
+/// body is read and dropped first (the connection then carries the next
+/// request), and a larger or slower one gets `Connection: close`.
+async fn after_unwanted_body(body: Body, mut response: Response) -> Response {
+    let mut chunks = body.into_data_stream();
+    let drained = tokio::time::timeout(DRAIN_TIME, async {
+        let mut read = 0;
+        while let Some(chunk) = chunks.next().await {
+            read += chunk.map_err(drop)?.len();
+            if read > DRAIN_LIMIT {
+                return Err(());
+            }
+        }
+        Ok(())
+    })
+    .await;
+    if !matches!(drained, Ok(Ok(()))) {
+        close(&mut response);
+    }
+    response
+}
+
+/// Tell the client the connection closes after `response` (hyper then
+/// closes it), so it sends its next request on a new one.
+fn close(response: &mut Response) {
+    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
 }
 
 impl Endpoint {
@@ -84,7 +120,7 @@ impl Endpoint {
         let media = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next());
         if !media.is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")) {
             let error = ErrorObject::invalid_request("send JSON-RPC with Content-Type: application/json");
-            return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error);
+            return after_unwanted_body(body, error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error)).await;
         }
         let body = match self.read_body(headers, body).await {
             Ok(body) => body,
@@ -269,7 +305,23 @@ impl Endpoint {
         id.to_str().ok().and_then(|id| self.sessions.get(id)).ok_or_else(|| Box::new(session_not_found()))
     }
 
+    /// The whole body, within the size and time limits. A refusal here
+    /// leaves the body partly unread, so it closes the connection.
     async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
+        let limit = self.options.body_timeout;
+        let read = tokio::time::timeout(limit, self.read_body_untimed(headers, body)).await;
+        let mut outcome = read.unwrap_or_else(|_| {
+            tracing::debug!(?limit, "a request body took too long to arrive");
+            let error = ErrorObject::invalid_request(format!("the request body took longer than {limit:?} to arrive"));
+            Err(Box::new(error_response(StatusCode::REQUEST_TIMEOUT, error)))
+        });
+        if let Err(response) = &mut outcome {
+            close(response);
+        }
+        outcome
+    }
+
+    async fn read_body_untimed(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
         let too_large = || {
             let error =
                 ErrorObject::invalid_request(format!("request body exceeds the limit of {} bytes", self.max_body));

@@ -9,9 +9,11 @@
 //! What a server gets without asking: it listens on loopback only, answers
 //! only to the `Host` names `localhost`, `127.0.0.1` and `[::1]`, refuses
 //! web pages from other origins (DNS rebinding), caps request bodies, the
-//! number of sessions and their idle time, and never puts internal error
-//! text in a response.
+//! number of sessions and their idle time, closes connections that are
+//! slow to send their headers or body, caps the number of open connections,
+//! and never puts internal error text in a response.
 
+mod conn;
 mod endpoint;
 mod guard;
 mod mirror;
@@ -53,6 +55,8 @@ pub struct HttpOptions {
     pub(crate) max_body: Option<usize>,
     pub(crate) max_sessions: usize,
     pub(crate) idle_timeout: Duration,
+    pub(crate) body_timeout: Duration,
+    pub(crate) connections: conn::ConnectionLimits,
     pub(crate) events: Events,
 }
 
@@ -76,6 +80,8 @@ impl Default for HttpOptions {
             max_body: None,
             max_sessions: 1024,
             idle_timeout: Duration::from_secs(30 * 60),
+            body_timeout: Duration::from_secs(60),
+            connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
             events: Events(Arc::new(MemoryEventStore::default())),
         }
     }
@@ -83,8 +89,11 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// The defaults: `/mcp`, loopback hosts and origins only, no token,
-    /// bodies up to the server's [`max_message_size`](Server::max_message_size),
-    /// 1024 sessions, each ended after 30 idle minutes.
+    /// bodies up to the server's [`max_message_size`](Server::max_message_size)
+    /// read within 60 seconds, 1024 sessions (the least recently used idle
+    /// one ends to make room), each ended after 30 idle minutes; and, when
+    /// served by [`Server::serve_http_with`], request headers within 10
+    /// seconds and at most 512 open connections.
     pub fn new() -> Self {
         HttpOptions::default()
     }
@@ -149,8 +158,11 @@ impl HttpOptions {
         self
     }
 
-    /// How many sessions may be open at once; one more `initialize` gets
-    /// 503 until a session ends.
+    /// How many sessions may be open at once. When the table is full, a new
+    /// `initialize` ends the least recently used idle session (no running
+    /// call, no open stream; its next request gets 404), so no client can
+    /// lock others out by opening sessions it never uses; only when every
+    /// session is busy does `initialize` get 503.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
         self
@@ -161,6 +173,43 @@ impl HttpOptions {
     /// new one.
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// The longest a request body may take to arrive, from the end of its
+    /// headers to its last byte (default 60 seconds): a client that sends a
+    /// body slowly, or not at all, gets 408 and the connection is closed,
+    /// instead of holding it and its buffer forever. Unlike the other
+    /// connection limits, this one also applies to a mounted
+    /// [`http_router`](Server::http_router).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The longest a connection may take to send a complete request header
+    /// (default 10 seconds), counted from when it opens and again from the
+    /// end of each response: a connection that sends nothing, or a header
+    /// a byte at a time, is closed (with 408 if it sent part of one). As
+    /// hyper counts it from the end of the previous response, this is
+    /// also how long an idle kept-alive connection stays open. A
+    /// connection streaming a response (a call's or the GET stream) is
+    /// not idle and is not closed. Applies to [`Server::serve_http_with`];
+    /// a router you serve yourself gets what your server sets.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.connections.header_read_timeout = timeout;
+        self
+    }
+
+    /// How many connections may be open at once (default 512, which keeps
+    /// clear of the usual limit of 1024 open files). Past it, new
+    /// connections are not accepted and wait in the system's listen queue
+    /// until one closes, so idle connections cannot make the process run
+    /// out of files (the header timeout closes them in turn). Keep it
+    /// below the process's open-file limit (`ulimit -n`). Applies to
+    /// [`Server::serve_http_with`].
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.connections.max_connections = connections;
         self
     }
 
@@ -190,20 +239,33 @@ impl Server {
 
     /// [`serve_http`](Self::serve_http) with options.
     pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> Result<(), Error> {
-        crate::logging::init_stderr();
         let listener = TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, options).await
+    }
+
+    /// [`serve_http_with`](Self::serve_http_with) on a listener already
+    /// bound: to learn the port of `127.0.0.1:0` before serving, or to take
+    /// a socket from a service manager. Connections get every limit of
+    /// `options`, the header timeout and the connection cap included.
+    pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
+        crate::logging::init_stderr();
         let local = listener.local_addr()?;
         let name = self.info().name.clone();
         warn_if_exposed(local, &options);
         let path = options.path.clone();
+        let limits = options.connections;
         let router = self.http_router(options)?;
         eprintln!("{name}: serving MCP over Streamable HTTP at http://{local}{path}");
-        axum::serve(listener, router).await?;
+        conn::serve(listener, router, limits).await?;
         Ok(())
     }
 
     /// The endpoint as an [`axum::Router`], to merge into an application
     /// of your own (which then serves it: `axum::serve(listener, app)`).
+    /// The router enforces the request limits (body size and read time,
+    /// sessions); the connection limits ([`HttpOptions::header_read_timeout`],
+    /// [`HttpOptions::max_connections`]) are the server's that runs it, and
+    /// `axum::serve` sets none: serve with hyper's builder to have them.
     ///
     /// ```no_run
     /// use mcp_runtime::{HttpOptions, Server, axum};

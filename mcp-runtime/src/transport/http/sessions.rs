@@ -157,11 +157,22 @@ impl HttpSession {
     }
 
     fn is_idle(&self, now: Instant, limit: Duration) -> bool {
-        let running = lock(&self.running);
-        running.values().all(|(handle, _)| handle.is_finished())
-            && lock(&self.standalone).as_ref().is_none_or(mpsc::UnboundedSender::is_closed)
-            && now.duration_since(*lock(&self.last_active)) >= limit
+        self.idle_since().is_some_and(|since| now.duration_since(since) >= limit)
     }
+
+    /// When it was last active, if nothing runs in it now (no call, no
+    /// open GET stream).
+    fn idle_since(&self) -> Option<Instant> {
+        let running = lock(&self.running);
+        let busy = running.values().any(|(handle, _)| !handle.is_finished())
+            || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
+        (!busy).then(|| *lock(&self.last_active))
+    }
+}
+
+/// The id of the idle session that was active longest ago, if any is idle.
+fn least_recently_used_idle(map: &HashMap<String, Arc<HttpSession>>) -> Option<String> {
+    map.iter().filter_map(|(id, session)| Some((session.idle_since()?, id))).min().map(|(_, id)| id.clone())
 }
 
 /// Why a session could not be opened.
@@ -181,24 +192,34 @@ impl Sessions {
     }
 
     /// A session not yet listed: it is listed by [`insert`](Self::insert)
-    /// once its `initialize` succeeded.
+    /// once its `initialize` succeeded. `Full` only if the table is full
+    /// of busy sessions (an idle one would make room).
     pub(crate) fn create(
         self: &Arc<Self>,
         shared: Arc<Shared>,
         store: Arc<dyn EventStore>,
     ) -> Result<HttpSession, Full> {
         self.start_sweeping();
-        if lock(&self.map).len() >= self.max {
+        let map = lock(&self.map);
+        if map.len() >= self.max && least_recently_used_idle(&map).is_none() {
             return Err(Full);
         }
+        drop(map);
         Ok(HttpSession::new(shared, store))
     }
 
-    /// List a session under its id.
+    /// List a session under its id. A full table makes room by ending its
+    /// least recently used idle session: ending sessions only when they
+    /// time out would let one client that opens `max` sessions lock every
+    /// other client out for the idle timeout.
     pub(crate) fn insert(&self, session: HttpSession) -> Result<String, Full> {
         let mut map = lock(&self.map);
-        if map.len() >= self.max {
-            return Err(Full);
+        while map.len() >= self.max {
+            let Some(oldest) = least_recently_used_idle(&map) else { return Err(Full) };
+            if let Some(evicted) = map.remove(&oldest) {
+                tracing::info!(session = %oldest, "ending the least recently used idle HTTP session to make room");
+                evicted.end();
+            }
         }
         let id = session.id.clone();
         map.insert(id.clone(), Arc::new(session));

@@ -1,0 +1,82 @@
+//! The server's own accept loop. `axum::serve` has no settings, so a
+//! client could hold a connection open forever by sending nothing (or a
+//! header a byte at a time), and enough of them use up the process's open
+//! files and lock every other client out. Here each connection is served
+//! by hyper's HTTP/1 with its header-read timeout, and at most
+//! `max_connections` are open at once.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// The limits of the connections themselves (those of requests and
+/// sessions are the endpoint's).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConnectionLimits {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) max_connections: usize,
+}
+
+/// Accept connections on `listener` and serve `router` on each, until the
+/// listener fails for good.
+pub(crate) async fn serve(listener: TcpListener, router: Router, limits: ConnectionLimits) -> io::Result<()> {
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let mut warned = false;
+    loop {
+        // At the cap the next connection is not accepted: it waits in the
+        // kernel's listen queue (taking no file of ours) until one closes,
+        // and the header timeout makes sure one does.
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                if !std::mem::replace(&mut warned, true) {
+                    tracing::warn!(
+                        max = limits.max_connections,
+                        "HTTP connection cap reached; new connections wait until one closes \
+                         (HttpOptions::max_connections)"
+                    );
+                }
+                slots.clone().acquire_owned().await.expect("the semaphore is never closed")
+            }
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) if is_connection_error(&error) => continue,
+            Err(error) => {
+                // Out of files or memory: wait rather than spin, as
+                // `axum::serve` does.
+                tracing::error!(%error, "accepting an HTTP connection failed");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let connection = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "an HTTP connection ended with an error");
+            }
+        });
+    }
+}
+
+/// Errors of one connection that was reset before it was accepted, not of
+/// the listener.
+fn is_connection_error(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
+}
