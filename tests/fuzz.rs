@@ -39,11 +39,24 @@ const SEEDS: &[&str] = &[
 /// One change to a seed.
 #[derive(Debug, TypeGenerator)]
 enum Edit {
-    Set { at: u16, byte: u8 },
-    Insert { at: u16, byte: u8 },
-    Cut { at: u16, len: u8 },
+    Set {
+        at: u16,
+        byte: u8,
+    },
+    Insert {
+        at: u16,
+        byte: u8,
+    },
+    Cut {
+        at: u16,
+        len: u8,
+    },
     /// Splice the tail of another seed in at `at`.
-    Splice { seed: u8, from: u16, at: u16 },
+    Splice {
+        seed: u8,
+        from: u16,
+        at: u16,
+    },
 }
 
 /// One input: seeds with their edits, and raw bytes as a line of their own.

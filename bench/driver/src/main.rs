@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release -p mcp-bench             # the full run (minutes)
 //! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
+//! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! ```
 
 use std::collections::HashMap;
@@ -15,6 +16,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+mod soak;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -65,6 +68,13 @@ async fn main() -> Result<(), Error> {
     let smoke = std::env::args().any(|a| a == "--smoke");
     let plan = if smoke { SMOKE } else { FULL };
     let binaries = build()?;
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--soak") {
+        let total = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
+        let report = soak::soak(&binaries["ours"], total).await?;
+        report.print();
+        return report.check();
+    }
     // results[peer][metric] = one value per round
     let mut results: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
     for round in 0..plan.rounds {
@@ -81,7 +91,9 @@ async fn main() -> Result<(), Error> {
         }
     }
     print_table(&results, plan);
-    Ok(())
+    let report = soak::soak(&binaries["ours"], if smoke { 20_000 } else { 1_000_000 }).await?;
+    report.print();
+    report.check()
 }
 
 /// Build the peers in release mode and return their paths.

@@ -144,6 +144,16 @@ pub(crate) async fn soak(binary: &Path, total: usize) -> Result<Report, Error> {
         }
     }
     report.lost = pending.len();
+    // A last request flushes what came after the last counted answer (a
+    // garbage line's error), so every line is accounted for.
+    let last = peer.id();
+    peer.send(&json!({"jsonrpc": "2.0", "id": last, "method": "ping"})).await?;
+    peer.stdin.flush().await?;
+    pending.insert(last);
+    while pending.contains(&last) {
+        take(&mut peer, &mut pending, &cancelled, &mut seen, &mut report).await?;
+    }
+    report.answered -= 1;
     rss[2] = rss_mib(&peer)?;
     report.rss_mib = rss;
     report.seconds = started.elapsed().as_secs_f64();

@@ -44,5 +44,7 @@ async fn sleep(ms: u64) -> String {
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("bench-ours", "1.0.0").run_stdio()
+    // 4 MiB: room for the 1 MB argument, and the soak's oversized lines
+    // are refused without costing a 16 MiB buffer each.
+    Server::new("bench-ours", "1.0.0").max_message_size(4 << 20).run_stdio()
 }
