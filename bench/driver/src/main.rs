@@ -303,13 +303,19 @@ impl Peer {
 
     /// The peak resident set (Linux `VmHWM`), in MiB.
     fn peak_rss_mib(&self) -> Result<f64, Error> {
+        self.memory_mib("VmHWM")
+    }
+
+    /// A memory figure of the server process (`VmHWM`, `VmRSS`, …) from
+    /// `/proc/<pid>/status`, in MiB.
+    fn memory_mib(&self, key: &str) -> Result<f64, Error> {
         let pid = self.child.id().ok_or("the server already exited")?;
         let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
         let kib: f64 = status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or("no VmHWM in /proc/<pid>/status")?;
+            .ok_or_else(|| format!("no {key} in /proc/<pid>/status"))?;
         Ok(kib / 1024.0)
     }
 

@@ -65,14 +65,7 @@ impl Report {
 }
 
 fn rss_mib(peer: &Peer) -> Result<f64, Error> {
-    let pid = peer.child.id().ok_or("the server already exited")?;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or("no VmRSS in /proc/<pid>/status")?;
-    Ok(kib / 1024.0)
+    peer.memory_mib("VmRSS")
 }
 
 /// Drive `total` messages through the server at `binary`.

@@ -10,6 +10,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
+use mcp_core::jsonrpc::kind_of;
 use mcp_core::{ErrorObject, InputRequest, InputRequiredResult, JsonObject};
 use serde_json::Value;
 
@@ -92,7 +93,7 @@ impl Rounds {
             Some(other) => {
                 return Err(ErrorObject::invalid_params(format!(
                     "`{INPUT_RESPONSES}` must be an object of answers keyed like `inputRequests`, not {}",
-                    kind(&other)
+                    kind_of(&other)
                 )));
             }
         };
@@ -105,7 +106,7 @@ impl Rounds {
             Some(other) => {
                 return Err(ErrorObject::invalid_params(format!(
                     "`{REQUEST_STATE}` must be the string the server sent, not {}",
-                    kind(&other)
+                    kind_of(&other)
                 )));
             }
         };
@@ -202,16 +203,5 @@ pub(crate) async fn run<F: Future>(rounds: Option<Arc<Rounds>>, handler: F) -> R
     match asked {
         Some(output) => Round::Done(output),
         None => Round::InputRequired(rounds.input_required()),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
