@@ -73,7 +73,10 @@ async fn main() -> Result<(), Error> {
         let total = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
         let report = soak::soak(&binaries["ours"], total).await?;
         report.print();
-        return report.check();
+        let http = soak::soak_http(&binaries["ours"], total).await?;
+        http.print();
+        report.check()?;
+        return http.check();
     }
     // results[peer][metric] = one value per round
     let mut results: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
@@ -91,9 +94,13 @@ async fn main() -> Result<(), Error> {
         }
     }
     print_table(&results, plan);
-    let report = soak::soak(&binaries["ours"], if smoke { 20_000 } else { 1_000_000 }).await?;
+    let total = if smoke { 20_000 } else { 1_000_000 };
+    let report = soak::soak(&binaries["ours"], total).await?;
     report.print();
-    report.check()
+    let http = soak::soak_http(&binaries["ours"], total).await?;
+    http.print();
+    report.check()?;
+    http.check()
 }
 
 /// Build the peers in release mode and return their paths.

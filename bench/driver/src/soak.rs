@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use super::{Error, Peer};
 
@@ -180,4 +180,202 @@ async fn take(
         }
     }
     Ok(())
+}
+
+/// What the HTTP soak saw.
+pub(crate) struct HttpReport {
+    messages: usize,
+    seconds: f64,
+    answered: usize,
+    lost: usize,
+    refused_as_expected: usize,
+    cancelled: usize,
+    rss_mib: [f64; 3],
+}
+
+impl HttpReport {
+    pub(crate) fn print(&self) {
+        let rate = self.messages as f64 / self.seconds;
+        println!("\n## Soak: {} requests over Streamable HTTP in {:.1} s ({rate:.0}/s)\n", self.messages, self.seconds);
+        println!("| measure | value |\n|---|---|");
+        println!("| calls and lists answered correctly | {} |", self.answered);
+        println!("| answers lost or wrong | {} |", self.lost);
+        println!("| garbage and oversized bodies refused with 400/413 | {} |", self.refused_as_expected);
+        println!("| calls abandoned by hanging up | {} |", self.cancelled);
+        let [start, middle, end] = self.rss_mib;
+        println!("| RSS at start / middle / end | {start:.1} / {middle:.1} / {end:.1} MiB |");
+    }
+
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if self.lost > 0 {
+            return Err(format!("HTTP soak: {} answers lost or wrong", self.lost).into());
+        }
+        Ok(())
+    }
+}
+
+/// Concurrent HTTP clients.
+const CLIENTS: usize = 32;
+
+/// `total` requests over Streamable HTTP from 32 clients at once: stateless
+/// (2026-07-28) calls and lists, session calls, garbage and oversized
+/// bodies, and calls abandoned mid-flight.
+pub(crate) async fn soak_http(binary: &Path, total: usize) -> Result<HttpReport, Error> {
+    let mut child = tokio::process::Command::new(binary)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().ok_or("no stderr")?).lines();
+    let url = loop {
+        let line = stderr.next_line().await?.ok_or("the server exited before listening")?;
+        if let Some(at) = line.find("http://") {
+            break line[at..].split_whitespace().next().unwrap_or_default().to_owned();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let pid = child.id().ok_or("the server already exited")?;
+    let rss = move || -> Result<f64, SendError> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .ok_or("no VmRSS")?;
+        Ok(kib / 1024.0)
+    };
+    let http = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build()?;
+    let started = Instant::now();
+    let start_rss = rss().map_err(|e| e.to_string())?;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let middle = std::sync::Arc::new(std::sync::Mutex::new(0.0));
+    let mut workers = Vec::new();
+    for worker in 0..CLIENTS {
+        let (http, url, done, middle, rss) = (http.clone(), url.clone(), done.clone(), middle.clone(), rss);
+        let share = total / CLIENTS + usize::from(worker < total % CLIENTS);
+        workers.push(tokio::spawn(async move { http_worker(&http, &url, share, &done, total, &middle, rss).await }));
+    }
+    let mut report = HttpReport {
+        messages: total,
+        seconds: 0.0,
+        answered: 0,
+        lost: 0,
+        refused_as_expected: 0,
+        cancelled: 0,
+        rss_mib: [start_rss, 0.0, 0.0],
+    };
+    for worker in workers {
+        let (answered, lost, refused, cancelled) =
+            worker.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        report.answered += answered;
+        report.lost += lost;
+        report.refused_as_expected += refused;
+        report.cancelled += cancelled;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    report.rss_mib[1] = *middle.lock().unwrap_or_else(|e| e.into_inner());
+    report.rss_mib[2] = rss().map_err(|e| e.to_string())?;
+    child.kill().await?;
+    Ok(report)
+}
+
+type Tally = (usize, usize, usize, usize);
+
+/// An error a worker task can hand back.
+type SendError = Box<dyn std::error::Error + Send + Sync>;
+
+async fn http_worker(
+    http: &reqwest::Client,
+    url: &str,
+    share: usize,
+    done: &std::sync::atomic::AtomicUsize,
+    total: usize,
+    middle: &std::sync::Mutex<f64>,
+    rss: impl Fn() -> Result<f64, SendError>,
+) -> Result<Tally, SendError> {
+    use std::sync::atomic::Ordering;
+    let (mut answered, mut lost, mut refused, mut cancelled) = (0, 0, 0, 0);
+    let envelope = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let post = |body: Vec<u8>, method: &str, name: Option<&str>, session: Option<&str>| {
+        let mut request = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        // A stateless request mirrors its method (and name) in headers;
+        // `initialize` and session requests do not.
+        if session.is_none() && method != "initialize" {
+            request = request.header("mcp-method", method).header("mcp-protocol-version", "2026-07-28");
+            if let Some(name) = name {
+                request = request.header("mcp-name", name);
+            }
+        }
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+        }
+        request
+    };
+    // A session of this client's own, for the handshake half.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "soak", "version": "1"}}});
+    let opened = post(serde_json::to_vec(&init)?, "initialize", None, None).send().await?;
+    let session = opened.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let session = session.ok_or("initialize gave no session")?;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(serde_json::to_vec(&initialized)?, "", None, Some(&session)).send().await?;
+    let oversized = vec![b' '; 5 << 20];
+    for i in 0..share {
+        let id = i as i64 + 1;
+        let add = |meta: Option<&Value>| {
+            let mut params = json!({"name": "calculator", "arguments": {"operation": "add", "a": id, "b": 1}});
+            if let Some(meta) = meta {
+                params["_meta"] = meta.clone();
+            }
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+        };
+        match i % 10 {
+            _ if i % 25_000 == 24_999 => {
+                // Refused with 413, or cut off while still sending it (the
+                // server reads no more of a body it has refused).
+                match post(oversized.clone(), "tools/call", None, None).send().await {
+                    Ok(answer) if answer.status() != 413 => lost += 1,
+                    _ => refused += 1,
+                }
+            }
+            0..=3 => {
+                let body = serde_json::to_vec(&add(Some(&envelope)))?;
+                let answer = post(body, "tools/call", Some("calculator"), None).send().await?.text().await?;
+                if answer.contains(&format!("result: {}", id + 1)) { answered += 1 } else { lost += 1 }
+            }
+            4..=6 => {
+                let body = serde_json::to_vec(&add(None))?;
+                let answer = post(body, "tools/call", None, Some(&session)).send().await?.text().await?;
+                if answer.contains(&format!("result: {}", id + 1)) { answered += 1 } else { lost += 1 }
+            }
+            7 => {
+                let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": envelope}});
+                let answer = post(serde_json::to_vec(&list)?, "tools/list", None, None).send().await?.text().await?;
+                if answer.contains("\"calculator\"") { answered += 1 } else { lost += 1 }
+            }
+            8 => {
+                let status = post(b"{\"jsonrpc\": oops".to_vec(), "tools/call", None, None).send().await?.status();
+                if status == 400 { refused += 1 } else { lost += 1 }
+            }
+            _ => {
+                // A slow call abandoned after 5 ms: the server stops it.
+                let sleep = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "sleep", "arguments": {"ms": 200}, "_meta": envelope}});
+                let call = post(serde_json::to_vec(&sleep)?, "tools/call", Some("sleep"), None).send();
+                let _ = tokio::time::timeout(std::time::Duration::from_millis(5), call).await;
+                cancelled += 1;
+            }
+        }
+        if done.fetch_add(1, Ordering::Relaxed) + 1 == total / 2 {
+            *middle.lock().unwrap_or_else(|e| e.into_inner()) = rss()?;
+        }
+    }
+    Ok((answered, lost, refused, cancelled))
 }

@@ -46,5 +46,14 @@ async fn sleep(ms: u64) -> String {
 fn main() -> Result<(), mcp_runtime::Error> {
     // 4 MiB: room for the 1 MB argument, and the soak's oversized lines
     // are refused without costing a 16 MiB buffer each.
-    Server::new("bench-ours", "1.0.0").max_message_size(4 << 20).run_stdio()
+    let server = Server::new("bench-ours", "1.0.0").max_message_size(4 << 20);
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        // Streamable HTTP, for the HTTP soak.
+        (Some("--http"), Some(addr)) => {
+            let runtime = tokio::runtime::Runtime::new().map_err(mcp_runtime::Error::Runtime)?;
+            runtime.block_on(server.serve_http(addr))
+        }
+        _ => server.run_stdio(),
+    }
 }
