@@ -52,26 +52,29 @@ impl Binding {
         for part in [method, "\0", target, "\0"] {
             hasher.update(part.as_bytes());
         }
-        canonical(&Value::Object(arguments.clone()), &mut hasher);
+        canonical_map(arguments, &mut hasher);
         Binding(URL_SAFE_NO_PAD.encode(hasher.finalize()))
     }
+}
+
+/// Feed an object to the hasher with its keys sorted (no copy of it).
+fn canonical_map(map: &JsonObject, hasher: &mut Sha256) {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    hasher.update(b"{");
+    for key in keys {
+        hasher.update(serde_json::to_string(key).unwrap_or_default().as_bytes());
+        hasher.update(b":");
+        canonical(&map[key], hasher);
+        hasher.update(b",");
+    }
+    hasher.update(b"}");
 }
 
 /// Feed `value` to the hasher with object keys sorted.
 fn canonical(value: &Value, hasher: &mut Sha256) {
     match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            hasher.update(b"{");
-            for key in keys {
-                hasher.update(serde_json::to_string(key).unwrap_or_default().as_bytes());
-                hasher.update(b":");
-                canonical(&map[key], hasher);
-                hasher.update(b",");
-            }
-            hasher.update(b"}");
-        }
+        Value::Object(map) => canonical_map(map, hasher),
         Value::Array(items) => {
             hasher.update(b"[");
             for item in items {

@@ -33,8 +33,9 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         .get(&params.name)
         .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
         .clone();
-    let sent = arguments.as_ref().and_then(serde_json::Value::as_object).cloned().unwrap_or_default();
-    let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, &sent)?;
+    let none = JsonObject::new();
+    let sent = arguments.as_ref().and_then(serde_json::Value::as_object).unwrap_or(&none);
+    let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?;
     let answered = |result: CallToolResult| {
         let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
         Ok(Action::Reply(answer))
