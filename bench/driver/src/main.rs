@@ -21,6 +21,17 @@ mod soak;
 
 type Error = Box<dyn std::error::Error>;
 
+/// A memory figure of process `pid` from `/proc/<pid>/status`, in MiB.
+fn memory_mib(pid: u32, key: &str) -> Result<f64, Error> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("no {key} in /proc/<pid>/status"))?;
+    Ok(kib / 1024.0)
+}
+
 /// The servers compared, by package (and binary) name.
 const PEERS: [(&str, &str); 3] = [("ours", "bench-ours"), ("rmcp", "bench-rmcp-peer"), ("raw loop", "bench-raw")];
 
@@ -313,17 +324,9 @@ impl Peer {
         self.memory_mib("VmHWM")
     }
 
-    /// A memory figure of the server process (`VmHWM`, `VmRSS`, …) from
-    /// `/proc/<pid>/status`, in MiB.
+    /// A memory figure of the server process (`VmHWM`, `VmRSS`, …), in MiB.
     fn memory_mib(&self, key: &str) -> Result<f64, Error> {
-        let pid = self.child.id().ok_or("the server already exited")?;
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-        let kib: f64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or_else(|| format!("no {key} in /proc/<pid>/status"))?;
-        Ok(kib / 1024.0)
+        memory_mib(self.child.id().ok_or("the server already exited")?, key)
     }
 
     /// Close stdin and wait for the server to exit.

@@ -237,15 +237,7 @@ pub(crate) async fn soak_http(binary: &Path, total: usize) -> Result<HttpReport,
     };
     tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
     let pid = child.id().ok_or("the server already exited")?;
-    let rss = move || -> Result<f64, SendError> {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-        let kib: f64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or("no VmRSS")?;
-        Ok(kib / 1024.0)
-    };
+    let rss = move || super::memory_mib(pid, "VmRSS").map_err(|e| SendError::from(e.to_string()));
     let http = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build()?;
     let started = Instant::now();
     let start_rss = rss().map_err(|e| e.to_string())?;

@@ -54,7 +54,7 @@ impl Retry {
 /// handler asked, and the values kept across rounds.
 #[derive(Debug)]
 pub(crate) struct Rounds {
-    keys: Keys,
+    keys: Arc<Keys>,
     binding: Binding,
     inner: Mutex<Inner>,
 }
@@ -81,7 +81,7 @@ impl Rounds {
     /// has expired or belongs to another request is refused with
     /// `-32602`, as are answers that are not an object.
     fn begin(
-        keys: &Keys,
+        keys: &Arc<Keys>,
         method: &str,
         target: &str,
         arguments: &JsonObject,

@@ -412,7 +412,7 @@ impl Server {
             state,
             cache_ttl: self.cache_ttl,
             client_request_timeout: self.client_request_timeout,
-            request_state,
+            request_state: Arc::new(request_state),
         };
         Ok((Arc::new(shared), self.limits))
     }

@@ -44,7 +44,7 @@ pub(crate) struct Shared {
     /// How long a request to the client waits (`Server::client_request_timeout`).
     pub(crate) client_request_timeout: Duration,
     /// What signs multi-round requests' state (`Server::request_state_keys`).
-    pub(crate) request_state: Keys,
+    pub(crate) request_state: Arc<Keys>,
 }
 
 impl Shared {
