@@ -23,6 +23,15 @@ async fn slow(ms: u64) -> &'static str {
     "slow"
 }
 
+/// Log `count` messages of `size` bytes, then answer.
+#[tool]
+fn chatty(count: u32, size: usize, ctx: Context) -> &'static str {
+    for n in 0..count {
+        ctx.info(json!({ "n": n, "pad": "x".repeat(size) }));
+    }
+    "done"
+}
+
 fn request(id: u64, method: &str, params: Value) -> String {
     format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
 }
@@ -72,6 +81,54 @@ async fn a_client_that_does_not_read_stops_the_server_reading_and_loses_nothing(
     }
     assert!(seen.iter().all(|s| *s), "every request was answered");
     drop(writer.await.unwrap());
+}
+
+/// Messages until the answer to `id`: the log messages' numbers, and the
+/// answer's text.
+async fn logs_until_answer(
+    lines: &mut tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    id: u64,
+) -> (Vec<u64>, String) {
+    let mut logs = Vec::new();
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == id {
+            return (logs, message["result"]["content"][0]["text"].as_str().unwrap().to_owned());
+        }
+        if let Some(n) = message["params"]["data"]["n"].as_u64() {
+            logs.push(n);
+        }
+    }
+}
+
+#[tokio::test]
+async fn notifications_to_a_client_that_does_not_read_are_dropped_past_the_limit_but_the_answer_is_not() {
+    let server = Server::empty("t", "1").tool(chatty::Tool).max_queued_output(64 * 1024);
+    let (mut to_server, server_in) = tokio::io::duplex(16 * 1024);
+    let (server_out, client_out) = tokio::io::duplex(16 * 1024);
+    tokio::spawn(server.serve(server_in, server_out));
+    let mut lines = BufReader::new(client_out).lines();
+    let init =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
+    to_server.write_all(request(0, "initialize", init).as_bytes()).await.unwrap();
+    lines.next_line().await.unwrap().unwrap();
+
+    // 5 MB of log messages that nobody reads while the tool runs: the
+    // server keeps about 64 KiB of them, not all 5 MB.
+    let call = json!({"name": "chatty", "arguments": {"count": 5000, "size": 1000}});
+    to_server.write_all(request(1, "tools/call", call).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (logs, answer) = logs_until_answer(&mut lines, 1).await;
+    assert_eq!(answer, "done");
+    assert!(!logs.is_empty() && logs.len() < 200, "{} of 5000 log messages were kept", logs.len());
+    assert!(logs.windows(2).all(|w| w[0] < w[1]), "what is kept stays in order");
+
+    // Under the limit, none is lost (500 of about 70 bytes: 35 KB).
+    let call = json!({"name": "chatty", "arguments": {"count": 500, "size": 10}});
+    to_server.write_all(request(2, "tools/call", call).as_bytes()).await.unwrap();
+    let (logs, answer) = logs_until_answer(&mut lines, 2).await;
+    assert_eq!((logs.len(), answer.as_str()), (500, "done"));
 }
 
 #[tokio::test]

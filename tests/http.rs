@@ -1072,3 +1072,45 @@ async fn events_the_store_no_longer_holds_are_refused_not_skipped() {
     let tail = resume(&client, &url, last_but_one).await.text().await.unwrap();
     assert_eq!(events(&tail).last().unwrap()["result"]["content"][0]["text"], "all steps");
 }
+
+/// Log `count` messages of `size` bytes, then answer.
+#[tool]
+fn chatty(count: u32, size: usize, ctx: Context) -> &'static str {
+    for n in 0..count {
+        ctx.info(json!({ "n": n, "pad": "x".repeat(size) }));
+    }
+    "done"
+}
+
+#[tokio::test]
+async fn a_reader_that_falls_behind_is_cut_off_and_resumes_with_nothing_lost() {
+    // 24 MB of log messages, far more than the socket buffers hold, to a
+    // client that reads nothing at first: the server keeps 64 KiB for the
+    // reader (the store keeps every event), so the stream ends early and
+    // the client resumes from its last event.
+    let server = Server::empty("behind", "1").tool(chatty::Tool).max_queued_output(64 * 1024);
+    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(64 << 20));
+    let url = start_with(server, options).await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "chatty", "arguments": {"count": 3000, "size": 8000}}});
+    let stream = client.post("application/json, text/event-stream").json(&call).send().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let first = stream.text().await.unwrap();
+    let seen = events(&first);
+    assert!(seen.len() < 3000 && seen.iter().all(|m| m.get("result").is_none()), "{} events", seen.len());
+
+    let mut all = seen;
+    let mut last = event_ids(&first).last().unwrap().clone();
+    while all.last().is_none_or(|m| m.get("result").is_none()) {
+        let rest = resume(&client, &url, &last).await;
+        assert_eq!(rest.status(), StatusCode::OK);
+        let rest = rest.text().await.unwrap();
+        all.extend(events(&rest));
+        last = event_ids(&rest).last().unwrap_or(&last).clone();
+    }
+    let logs: Vec<u64> = all.iter().filter_map(|m| m["params"]["data"]["n"].as_u64()).collect();
+    assert_eq!(logs, (0..3000).collect::<Vec<u64>>(), "every message once, in order");
+    assert_eq!(all.last().unwrap()["result"]["content"][0]["text"], "done");
+}

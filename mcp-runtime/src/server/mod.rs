@@ -244,9 +244,12 @@ impl Server {
         self
     }
 
-    /// How many bytes of answers may wait for a client that does not read
-    /// them (16 MiB by default, per connection): past that the server
-    /// reads nothing more from it until it reads.
+    /// How many bytes of messages may wait for a client that does not read
+    /// them (16 MiB by default, per connection or HTTP response stream):
+    /// past that a stdio connection reads nothing more until the client
+    /// reads, notifications to that client are dropped (answers and
+    /// requests never are), and a resumable HTTP stream ends its
+    /// connection so the client resumes from the event store.
     pub fn max_queued_output(mut self, bytes: usize) -> Self {
         self.limits.max_queued_output = bytes;
         self

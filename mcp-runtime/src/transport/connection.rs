@@ -41,7 +41,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
-    let backlog = Arc::new(Backlog::default());
+    let backlog = Backlog::new(limits.max_queued_output);
     let writer = tokio::spawn(write_lines(writer, written, Some(backlog.clone())));
     let outgoing = Outgoing::counted(queue, backlog.clone());
     let out = outgoing.clone();
@@ -56,7 +56,7 @@ where
         // Backpressure: read nothing more while the client leaves our
         // output unread, or while as many calls run as the limit allows.
         // Either way memory stays bounded whatever the client sends.
-        backlog.at_most(limits.max_queued_output).await;
+        backlog.settled().await;
         while let Some(done) = calls.try_join_next() {
             forget(&mut running, done);
         }
@@ -184,7 +184,7 @@ where
         }
     }
     // The end-of-stream marker; everything sent before it is written first.
-    let _ = out.tx.send(Vec::new());
+    out.end();
     drop((out, outgoing));
     match writer.await {
         // A client that stopped reading is a normal end, not a failure.

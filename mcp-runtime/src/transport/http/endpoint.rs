@@ -15,7 +15,6 @@ use axum::routing::any;
 use futures_util::StreamExt;
 use mcp_core::{ErrorObject, Message, ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use super::HttpOptions;
 use super::guard::{self, Refusal};
@@ -23,7 +22,7 @@ use super::mirror;
 use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, Sessions};
 use super::sse;
-use crate::dispatch::outgoing::Outgoing;
+use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session};
 use crate::server::Shared;
@@ -48,14 +47,16 @@ pub(crate) struct Endpoint {
     shared: Arc<Shared>,
     options: HttpOptions,
     max_body: usize,
+    /// The most bytes of notifications a response stream may leave unread.
+    max_queued: usize,
     sessions: Arc<Sessions>,
 }
 
 impl Endpoint {
     pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Self {
         let max_body = options.max_body.unwrap_or(limits.max_message_size);
-        let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout));
-        Endpoint { shared, options, max_body, sessions }
+        let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output));
+        Endpoint { shared, options, max_body, max_queued: limits.max_queued_output, sessions }
     }
 }
 
@@ -162,10 +163,9 @@ impl Endpoint {
         session.touch();
         match message {
             Message::Request(request) => {
-                let (tx, rx) = mpsc::unbounded_channel();
                 // A client that takes an event stream gets a resumable one.
+                let (stream, rx) = session.call_queue(sse);
                 let resumable = sse.then(|| session.new_stream());
-                let stream = if sse { Outgoing::resumable(tx.clone()) } else { Outgoing::answer_only(tx.clone()) };
                 match session.session.handle(Message::Request(request), &stream) {
                     Action::Reply(answer) => json_response(StatusCode::OK, &answer),
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
@@ -173,7 +173,7 @@ impl Endpoint {
                         let task_id = id.clone();
                         let started = session.start_call(id.clone(), cancellation, || {
                             tokio::spawn(async move {
-                                answer(future, &tx).await;
+                                answer(future, &stream).await;
                                 task_session.finish_call(&task_id);
                             })
                             .abort_handle()
@@ -223,14 +223,15 @@ impl Endpoint {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
         let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
-        let (tx, rx) = mpsc::unbounded_channel();
-        match session.handle(Message::Request(request), &Outgoing::answer_only(tx.clone())) {
+        let (queue, rx) = Outgoing::bounded(self.max_queued);
+        let queue = queue.answer_only();
+        match session.handle(Message::Request(request), &queue) {
             Action::Reply(answer) => {
                 let code = answer.error_object().map(|e| e.code);
                 json_response(stateless_status(code), &answer)
             }
             Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
-                let task = tokio::spawn(async move { answer(future, &tx).await });
+                let task = tokio::spawn(async move { answer(future, &queue).await });
                 let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
                     task.abort();
                     cancellation.cancel();
@@ -353,11 +354,10 @@ impl Endpoint {
 
 /// Run a call (or subscription) to its end, then queue its answer and
 /// the end-of-stream marker for its [`CallStream`].
-async fn answer(future: BoxFuture<'static, Answer>, tx: &mpsc::UnboundedSender<Vec<u8>>) {
+async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing) {
     let answer = future.await;
-    let tx = Outgoing::new(tx.clone());
-    tx.send(&answer);
-    let _ = tx.tx.send(Vec::new());
+    stream.send(&answer);
+    stream.end();
 }
 
 /// A reconnect to a call stream (`GET` with `Last-Event-ID`): what the
@@ -381,7 +381,7 @@ fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
 
 /// Move a call's messages into its resumable stream, ending it when the
 /// call ends (also when it was stopped and sent no answer).
-async fn pump(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, hub: Arc<Hub>) {
+async fn pump(mut rx: Drain<Vec<u8>>, hub: Arc<Hub>) {
     while let Some(message) = rx.recv().await {
         let end = message.is_empty();
         hub.take(message);
@@ -395,10 +395,10 @@ async fn pump(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, hub: Arc<Hub>) {
 /// Where a call stream's messages come from.
 enum Source {
     /// Straight from the call: plain JSON, stateless requests.
-    Direct(mpsc::UnboundedReceiver<Vec<u8>>),
+    Direct(Drain<Vec<u8>>),
     /// From a resumable stream, numbered; `prime` opens it with an empty
     /// event carrying the first id and the reconnection delay.
-    Resumable { stream: u64, rx: mpsc::UnboundedReceiver<Numbered>, prime: bool },
+    Resumable { stream: u64, rx: Drain<Numbered>, prime: bool },
 }
 
 /// A running call's messages, ending with its response. Dropped before
@@ -420,11 +420,11 @@ impl Drop for CallStream {
 }
 
 impl CallStream {
-    fn direct(rx: mpsc::UnboundedReceiver<Vec<u8>>, on_drop: Option<Box<dyn FnOnce() + Send>>) -> Self {
+    fn direct(rx: Drain<Vec<u8>>, on_drop: Option<Box<dyn FnOnce() + Send>>) -> Self {
         CallStream { source: Source::Direct(rx), on_drop, done: false }
     }
 
-    fn resumable(stream: u64, rx: mpsc::UnboundedReceiver<Numbered>, prime: bool) -> Self {
+    fn resumable(stream: u64, rx: Drain<Numbered>, prime: bool) -> Self {
         CallStream { source: Source::Resumable { stream, rx, prime }, on_drop: None, done: false }
     }
 

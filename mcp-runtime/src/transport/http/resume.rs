@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
+use crate::dispatch::outgoing::{Backlog, Drain};
+
 /// Where the events of resumable streams are kept for replay. The
 /// in-memory default ([`MemoryEventStore`]) serves one process; replicas
 /// behind a load balancer share one of their own.
@@ -138,20 +140,23 @@ pub(crate) type Numbered = (u64, Vec<u8>);
 pub(crate) struct Hub {
     key: String,
     store: Arc<dyn EventStore>,
+    /// The most bytes the reader may leave unread: past it the reader's
+    /// connection is ended, and the client resumes from the store.
+    limit: usize,
     live: Mutex<Live>,
 }
 
 #[derive(Default)]
 struct Live {
-    reader: Option<mpsc::UnboundedSender<Numbered>>,
+    reader: Option<(mpsc::UnboundedSender<Numbered>, Arc<Backlog>)>,
     /// The number of the last event kept.
     last: u64,
     finished: bool,
 }
 
 impl Hub {
-    pub(crate) fn new(key: String, store: Arc<dyn EventStore>) -> Arc<Hub> {
-        Arc::new(Hub { key, store, live: Mutex::default() })
+    pub(crate) fn new(key: String, store: Arc<dyn EventStore>, limit: usize) -> Arc<Hub> {
+        Arc::new(Hub { key, store, limit, live: Mutex::default() })
     }
 
     fn live(&self) -> MutexGuard<'_, Live> {
@@ -164,14 +169,26 @@ impl Hub {
         let mut live = self.live();
         if message.is_empty() {
             live.finished = true;
-            if let Some(reader) = live.reader.take() {
+            if let Some((reader, _)) = live.reader.take() {
                 let _ = reader.send((0, Vec::new()));
             }
             return;
         }
         let number = self.store.append(&self.key, message.clone());
         live.last = number;
-        if live.reader.as_ref().is_some_and(|r| r.send((number, message)).is_err()) {
+        let Some((reader, backlog)) = &live.reader else { return };
+        if backlog.over() {
+            // A reader this far behind is better off resuming: what it
+            // missed is in the store (or, if the store let it go, the
+            // client is told so), not in memory here.
+            tracing::debug!(stream = %self.key, "a call stream's reader fell behind; ending its connection");
+            live.reader = None;
+            return;
+        }
+        let size = message.len();
+        backlog.queued(size);
+        if reader.send((number, message)).is_err() {
+            backlog.written(size);
             live.reader = None;
         }
     }
@@ -179,17 +196,19 @@ impl Hub {
     /// Read the stream from after event `after`: what the store kept, then
     /// the rest live (a reader before replaces it). `None` if the store no
     /// longer has every event after `after`.
-    pub(crate) fn read(&self, after: u64) -> Option<mpsc::UnboundedReceiver<Numbered>> {
+    pub(crate) fn read(&self, after: u64) -> Option<Drain<Numbered>> {
         let mut live = self.live();
-        let (tx, rx) = mpsc::unbounded_channel();
+        let backlog = Backlog::new(self.limit);
+        let (tx, rx) = Drain::channel(backlog.clone());
         let missed = if after >= live.last { Vec::new() } else { self.store.replay(&self.key, after)? };
         for event in missed {
+            backlog.queued(event.1.len());
             let _ = tx.send(event);
         }
         if live.finished {
             let _ = tx.send((0, Vec::new()));
         } else {
-            live.reader = Some(tx);
+            live.reader = Some((tx, backlog));
         }
         Some(rx)
     }
@@ -263,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_hub_hands_its_events_to_one_reader_and_a_new_reader_replays() {
-        let hub = Hub::new("s/1".into(), Arc::new(MemoryEventStore::default()));
+        let hub = Hub::new("s/1".into(), Arc::new(MemoryEventStore::default()), 1 << 20);
         let mut first = hub.read(0).unwrap();
         hub.push(b"progress".to_vec());
         assert_eq!(first.try_recv().unwrap(), (1, b"progress".to_vec()));

@@ -11,12 +11,9 @@ use tokio::task::AbortHandle;
 
 use super::resume::{EventStore, Hub};
 use crate::dispatch::Session;
-use crate::dispatch::outgoing::Outgoing;
+use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::request::context::Cancellation;
 use crate::server::Shared;
-
-/// Bytes of one server message, as the transports queue them.
-pub(crate) type Queue = mpsc::UnboundedSender<Vec<u8>>;
 
 /// The most resumable call streams a session keeps track of; past that the
 /// oldest finished ones are forgotten (their events may still be in the
@@ -35,8 +32,10 @@ pub(crate) struct HttpSession {
     /// Calls in flight, so `notifications/cancelled` and DELETE reach them.
     running: Mutex<HashMap<RequestId, (AbortHandle, Cancellation)>>,
     /// The open GET stream: where messages that belong to no request go.
-    standalone: Arc<Mutex<Option<Queue>>>,
+    standalone: Arc<Mutex<Option<Outgoing>>>,
     last_active: Mutex<Instant>,
+    /// The most bytes of notifications a stream may leave unread.
+    max_queued: usize,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -44,17 +43,17 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>) -> HttpSession {
+    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>, max_queued: usize) -> HttpSession {
         // Messages that belong to no request are relayed to the GET stream
         // open at the time, or dropped when none is (the spec leaves them
         // to the server; queueing them would grow without bound).
         let (out, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
-        let standalone: Arc<Mutex<Option<Queue>>> = Arc::default();
+        let standalone: Arc<Mutex<Option<Outgoing>>> = Arc::default();
         let relay = standalone.clone();
         tokio::spawn(async move {
             while let Some(message) = queue.recv().await {
                 let mut stream = lock(&relay);
-                if stream.as_ref().is_some_and(|s| s.send(message).is_err()) {
+                if stream.as_ref().is_some_and(|s| !s.relay(message)) {
                     *stream = None;
                 }
             }
@@ -68,6 +67,7 @@ impl HttpSession {
             running: Mutex::default(),
             standalone,
             last_active: Mutex::new(Instant::now()),
+            max_queued,
         }
     }
 
@@ -108,14 +108,28 @@ impl HttpSession {
     /// Open the server-to-client stream; `None` if one is already open
     /// (every message goes to exactly one stream, so a second would only
     /// take messages from the first).
-    pub(crate) fn open_stream(&self) -> Option<mpsc::UnboundedReceiver<Vec<u8>>> {
+    pub(crate) fn open_stream(&self) -> Option<Drain<Vec<u8>>> {
         let mut standalone = lock(&self.standalone);
         if standalone.as_ref().is_some_and(|s| !s.is_closed()) {
             return None;
         }
-        let (tx, rx) = mpsc::unbounded_channel();
-        *standalone = Some(tx);
-        Some(rx)
+        let (stream, drain) = Outgoing::bounded(self.max_queued);
+        *standalone = Some(stream);
+        Some(drain)
+    }
+
+    /// A new queue for one call's messages: bounded like every stream if
+    /// the client reads it directly; a resumable stream's queue is only a
+    /// hop into its [`Hub`], which keeps the events in the store and bounds
+    /// its reader.
+    pub(crate) fn call_queue(&self, resumable: bool) -> (Outgoing, Drain<Vec<u8>>) {
+        if resumable {
+            let (queue, drain) = Outgoing::bounded(usize::MAX);
+            (queue.resumable(), drain)
+        } else {
+            let (queue, drain) = Outgoing::bounded(self.max_queued);
+            (queue.answer_only(), drain)
+        }
     }
 
     /// A new resumable call stream, not yet tracked ([`track`](Self::track)
@@ -124,7 +138,7 @@ impl HttpSession {
         let mut streams = lock(&self.streams);
         streams.0 += 1;
         let number = streams.0;
-        (number, Hub::new(format!("{}/{number}", self.id), self.store.clone()))
+        (number, Hub::new(format!("{}/{number}", self.id), self.store.clone(), self.max_queued))
     }
 
     /// Track a call stream, so a client can reconnect to it.
@@ -183,12 +197,15 @@ pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<HttpSession>>>,
     max: usize,
     idle: Duration,
+    max_queued: usize,
     sweeping: std::sync::Once,
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
-        Sessions { map: Mutex::default(), max, idle, sweeping: std::sync::Once::new() }
+    /// At most `max` sessions, ended after `idle`; each stream of theirs
+    /// leaves at most `max_queued` bytes of notifications unread.
+    pub(crate) fn new(max: usize, idle: Duration, max_queued: usize) -> Self {
+        Sessions { map: Mutex::default(), max, idle, max_queued, sweeping: std::sync::Once::new() }
     }
 
     /// A session not yet listed: it is listed by [`insert`](Self::insert)
@@ -205,7 +222,7 @@ impl Sessions {
             return Err(Full);
         }
         drop(map);
-        Ok(HttpSession::new(shared, store))
+        Ok(HttpSession::new(shared, store, self.max_queued))
     }
 
     /// List a session under its id. A full table makes room by ending its
