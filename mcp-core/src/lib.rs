@@ -15,6 +15,7 @@
 
 pub mod ask;
 pub mod call;
+pub mod clients;
 pub mod content;
 pub mod envelope;
 pub mod form;
