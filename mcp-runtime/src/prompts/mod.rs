@@ -146,7 +146,7 @@ impl PromptBuilder {
         self
     }
 
-    /// Complete the argument `name` with `completer` (see [`Completing`]).
+    /// Complete the argument `name` with `completer` (see [`Completing`](crate::Completing)).
     pub fn complete_with(&mut self, name: &str, completer: Completer) -> &mut Self {
         match self.definition.completions.iter_mut().find(|(n, _)| n == name) {
             Some((_, slot)) => *slot = Completions::With(completer),
