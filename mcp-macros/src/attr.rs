@@ -27,6 +27,7 @@ const TOOL_KEYS: &[&str] = &[
     "schema",
     "icon",
     "meta",
+    "scopes",
     "crate",
 ];
 const ARG_KEYS: &[&str] = &["rename", "description", "default", "header"];
@@ -40,6 +41,8 @@ pub(crate) struct Common {
     pub(crate) description: Option<LitStr>,
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Vec<(LitStr, Expr)>,
+    /// The OAuth scopes a token needs to see and use it.
+    pub(crate) scopes: Option<Vec<LitStr>>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -59,6 +62,8 @@ impl Common {
             }
             // meta("com.example/key" = <expr>, …)
             "meta" => meta_entries(meta, &mut self.meta, errors)?,
+            // scopes = ["notes:read", "notes:write"]
+            "scopes" => set(&mut self.scopes, scopes(meta, errors)?, meta, errors),
             // crate = "my_framework::mcp"
             "crate" => {
                 let path = string(meta, errors)?.and_then(|lit| {
@@ -473,6 +478,51 @@ fn check_src(src: &LitStr, errors: &mut Errors) -> bool {
     ok
 }
 
+/// `scopes = ["…", …]`: each scope a literal a token can carry; a bad one
+/// is reported at its literal and left out.
+fn scopes(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Vec<LitStr>>> {
+    const HOW: &str = "`scopes` takes an array of string literals: `scopes = [\"notes:write\"]`";
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(HOW));
+    }
+    let array = match meta.value()?.parse::<Expr>()? {
+        Expr::Array(array) => array,
+        other => {
+            errors.spanned(other, HOW);
+            return Ok(None);
+        }
+    };
+    let mut list = Vec::new();
+    for element in array.elems {
+        match element {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => match scope_problem(&s.value()) {
+                None => list.push(s),
+                Some(problem) => errors.spanned(&s, problem),
+            },
+            other => errors.spanned(other, "a scope is a string literal, such as `\"notes:write\"`"),
+        }
+    }
+    Ok(Some(list))
+}
+
+/// RFC 6749 §3.3: a token's scopes travel as one space-separated string,
+/// so a scope is a non-empty run of printable ASCII other than space, `"`
+/// and `\`.
+pub(crate) fn scope_problem(scope: &str) -> Option<String> {
+    if scope.is_empty() {
+        return Some("a scope cannot be empty; name one, such as \"notes:read\", or remove it".to_owned());
+    }
+    if scope.contains(' ') {
+        let split: Vec<String> = scope.split(' ').filter(|s| !s.is_empty()).map(|s| format!("\"{s}\"")).collect();
+        return Some(format!(
+            "scope \"{scope}\" contains a space, which separates scopes in a token; list each one: `scopes = [{}]`",
+            split.join(", ")
+        ));
+    }
+    let bad = scope.chars().find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))?;
+    Some(format!("scope \"{}\" contains {bad:?}: a scope is printable ASCII without spaces, `\"` or `\\`", scope.escape_default()))
+}
+
 fn valid_size(size: &str) -> bool {
     size == "any"
         || size
@@ -584,6 +634,17 @@ mod tests {
         assert!(parse_rate("ten/s").is_err());
         assert!(parse_rate("10").is_err());
         assert!(parse_rate("10/fortnight").is_err());
+    }
+
+    #[test]
+    fn scopes_are_printable_ascii_without_space_quote_or_backslash() {
+        assert_eq!(scope_problem("notes:write"), None);
+        assert_eq!(scope_problem("https://api.example.com/notes.read"), None);
+        assert!(scope_problem("").unwrap().contains("cannot be empty"));
+        assert!(scope_problem("notes write").unwrap().contains(r#"`scopes = ["notes", "write"]`"#));
+        for bad in ["a\"b", "a\\b", "é", "a\tb"] {
+            assert!(scope_problem(bad).is_some(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -88,6 +88,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
         .map(|(calls, ms)| quote!(__mcp_builder.rate_limit(#calls, #krate::__private::Duration::from_millis(#ms));));
     let icons = attr.icons.iter().map(|icon| shared::icon(icon, krate));
     let meta = attr.meta.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));));
+    let scopes = shared::scopes(attr.scopes.as_deref());
     // The return type says what the output is (`Json<T>` declares a schema);
     // a type that cannot be named here (`impl Trait`) declares nothing.
     let output = match &item.sig.output {
@@ -174,6 +175,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
                 #rate_limit
                 #(#icons)*
                 #(#meta)*
+                #scopes
                 #output
                 #no_output_schema
                 #schema_profile

@@ -67,6 +67,7 @@ use proc_macro::TokenStream;
 /// | `schema = "strict"` | this tool's schemas keep full JSON Schema 2020-12 (`$defs`, `$ref`, …) whatever the server's profile; `"portable"` the reverse |
 /// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
 /// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |
+/// | `scopes = ["notes:write"]` | OAuth scopes a token must grant to see and call the tool over HTTP with `HttpOptions::oauth` (403 `insufficient_scope` otherwise); not applied without a token (stdio) |
 /// | `crate = "path"` | where the runtime is, for frameworks that re-export it |
 ///
 /// # `#[arg(...)]` and docs on parameters
@@ -201,7 +202,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `size` | bytes (fixed URIs only) |
 /// | `annotations(audience = ["user"], priority = 0.5, last_modified = "…")` | client hints |
 /// | `timeout = "5s"` | stop a read after this long |
-/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `crate = "path"` | as for `#[tool]` |
+/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `scopes = ["…"]`, `crate = "path"` | as for `#[tool]` |
 ///
 /// Mistakes are compile errors at the token responsible. A template
 /// variable no parameter reads:
@@ -280,7 +281,7 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | key | value |
 /// |---|---|
 /// | `name`, `title`, `description` | strings; the name defaults to the function's |
-/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `crate = "path"` | as for `#[tool]` |
+/// | `icon = "https://…"`, `meta("com.example/key" = value)`, `scopes = ["…"]`, `crate = "path"` | as for `#[tool]` |
 /// | `#[arg(rename = "…", description = "…", complete = path)]` | on a parameter |
 ///
 /// A parameter that cannot come from a string is a compile error at it:

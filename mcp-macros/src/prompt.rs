@@ -12,7 +12,7 @@ use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "crate"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "crate"];
 const ARG_KEYS: &[&str] = &["rename", "description", "complete"];
 
 /// The arguments of `#[prompt(...)]`: only the keys every attribute takes.
@@ -181,6 +181,7 @@ fn expand(
     let title = crate::shared::optional(attr.title.as_ref(), krate);
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
     let meta = crate::shared::meta(&attr.meta);
+    let scopes = crate::shared::scopes(attr.scopes.as_deref());
     let describes = params.iter().map(|p| {
         let (ty, pname) = (&p.ty, &p.name);
         let description = match &p.description {
@@ -219,6 +220,7 @@ fn expand(
                     __mcp_builder.title(#title);
                     #(#icons)*
                     #(#meta)*
+                    #scopes
                     #(#describes)*
                     __mcp_builder.build()
                 }

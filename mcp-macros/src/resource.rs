@@ -17,7 +17,7 @@ use crate::errors::Errors;
 use crate::suggest::did_you_mean;
 
 const RESOURCE_KEYS: &[&str] =
-    &["name", "title", "description", "mime_type", "size", "annotations", "timeout", "icon", "meta", "crate"];
+    &["name", "title", "description", "mime_type", "size", "annotations", "timeout", "icon", "meta", "scopes", "crate"];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority", "last_modified"];
 const HOW: &str = "write `#[resource(\"scheme://path\")]` or `#[resource(\"scheme://{variable}\")]`";
 
@@ -365,6 +365,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
     let meta = crate::shared::meta(&attr.meta);
+    let scopes = crate::shared::scopes(attr.scopes.as_deref());
     let describes = params.iter().map(|p| {
         let (ty, name) = (&p.ty, &p.name);
         if p.variable {
@@ -407,6 +408,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
                     #timeout
                     #(#icons)*
                     #(#meta)*
+                    #scopes
                     #(#describes)*
                     __mcp_builder.build()
                 }

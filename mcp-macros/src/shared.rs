@@ -82,6 +82,14 @@ pub(crate) fn meta(entries: &[(LitStr, syn::Expr)]) -> Vec<TokenStream> {
     entries.iter().map(|(key, value)| quote!(__mcp_builder.meta(#key, &(#value));)).collect()
 }
 
+/// `__mcp_builder.scopes([…]);` for `scopes = […]`.
+pub(crate) fn scopes(scopes: Option<&[LitStr]>) -> TokenStream {
+    match scopes {
+        Some(scopes) if !scopes.is_empty() => quote!(__mcp_builder.scopes([#(#scopes),*]);),
+        _ => TokenStream::new(),
+    }
+}
+
 /// The future of one request: the function called with `vars` (awaited
 /// through `boxed` when it is async, run on the request's task when it is
 /// not), its output turned into the result by `convert` (which reads

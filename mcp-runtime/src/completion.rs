@@ -144,6 +144,7 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
             let prompts = shared.prompts.current();
             let entry =
                 prompts.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?;
+            request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
             let found = entry.definition.completions.iter().find(|(n, _)| *n == argument.name);
             found.map(|(_, c)| c.clone()).ok_or_else(|| {
                 ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{}`", argument.name))
@@ -153,6 +154,7 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
             let templates = shared.resources.templates.current();
             match templates.get(uri) {
                 Some(entry) => {
+                    request.authorize(&entry.definition.scopes, format_args!("resource template `{uri}`"))?;
                     let found = entry.definition.variables.iter().find(|v| v.name == argument.name);
                     let variable = found.ok_or_else(|| {
                         ErrorObject::invalid_params(format!("template `{uri}` has no variable `{}`", argument.name))

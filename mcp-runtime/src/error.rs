@@ -89,6 +89,18 @@ pub enum Error {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// A tool, resource or prompt requires a scope that no token could
+    /// carry (empty, or with a space, `"` or `\\`).
+    InvalidScope {
+        /// What requires it: `"tool"`, `"resource"`, `"prompt"`.
+        kind: &'static str,
+        /// The tool's or prompt's name, or the resource's URI (template).
+        name: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// What is wrong with the scope.
+        reason: String,
+    },
     /// A rate limit allows no calls or has no period.
     InvalidRateLimit {
         /// The tool it was set on, or `None` for the server-wide limit.
@@ -99,6 +111,10 @@ pub enum Error {
     /// The keys given to `Server::request_state_keys` cannot sign
     /// (none, or one shorter than 32 bytes).
     InvalidRequestStateKeys(String),
+    /// The [`OAuth`](crate::OAuth) settings cannot protect the endpoint
+    /// (a resource or issuer that is not an absolute `https` URL, say).
+    #[cfg(feature = "oauth")]
+    InvalidOAuth(String),
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -148,7 +164,12 @@ impl fmt::Display for Error {
                     limit.calls, limit.period
                 )
             }
+            Error::InvalidScope { kind, name, rust_path, reason } => {
+                write!(f, "{kind} `{name}` (`{rust_path}`) requires an invalid scope: {reason}")
+            }
             Error::InvalidRequestStateKeys(why) => f.write_str(why),
+            #[cfg(feature = "oauth")]
+            Error::InvalidOAuth(why) => write!(f, "invalid OAuth settings: {why}"),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -176,7 +197,10 @@ impl std::error::Error for Error {
             | Error::InvalidResource { .. }
             | Error::InvalidPrompt { .. }
             | Error::InvalidRateLimit { .. }
+            | Error::InvalidScope { .. }
             | Error::InvalidRequestStateKeys(_) => None,
+            #[cfg(feature = "oauth")]
+            Error::InvalidOAuth(_) => None,
         }
     }
 }

@@ -57,6 +57,7 @@ pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use mcp_macros::{prompt, resource, tool};
 pub use prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle, Rendered};
+pub use request::claims::Claims;
 pub use request::context::Context;
 pub use request::state::State;
 pub use request::{FromRequest, Needs, Rejection, RequestParts};
@@ -72,6 +73,8 @@ pub use tools::{
 };
 #[cfg(feature = "http")]
 pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
+#[cfg(feature = "oauth")]
+pub use transport::http::OAuth;
 pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.

@@ -40,7 +40,10 @@ pub(crate) fn list<K: Kind>(
 ) -> Result<Action, ErrorObject> {
     let params: ListToolsParams = parse(params)?;
     let snapshot = catalog.current();
-    let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), request.shared().page_size)?;
+    // A token sees only what it may use (the spec lets lists vary by
+    // authorization).
+    let visible = |entry: &K::Entry| request.may_use(K::scopes(entry));
+    let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), request.shared().page_size, visible)?;
     let items = page.iter().map(|entry| K::listed(entry, request.version)).collect();
     Ok(request.reply(Page { key, items, next_cursor }))
 }

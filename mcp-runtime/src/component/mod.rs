@@ -90,6 +90,9 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The entry as `version` lists it, serialized when it was built.
     fn listed(entry: &Self::Entry, version: mcp_core::ProtocolVersion) -> &serde_json::value::RawValue;
 
+    /// The scopes an access token needs to see and use the entry.
+    fn scopes(entry: &Self::Entry) -> &[String];
+
     /// Check the whole set, sorted by key (nothing to check by default).
     fn check_set(entries: &[Arc<Self::Entry>]) -> Result<(), Error> {
         let _ = entries;
@@ -324,7 +327,7 @@ pub(crate) fn in_order(a: &str, b: &str) -> (String, String) {
 }
 
 /// One page of a list, and the cursor of the next page.
-pub(crate) type Page<'a, K> = (&'a [Arc<<K as Kind>::Entry>], Option<String>);
+pub(crate) type Page<'a, K> = (Vec<&'a Arc<<K as Kind>::Entry>>, Option<String>);
 
 /// What a cursor starts with; anything else is not ours.
 const CURSOR_PREFIX: &str = "after:";
@@ -359,10 +362,17 @@ impl<K: Kind> Snapshot<K> {
         &self.entries
     }
 
-    /// The page after `cursor`, of at most `size` entries (all without a
-    /// size), and the cursor of the next page. A cursor names the last key
-    /// of the previous page, so paging stays right while entries come and go.
-    pub(crate) fn page(&self, cursor: Option<&str>, size: Option<usize>) -> Result<Page<'_, K>, ErrorObject> {
+    /// The page after `cursor` of the entries `visible` keeps, of at most
+    /// `size` entries (all without a size), and the cursor of the next
+    /// page. A cursor names the last key of the previous page, so paging
+    /// stays right while entries come and go; filtering before paging
+    /// keeps pages full when a token may see only some entries.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        size: Option<usize>,
+        visible: impl Fn(&K::Entry) -> bool,
+    ) -> Result<Page<'_, K>, ErrorObject> {
         let start = match cursor {
             None => 0,
             Some(cursor) => {
@@ -372,9 +382,12 @@ impl<K: Kind> Snapshot<K> {
                 self.entries.partition_point(|e| K::key(e) <= after)
             }
         };
-        let end = size.map_or(self.entries.len(), |size| (start + size).min(self.entries.len()));
-        let next = (end < self.entries.len() && end > start)
-            .then(|| format!("{CURSOR_PREFIX}{}", K::key(&self.entries[end - 1])));
-        Ok((&self.entries[start..end], next))
+        let mut rest = self.entries[start..].iter().filter(|e| visible(e)).peekable();
+        let page: Vec<&Arc<K::Entry>> = rest.by_ref().take(size.unwrap_or(usize::MAX)).collect();
+        let next = match (page.last(), rest.peek()) {
+            (Some(last), Some(_)) => Some(format!("{CURSOR_PREFIX}{}", K::key(last))),
+            _ => None,
+        };
+        Ok((page, next))
     }
 }

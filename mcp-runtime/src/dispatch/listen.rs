@@ -71,7 +71,7 @@ pub(crate) fn listen(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
         Some(Value::Array(uris)) if offered.contains(ListKind::Resources) => uris
             .iter()
             .filter_map(Value::as_str)
-            .filter(|uri| crate::resources::methods::exists(shared, uri))
+            .filter(|uri| crate::resources::methods::readable(request, uri))
             .map(str::to_owned)
             .collect(),
         _ => HashSet::new(),

@@ -22,6 +22,7 @@ use serde_json::Value;
 use crate::client::{Peer, PendingRequests};
 use crate::component::announce::Uris;
 use crate::request::RequestParts;
+use crate::request::claims::Claims;
 use crate::request::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, level_index};
 use crate::server::Shared;
 use crate::tools::BoxFuture;
@@ -65,6 +66,9 @@ pub(crate) struct Incoming<'a> {
     pub(crate) stream: &'a Outgoing,
     pub(crate) session: &'a Session,
     pub(crate) projection: Projection,
+    /// The verified access token's claims: only over HTTP with OAuth.
+    /// Without them nothing is scoped (stdio is local and trusted).
+    pub(crate) claims: Option<Claims>,
 }
 
 impl Incoming<'_> {
@@ -92,7 +96,26 @@ impl Incoming<'_> {
             cancellation: Cancellation::default(),
             state: self.session.shared.state.clone(),
             rounds: None,
+            claims: self.claims.clone(),
         }
+    }
+
+    /// Whether the request may see and use something that requires
+    /// `scopes`: a request without a token may use anything.
+    pub(crate) fn may_use(&self, scopes: &[String]) -> bool {
+        self.claims.as_ref().is_none_or(|claims| claims.missing(scopes).is_empty())
+    }
+
+    /// Refuse the request unless its token grants every scope `what` (such
+    /// as "tool `add`") requires: the insufficient-scope error, which HTTP
+    /// answers with 403 and a challenge naming the scopes to ask for.
+    pub(crate) fn authorize(&self, scopes: &[String], what: std::fmt::Arguments<'_>) -> Result<(), ErrorObject> {
+        let Some(claims) = &self.claims else { return Ok(()) };
+        let missing = claims.missing(scopes);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(crate::request::claims::insufficient_scope(claims, &missing, what))
     }
 
     /// Answer now with `body`, shaped for the request's era.
@@ -234,8 +257,14 @@ impl Session {
     /// progress and log messages) go to `stream`: the connection itself on
     /// stdio, the request's response stream over HTTP.
     pub(crate) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
+        self.handle_authorized(message, stream, None)
+    }
+
+    /// [`handle`](Self::handle) a message whose HTTP request carried a
+    /// verified access token with these claims.
+    pub(crate) fn handle_authorized(&self, message: Message, stream: &Outgoing, claims: Option<Claims>) -> Action {
         match message {
-            Message::Request(request) => self.request(request, stream),
+            Message::Request(request) => self.request(request, stream, claims),
             Message::Notification(notification) => self.notification(notification),
             Message::Response(response) => {
                 if !self.requests.resolve(response) {
@@ -246,9 +275,9 @@ impl Session {
         }
     }
 
-    fn request(&self, request: Request, stream: &Outgoing) -> Action {
+    fn request(&self, request: Request, stream: &Outgoing, claims: Option<Claims>) -> Action {
         let Request { id, method, params, .. } = request;
-        match self.route(&id, &method, params.as_ref(), stream) {
+        match self.route(&id, &method, params.as_ref(), stream, claims) {
             Ok((incoming, handler)) => {
                 handler(&incoming, params).unwrap_or_else(|error| Action::Reply(Answer::error(Some(id), error)))
             }
@@ -266,11 +295,21 @@ impl Session {
         method: &str,
         params: Option<&JsonObject>,
         stream: &'a Outgoing,
+        claims: Option<Claims>,
     ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
         let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
         let found = table::find(method).filter(|m| self.shared.serves(m.capability));
-        let incoming =
-            |version, peer, projection| Incoming { id: id.clone(), version, peer, stream, session: self, projection };
+        // What a token may see is its own: no shared cache may keep it.
+        let private = claims.is_some();
+        let incoming = |version, peer, projection| Incoming {
+            id: id.clone(),
+            version,
+            peer,
+            stream,
+            session: self,
+            projection,
+            claims: claims.clone(),
+        };
         if let Some(envelope) = Envelope::from_meta(meta)? {
             let method =
                 found.filter(|m| m.eras != Eras::Handshake).ok_or_else(|| ErrorObject::method_not_found(method))?;
@@ -278,7 +317,7 @@ impl Session {
             let threshold = log_level.map_or(LOGGING_OFF, level_index);
             let peer = Arc::new(Peer::new(Arc::new(AtomicU8::new(threshold)), client_info, capabilities, None));
             let ttl = method.cacheable.then(|| u64::try_from(self.shared.cache_ttl.as_millis()).unwrap_or(u64::MAX));
-            let projection = Projection::stateless(self.shared.modern_info.clone(), ttl);
+            let projection = Projection::stateless(self.shared.modern_info.clone(), ttl, private);
             return Ok((incoming(version, peer, projection), method.handler));
         }
         let method_entry = found.ok_or_else(|| ErrorObject::method_not_found(method))?;

@@ -59,6 +59,9 @@ pub(crate) struct Projection {
     server_info: Option<Arc<Implementation>>,
     /// `ttlMs`, on cacheable results in 2026-07-28.
     ttl_ms: Option<u64>,
+    /// `cacheScope: "private"` instead of `"public"`: the result depends
+    /// on the request's access token.
+    private: bool,
 }
 
 impl Projection {
@@ -68,8 +71,8 @@ impl Projection {
     }
 
     /// A 2026-07-28 projection; `ttl_ms` is set for cacheable methods.
-    pub(crate) fn stateless(server_info: Arc<Implementation>, ttl_ms: Option<u64>) -> Projection {
-        Projection { server_info: Some(server_info), ttl_ms }
+    pub(crate) fn stateless(server_info: Arc<Implementation>, ttl_ms: Option<u64>, private: bool) -> Projection {
+        Projection { server_info: Some(server_info), ttl_ms, private }
     }
 
     /// The answer to request `id` with `body`, serialized once.
@@ -81,7 +84,7 @@ impl Projection {
             body,
             result_type: self.server_info.as_ref().map(|_| T::RESULT_TYPE),
             ttl_ms,
-            cache_scope: ttl_ms.map(|_| "public"),
+            cache_scope: ttl_ms.map(|_| if self.private { "private" } else { "public" }),
             meta: Meta { own, server_info: self.server_info.as_deref() },
         };
         match serde_json::value::to_raw_value(&stamped) {
@@ -207,13 +210,13 @@ mod tests {
         let info = Arc::new(Implementation::new("s", "1"));
         let mut result = mcp_core::CallToolResult::success(Vec::new());
         result.meta = Some(json!({"com.example/k": 1}).as_object().unwrap().clone());
-        let answer = Projection::stateless(info.clone(), None).answer(RequestId::Number(1), result);
+        let answer = Projection::stateless(info.clone(), None, false).answer(RequestId::Number(1), result);
         assert_eq!(
             json_of(&answer)["result"],
             json!({"content": [], "resultType": "complete",
                 "_meta": {"com.example/k": 1, "io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
         );
-        let answer = Projection::stateless(info, Some(0)).answer(RequestId::Number(2), Empty {});
+        let answer = Projection::stateless(info, Some(0), false).answer(RequestId::Number(2), Empty {});
         assert_eq!(
             json_of(&answer)["result"],
             json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "public",

@@ -49,6 +49,12 @@ impl Kind for Prompts {
             return Err(invalid(problem.clone()));
         }
         definition.needs.check(states, "prompt", &definition.prompt.name, &definition.rust_path)?;
+        crate::request::claims::check_scopes(
+            &definition.scopes,
+            "prompt",
+            &definition.prompt.name,
+            &definition.rust_path,
+        )?;
         let listed = PerVersion::new(|v| definition.prompt.for_version(v));
         Ok(Entry { handler: handler.clone(), definition, listed })
     }
@@ -59,6 +65,10 @@ impl Kind for Prompts {
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
         entry.listed.get(version)
+    }
+
+    fn scopes(entry: &Entry) -> &[String] {
+        &entry.definition.scopes
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {

@@ -32,6 +32,7 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     let prompts = shared.prompts.current();
     let entry =
         prompts.get(&name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?.clone();
+    request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
     let arguments = arguments.unwrap_or_default();
     if let Some(unknown) = arguments
         .keys()

@@ -49,6 +49,8 @@ pub struct PromptDefinition {
     pub(crate) completions: Vec<(String, Completions)>,
     /// Why it cannot be served, found while it was described.
     pub(crate) problems: Vec<String>,
+    /// What an access token must grant to see and get it.
+    pub(crate) scopes: Vec<String>,
 }
 
 impl PromptDefinition {
@@ -60,6 +62,12 @@ impl PromptDefinition {
     /// The Rust item it is made from.
     pub fn rust_path(&self) -> &str {
         &self.rust_path
+    }
+
+    /// The scopes an access token must grant to see and get the prompt
+    /// ([`PromptBuilder::scopes`]).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 }
 
@@ -79,6 +87,7 @@ impl PromptBuilder {
                 needs: Needs::default(),
                 completions: Vec::new(),
                 problems: Vec::new(),
+                scopes: Vec::new(),
             },
         }
     }
@@ -111,6 +120,23 @@ impl PromptBuilder {
                 tracing::error!(prompt = %self.definition.prompt.name, key, %error, "`_meta` value is not JSON; left out")
             }
         }
+        self
+    }
+
+    /// Require an OAuth access token that grants `scopes` (all of them)
+    /// to see and use this prompt: over HTTP with
+    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// a token without them, and using it is refused with 403
+    /// `insufficient_scope` naming the scopes to ask for. Without a token
+    /// (stdio, which is local and trusted) scopes do not apply. A scope
+    /// is printable ASCII without spaces, `"` or `\`; otherwise the server
+    /// does not start. `#[prompt(scopes = ["notes:write"])]` calls this.
+    pub fn scopes<I, S>(&mut self, scopes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.definition.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 

@@ -3,6 +3,7 @@
 //! extractor trait through which `Context`, `State<T>` and user types
 //! reach a handler's parameters.
 
+pub(crate) mod claims;
 pub(crate) mod context;
 pub(crate) mod state;
 pub(crate) mod text;
@@ -16,6 +17,7 @@ use serde_json::Value;
 use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
+use claims::Claims;
 use context::Cancellation;
 use state::StateMap;
 
@@ -43,6 +45,8 @@ pub struct RequestParts {
     /// A 2026-07-28 request's rounds (questions to the client become
     /// input requests).
     pub(crate) rounds: Option<Arc<Rounds>>,
+    /// The verified access token's claims (OAuth over HTTP only).
+    pub(crate) claims: Option<Claims>,
 }
 
 impl RequestParts {
@@ -61,7 +65,21 @@ impl RequestParts {
             cancellation: Cancellation::default(),
             state: Arc::default(),
             rounds: None,
+            claims: None,
         }
+    }
+
+    /// The same request, authorized by a token with these claims (for
+    /// calling a handler that takes [`Claims`] by hand, in a test).
+    pub fn with_claims(mut self, claims: Claims) -> Self {
+        self.claims = Some(claims);
+        self
+    }
+
+    /// The claims of the access token that authorized the request, if one
+    /// did.
+    pub fn claims(&self) -> Option<&Claims> {
+        self.claims.as_ref()
     }
 
     /// What is asked for: the tool's name, or the URI being read.

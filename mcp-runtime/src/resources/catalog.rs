@@ -39,6 +39,12 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
         return Err(invalid(problem.clone()));
     }
     definition.needs.check(states, "resource", &definition.resource.uri, &definition.rust_path)?;
+    crate::request::claims::check_scopes(
+        &definition.scopes,
+        "resource",
+        &definition.resource.uri,
+        &definition.rust_path,
+    )?;
     let template = if definition.is_template() {
         let template = UriTemplate::parse(&definition.resource.uri)
             .map_err(|e| invalid(format!("its URI template is malformed: {e}")))?;
@@ -104,6 +110,10 @@ impl<const TEMPLATES: bool> Kind for ResourceKind<TEMPLATES> {
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
         entry.listed.get(version)
+    }
+
+    fn scopes(entry: &Entry) -> &[String] {
+        &entry.definition.scopes
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {

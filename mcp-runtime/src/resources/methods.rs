@@ -67,6 +67,7 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let shared = request.shared();
     let version = request.version;
     let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
+    request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;
     let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
     let rounds = retry.begin(request, methods::RESOURCES_READ, &uri, &JsonObject::new())?;
     let mut parts = request.request_parts(uri.clone(), arguments, meta);
@@ -124,16 +125,18 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     format!("resource read panicked: {}", crate::incident::panic_message(panic))
 }
 
-/// Whether a resource (or a template's) is at `uri`.
-pub(crate) fn exists(shared: &Shared, uri: &str) -> bool {
-    resolve(shared, uri).is_some()
+/// Whether a resource (or a template's) is at `uri` that `request` may
+/// read.
+pub(crate) fn readable(request: &Incoming<'_>, uri: &str) -> bool {
+    resolve(request.shared(), uri).is_some_and(|(entry, _)| request.may_use(&entry.definition.scopes))
 }
 
 pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let ResourceUri { uri, .. } = parse(params)?;
-    if resolve(request.shared(), &uri).is_none() {
+    let Some((entry, _)) = resolve(request.shared(), &uri) else {
         return Err(not_found(&uri, None, request.version));
-    }
+    };
+    request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;
     request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(uri);
     Ok(request.reply(Empty {}))
 }

@@ -57,6 +57,8 @@ pub struct ResourceDefinition {
     pub(crate) variables: Vec<Variable>,
     /// Why it cannot be served, found while it was described.
     pub(crate) problems: Vec<String>,
+    /// What an access token must grant to see and read it.
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ResourceDefinition {
@@ -73,6 +75,12 @@ impl ResourceDefinition {
     /// The Rust item it is made from.
     pub fn rust_path(&self) -> &str {
         &self.rust_path
+    }
+
+    /// The scopes an access token must grant to see and read it
+    /// ([`ResourceBuilder::scopes`]).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// As `resources/list` describes it (a resource with a fixed URI).
@@ -124,6 +132,7 @@ impl ResourceBuilder {
                 needs: Needs::default(),
                 variables: Vec::new(),
                 problems: Vec::new(),
+                scopes: Vec::new(),
             },
         }
     }
@@ -204,6 +213,23 @@ impl ResourceBuilder {
     /// Stop each read after `timeout`, with an error saying so.
     pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
         self.definition.timeout = Some(timeout);
+        self
+    }
+
+    /// Require an OAuth access token that grants `scopes` (all of them)
+    /// to see and use this resource (or template): over HTTP with
+    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// a token without them, and using it is refused with 403
+    /// `insufficient_scope` naming the scopes to ask for. Without a token
+    /// (stdio, which is local and trusted) scopes do not apply. A scope
+    /// is printable ASCII without spaces, `"` or `\`; otherwise the server
+    /// does not start. `#[resource(scopes = ["notes:write"])]` calls this.
+    pub fn scopes<I, S>(&mut self, scopes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.definition.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 

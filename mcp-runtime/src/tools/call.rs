@@ -33,6 +33,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         .get(&params.name)
         .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
         .clone();
+    request.authorize(&entry.definition.scopes, format_args!("tool `{}`", params.name))?;
     let none = JsonObject::new();
     let sent = arguments.as_ref().and_then(serde_json::Value::as_object).unwrap_or(&none);
     let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?;

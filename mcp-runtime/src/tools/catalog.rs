@@ -102,6 +102,7 @@ impl Kind for Tools {
     fn build(handler: &Arc<dyn Tool>, options: &ToolOptions, states: &StateMap) -> Result<Entry, Error> {
         let mut raw = handler.definition();
         raw.needs.check(states, "tool", &raw.tool.name, &raw.rust_path)?;
+        crate::request::claims::check_scopes(&raw.scopes, "tool", &raw.tool.name, &raw.rust_path)?;
         if !options.output_schemas {
             raw.tool.output_schema = None;
         }
@@ -147,6 +148,10 @@ impl Kind for Tools {
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
         entry.listed.get(version)
+    }
+
+    fn scopes(entry: &Entry) -> &[String] {
+        &entry.definition.scopes
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {

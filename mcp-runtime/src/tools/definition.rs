@@ -30,6 +30,8 @@ pub struct ToolDefinition {
     pub(crate) profile: Option<SchemaProfile>,
     /// Arguments [`ToolBuilder::header`] named that the tool does not have.
     pub(crate) unknown_header_arguments: Vec<String>,
+    /// What an access token must grant to see and call it.
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ToolDefinition {
@@ -59,6 +61,12 @@ impl ToolDefinition {
     pub fn schema_profile(&self) -> Option<SchemaProfile> {
         self.profile
     }
+
+    /// The scopes an access token must grant to see and call the tool
+    /// ([`ToolBuilder::scopes`]).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
 }
 
 /// Builds a [`ToolDefinition`] from a function's name, docs and parameter
@@ -79,6 +87,7 @@ pub struct ToolBuilder {
     headers: Vec<(String, String)>,
     /// A whole input schema from [`ToolBuilder::input_schema`].
     input_schema: Option<JsonObject>,
+    scopes: Vec<String>,
 }
 
 impl ToolBuilder {
@@ -98,6 +107,7 @@ impl ToolBuilder {
             profile: None,
             headers: Vec::new(),
             input_schema: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -274,6 +284,23 @@ impl ToolBuilder {
         self
     }
 
+    /// Require an OAuth access token that grants `scopes` (all of them)
+    /// to see and use this tool: over HTTP with
+    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// a token without them, and using it is refused with 403
+    /// `insufficient_scope` naming the scopes to ask for. Without a token
+    /// (stdio, which is local and trusted) scopes do not apply. A scope
+    /// is printable ASCII without spaces, `"` or `\`; otherwise the server
+    /// does not start. `#[tool(scopes = ["notes:write"])]` calls this.
+    pub fn scopes<I, S>(&mut self, scopes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
     /// Shape this tool's schemas with `profile` instead of the server's
     /// ([`Server::schema_profile`](crate::Server::schema_profile)):
     /// [`SchemaProfile::Strict`] keeps a JSON Schema 2020-12 input schema
@@ -347,6 +374,7 @@ impl ToolBuilder {
             needs: self.needs,
             profile: self.profile,
             unknown_header_arguments,
+            scopes: self.scopes,
         }
     }
 }

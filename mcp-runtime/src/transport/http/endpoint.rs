@@ -25,6 +25,8 @@ use super::sse;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session};
+use crate::error::Error;
+use crate::request::claims::Claims;
 use crate::server::Shared;
 use crate::tools::BoxFuture;
 use crate::transport::connection::Limits;
@@ -50,19 +52,95 @@ pub(crate) struct Endpoint {
     /// The most bytes of notifications a response stream may leave unread.
     max_queued: usize,
     sessions: Arc<Sessions>,
+    /// The token checks, when the endpoint is an OAuth protected resource.
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::Verifier>,
 }
 
 impl Endpoint {
-    pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Result<Self, Error> {
         let max_body = options.max_body.unwrap_or(limits.max_message_size);
         let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output));
-        Endpoint { shared, options, max_body, max_queued: limits.max_queued_output, sessions }
+        #[cfg(feature = "oauth")]
+        let oauth = match options.oauth.clone() {
+            Some(_) if options.token.is_some() => {
+                return Err(Error::InvalidOAuth(
+                    "both `bearer_token` and `oauth` are set; a request can show only one kind of token".into(),
+                ));
+            }
+            Some(oauth) => Some(super::oauth::Verifier::new(oauth, &options.path)?),
+            None => None,
+        };
+        Ok(Endpoint {
+            shared,
+            options,
+            max_body,
+            max_queued: limits.max_queued_output,
+            sessions,
+            #[cfg(feature = "oauth")]
+            oauth,
+        })
+    }
+
+    /// The claims of the request's access token when the endpoint takes
+    /// OAuth tokens (`None` when it does not), or the refusal.
+    #[cfg(feature = "oauth")]
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Claims>, Response> {
+        use super::oauth::Refused;
+        let Some(verifier) = &self.oauth else { return Ok(None) };
+        let Some(token) = guard::bearer_of(headers) else {
+            return Err(verifier.refusal(Refused::Unauthorized(None)));
+        };
+        match verifier.verify(token).await {
+            Ok(claims) => Ok(Some(claims)),
+            Err(refused) => {
+                tracing::debug!("refused an access token");
+                Err(verifier.refusal(refused))
+            }
+        }
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    async fn authenticate(&self, _: &HeaderMap) -> Result<Option<Claims>, Response> {
+        Ok(None)
+    }
+
+    /// An answer the dispatcher gave at once, with `status`; one that
+    /// refuses a request for a scope its token lacks is a 403 challenge.
+    fn reply(&self, status: StatusCode, answer: &Answer) -> Response {
+        #[cfg(feature = "oauth")]
+        if let Some(forbidden) = self.oauth.as_ref().and_then(|verifier| verifier.forbidden(answer)) {
+            return forbidden;
+        }
+        json_response(status, answer)
     }
 }
 
 pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
     let path = endpoint.options.path.clone();
-    Router::new().route(&path, any(handle)).with_state(endpoint)
+    #[allow(unused_mut)] // Without OAuth there is nothing to add.
+    let mut router = Router::new().route(&path, any(handle));
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &endpoint.oauth {
+        for metadata in &verifier.metadata_paths {
+            router = router.route(metadata, axum::routing::get(resource_metadata));
+        }
+    }
+    router.with_state(endpoint)
+}
+
+/// The protected resource metadata (RFC 9728): public, so no token is
+/// asked for, but only under the names the server answers to.
+#[cfg(feature = "oauth")]
+async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let options = &endpoint.options;
+    if let Err(refusal) = guard::check(request.headers(), &options.hosts, &None, None) {
+        return refused(refusal);
+    }
+    match &endpoint.oauth {
+        Some(verifier) => verifier.metadata(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// Checks who is asking before anything else, then goes by method.
@@ -72,10 +150,14 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
         return after_unwanted_body(body, refused(refusal)).await;
     }
+    let claims = match endpoint.authenticate(&parts.headers).await {
+        Ok(claims) => claims,
+        Err(refusal) => return after_unwanted_body(body, refusal).await,
+    };
     match parts.method {
-        Method::POST => endpoint.post(&parts.headers, body).await,
-        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers)).await,
-        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers)).await,
+        Method::POST => endpoint.post(&parts.headers, body, claims).await,
+        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers, claims.as_ref())).await,
+        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers, claims.as_ref())).await,
         _ => {
             let mut response =
                 error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
@@ -117,7 +199,7 @@ fn close(response: &mut Response) {
 }
 
 impl Endpoint {
-    async fn post(&self, headers: &HeaderMap, body: Body) -> Response {
+    async fn post(&self, headers: &HeaderMap, body: Body, claims: Option<Claims>) -> Response {
         let media = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next());
         if !media.is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")) {
             let error = ErrorObject::invalid_request("send JSON-RPC with Content-Type: application/json");
@@ -143,10 +225,10 @@ impl Endpoint {
                 // A 2026-07-28 request, by its envelope or by the version its
                 // header names (its envelope is then checked, and missing).
                 Message::Request(request) if has_envelope(&request) || names_stateless_version(headers) => {
-                    self.stateless(headers, request, sse).await
+                    self.stateless(headers, request, sse, claims).await
                 }
                 Message::Request(request) if request.method == methods::INITIALIZE => {
-                    self.initialize(Message::Request(request))
+                    self.initialize(Message::Request(request), claims)
                 }
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
@@ -154,7 +236,8 @@ impl Endpoint {
                 Message::Response(_) => missing_session(None),
             };
         };
-        let Some(session) = id.to_str().ok().and_then(|id| self.sessions.get(id)) else {
+        let session = id.to_str().ok().and_then(|id| self.sessions.get(id));
+        let Some(session) = session.filter(|s| s.owned_by(claims.as_ref())) else {
             return session_not_found();
         };
         if let Some(response) = unsupported_version(headers) {
@@ -166,8 +249,8 @@ impl Endpoint {
                 // A client that takes an event stream gets a resumable one.
                 let (stream, rx) = session.call_queue(sse);
                 let resumable = sse.then(|| session.new_stream());
-                match session.session.handle(Message::Request(request), &stream) {
-                    Action::Reply(answer) => json_response(StatusCode::OK, &answer),
+                match session.session.handle_authorized(Message::Request(request), &stream, claims) {
+                    Action::Reply(answer) => self.reply(StatusCode::OK, &answer),
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                         let task_session = session.clone();
                         let task_id = id.clone();
@@ -212,7 +295,13 @@ impl Endpoint {
 
     /// A 2026-07-28 request outside any session: answered from the request
     /// alone, by a session of its own that lives as long as its answer.
-    async fn stateless(&self, headers: &HeaderMap, request: mcp_core::Request, sse: bool) -> Response {
+    async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        request: mcp_core::Request,
+        sse: bool,
+        claims: Option<Claims>,
+    ) -> Response {
         // In the spec's order: the envelope's required keys (-32602), then
         // the headers against the body (-32020), then the rest of the
         // envelope, with the request itself (-32022 and the like).
@@ -225,10 +314,10 @@ impl Endpoint {
         let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
         let (queue, rx) = Outgoing::bounded(self.max_queued);
         let queue = queue.answer_only();
-        match session.handle(Message::Request(request), &queue) {
+        match session.handle_authorized(Message::Request(request), &queue, claims) {
             Action::Reply(answer) => {
                 let code = answer.error_object().map(|e| e.code);
-                json_response(stateless_status(code), &answer)
+                self.reply(stateless_status(code), &answer)
             }
             Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
                 let task = tokio::spawn(async move { answer(future, &queue).await });
@@ -246,10 +335,11 @@ impl Endpoint {
 
     /// Start a session: it is kept (and its id sent) only if `initialize`
     /// succeeds.
-    fn initialize(&self, message: Message) -> Response {
-        let Ok(session) = self.sessions.create(self.shared.clone(), self.options.events.0.clone()) else {
+    fn initialize(&self, message: Message, claims: Option<Claims>) -> Response {
+        let Ok(mut session) = self.sessions.create(self.shared.clone(), self.options.events.0.clone()) else {
             return too_many_sessions();
         };
+        session.owner = super::sessions::owner_of(claims.as_ref());
         let response = match session.session.handle(message, &Outgoing::nowhere()) {
             Action::Reply(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
@@ -264,12 +354,12 @@ impl Endpoint {
     }
 
     /// The server's stream of messages that belong to no request.
-    fn get(&self, headers: &HeaderMap) -> Response {
+    fn get(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
         if !header_lists(headers, ACCEPT.as_str(), "text/event-stream") {
             let error = ErrorObject::invalid_request("GET opens an event stream: send Accept: text/event-stream");
             return error_response(StatusCode::NOT_ACCEPTABLE, error);
         }
-        let session = match self.session_of(headers) {
+        let session = match self.session_of(headers, claims) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -291,19 +381,22 @@ impl Endpoint {
     }
 
     /// End a session: its calls stop and its stream closes.
-    fn delete(&self, headers: &HeaderMap) -> Response {
-        match headers.get(SESSION_ID).and_then(|id| id.to_str().ok()) {
-            None => missing_session(None),
-            Some(id) if self.sessions.remove(id) => StatusCode::OK.into_response(),
-            Some(_) => session_not_found(),
+    fn delete(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
+        match self.session_of(headers, claims) {
+            Ok(session) if self.sessions.remove(&session.id) => StatusCode::OK.into_response(),
+            Ok(_) => session_not_found(),
+            Err(response) => *response,
         }
     }
 
-    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
+    /// The request's session: one of its own subject's (another's is not
+    /// found, so a stolen session id is no use without its owner's token).
+    fn session_of(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(id) = headers.get(SESSION_ID) else {
             return Err(Box::new(missing_session(None)));
         };
-        id.to_str().ok().and_then(|id| self.sessions.get(id)).ok_or_else(|| Box::new(session_not_found()))
+        let session = id.to_str().ok().and_then(|id| self.sessions.get(id));
+        session.filter(|s| s.owned_by(claims)).ok_or_else(|| Box::new(session_not_found()))
     }
 
     /// The whole body, within the size and time limits. A refusal here
@@ -712,11 +805,11 @@ fn too_many_sessions() -> Response {
     response
 }
 
-fn error_response(status: StatusCode, error: ErrorObject) -> Response {
+pub(super) fn error_response(status: StatusCode, error: ErrorObject) -> Response {
     json_response(status, &Answer::error(None, error))
 }
 
-fn json_response(status: StatusCode, message: &impl serde::Serialize) -> Response {
+pub(super) fn json_response(status: StatusCode, message: &impl serde::Serialize) -> Response {
     match serde_json::to_vec(message) {
         Ok(bytes) => (status, [(CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),

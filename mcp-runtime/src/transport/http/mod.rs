@@ -17,6 +17,8 @@ mod conn;
 mod endpoint;
 mod guard;
 mod mirror;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod resume;
 mod sessions;
 mod sse;
@@ -31,6 +33,8 @@ use crate::error::Error;
 use crate::server::Server;
 pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
+#[cfg(feature = "oauth")]
+pub use oauth::OAuth;
 pub use resume::{EventStore, MemoryEventStore};
 
 /// How the HTTP endpoint behaves: its path, who may call it and its
@@ -58,6 +62,8 @@ pub struct HttpOptions {
     pub(crate) body_timeout: Duration,
     pub(crate) connections: conn::ConnectionLimits,
     pub(crate) events: Events,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<OAuth>,
 }
 
 /// The event store of resumable streams (a wrapper so options stay `Debug`).
@@ -83,6 +89,8 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(60),
             connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
             events: Events(Arc::new(MemoryEventStore::default())),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -148,6 +156,18 @@ impl HttpOptions {
     /// `WWW-Authenticate`.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Make the endpoint an OAuth 2.1 protected resource, as the MCP spec's
+    /// authorization has it: every request needs a JWT access token that
+    /// `oauth`'s authorization server issued for this server, per-tool
+    /// scopes apply, and the protected resource metadata is served (see
+    /// [`OAuth`]). Instead of [`bearer_token`](Self::bearer_token): a
+    /// server with both does not start.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -286,7 +306,13 @@ impl Server {
                  signed with a key made by this process; replicas behind a load balancer need one shared key"
             );
         }
-        let endpoint = Arc::new(Endpoint::new(shared, limits, options));
+        if !protected(&options) && scoped(&shared) {
+            tracing::warn!(
+                "some tools, resources or prompts require scopes, but the endpoint takes no OAuth tokens \
+                 (HttpOptions::oauth), so scopes do not apply and every client may use them"
+            );
+        }
+        let endpoint = Arc::new(Endpoint::new(shared, limits, options)?);
         Ok(endpoint::router(endpoint))
     }
 }
@@ -301,7 +327,26 @@ fn warn_if_exposed(local: SocketAddr, options: &HttpOptions) {
              accepted; set HttpOptions::allowed_hosts to the names clients use"
         );
     }
-    if !local.ip().is_loopback() && options.token.is_none() {
+    if !local.ip().is_loopback() && options.token.is_none() && !protected(options) {
         tracing::warn!(%local, "listening on a non-loopback address without a bearer token: anyone who can reach it can call every tool");
     }
+}
+
+/// Whether the endpoint takes OAuth access tokens.
+fn protected(options: &HttpOptions) -> bool {
+    #[cfg(feature = "oauth")]
+    return options.oauth.is_some();
+    #[cfg(not(feature = "oauth"))]
+    {
+        let _ = options;
+        false
+    }
+}
+
+/// Whether anything the server offers requires a scope.
+fn scoped(shared: &crate::server::Shared) -> bool {
+    shared.tools.current().entries().iter().any(|e| !e.definition.scopes.is_empty())
+        || shared.prompts.current().entries().iter().any(|e| !e.definition.scopes.is_empty())
+        || shared.resources.statics.current().entries().iter().any(|e| !e.definition.scopes.is_empty())
+        || shared.resources.templates.current().entries().iter().any(|e| !e.definition.scopes.is_empty())
 }

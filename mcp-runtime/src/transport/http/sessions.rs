@@ -12,6 +12,7 @@ use tokio::task::AbortHandle;
 use super::resume::{EventStore, Hub};
 use crate::dispatch::Session;
 use crate::dispatch::outgoing::{Drain, Outgoing};
+use crate::request::claims::Claims;
 use crate::request::context::Cancellation;
 use crate::server::Shared;
 
@@ -24,6 +25,9 @@ const MAX_STREAMS: usize = 256;
 pub(crate) struct HttpSession {
     /// Its `Mcp-Session-Id`.
     pub(crate) id: String,
+    /// Whose it is: the token subject that opened it (`None` without
+    /// OAuth).
+    pub(crate) owner: Option<String>,
     pub(crate) session: Session,
     /// Where its call streams' events are kept.
     store: Arc<dyn EventStore>,
@@ -61,6 +65,7 @@ impl HttpSession {
         HttpSession {
             // Unguessable: it is all a client shows to be in the session.
             id: uuid::Uuid::new_v4().simple().to_string(),
+            owner: None,
             session: Session::new(shared, Outgoing::new(out)),
             store,
             streams: Mutex::default(),
@@ -69,6 +74,13 @@ impl HttpSession {
             last_active: Mutex::new(Instant::now()),
             max_queued,
         }
+    }
+
+    /// Whether a request with these claims may use the session: the
+    /// spec's advice to bind sessions to the user, so that a session id
+    /// alone (guessed, logged, leaked) lets no one else in.
+    pub(crate) fn owned_by(&self, claims: Option<&Claims>) -> bool {
+        self.owner == owner_of(claims)
     }
 
     pub(crate) fn touch(&self) {
@@ -182,6 +194,14 @@ impl HttpSession {
             || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
         (!busy).then(|| *lock(&self.last_active))
     }
+}
+
+/// Who a session opened with these claims belongs to: the issuer and the
+/// subject (or, for a token without one, its client).
+pub(crate) fn owner_of(claims: Option<&Claims>) -> Option<String> {
+    let claims = claims?;
+    let who = claims.subject().or_else(|| claims.client_id()).unwrap_or_default();
+    Some(format!("{}\n{who}", claims.issuer().unwrap_or_default()))
 }
 
 /// The id of the idle session that was active longest ago, if any is idle.

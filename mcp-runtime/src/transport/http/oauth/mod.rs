@@ -1,0 +1,484 @@
+//! The endpoint as an OAuth 2.1 protected resource (the MCP spec's
+//! authorization, 2025-06-18 onward): JWT access tokens verified against
+//! the authorization server's keys and bound to this resource (RFC 8707),
+//! the protected resource metadata (RFC 9728) that tells clients where to
+//! get one, and the `WWW-Authenticate` challenges of RFC 6750.
+
+mod keys;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use jsonwebtoken::{Algorithm, Validation};
+use mcp_core::{ErrorObject, JsonObject};
+use reqwest::Url;
+use serde_json::{Value, json};
+
+use crate::dispatch::reply::Answer;
+use crate::error::Error;
+use crate::request::claims::{Claims, INSUFFICIENT_SCOPE};
+use keys::{KeyCache, Missing, Settings};
+
+/// Where RFC 9728 puts protected resource metadata.
+const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// Asymmetric algorithms only: an `HS256` token "signed" with the public
+/// key (algorithm confusion) or an unsigned one must never pass.
+const ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// Protect the HTTP endpoint as an OAuth 2.1 resource server, the MCP
+/// spec's authorization: every request needs `Authorization: Bearer` with
+/// a JWT access token that the authorization server (`issuer`) signed,
+/// that was issued for this server (`aud` names `resource`), and that has
+/// not expired. Give it to [`HttpOptions::oauth`](crate::HttpOptions::oauth).
+///
+/// - **Keys.** The token's signature is checked against the issuer's JSON
+///   Web Key Set, found through its metadata (RFC 8414 or OpenID Connect
+///   discovery, whose `issuer` must match) unless [`jwks_url`](Self::jwks_url)
+///   names it. Keys are kept for an hour; a token naming a key not in the
+///   set has it fetched again (so a rotated key works at once), at most
+///   once per [`jwks_refetch_interval`](Self::jwks_refetch_interval).
+///   Only asymmetric algorithms pass (RS, PS, ES, EdDSA); `none` and `HS*`
+///   never do.
+/// - **Refusals.** No token, or one that fails any check: 401 with
+///   `WWW-Authenticate: Bearer resource_metadata="…"` (and
+///   `error="invalid_token"` when one was sent). A valid token without a
+///   scope that a tool, resource or prompt requires (`#[tool(scopes =
+///   […])]`): 403 with `error="insufficient_scope"` and the scopes to ask
+///   for; lists leave out what the token cannot use. Keys that cannot be
+///   fetched: 503.
+/// - **Metadata.** `GET /.well-known/oauth-protected-resource` (and the
+///   same followed by the resource's path, e.g. `…/mcp`) answers without a
+///   token, subject to the `Host` allow-list, with `resource`,
+///   `authorization_servers`, `scopes_supported` and
+///   `bearer_methods_supported`.
+/// - **Sessions** belong to the token's subject: another subject's token
+///   gets 404 for them.
+///
+/// The resource, the issuer and a JWKS URL must be `https` (`http` only on
+/// a loopback host, for tests), without a fragment.
+///
+/// ```no_run
+/// use mcp_runtime::{HttpOptions, OAuth, Server};
+///
+/// # async fn run() -> Result<(), mcp_runtime::Error> {
+/// let oauth = OAuth::new("https://mcp.example.com/mcp", "https://auth.example.com")
+///     .scopes_supported(["notes:read", "notes:write"]);
+/// let options = HttpOptions::new().allowed_hosts(["mcp.example.com"]).oauth(oauth);
+/// Server::new("notes", "1.0.0").serve_http_with("0.0.0.0:8080", options).await
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct OAuth {
+    resource: String,
+    issuer: String,
+    jwks_url: Option<String>,
+    audiences: Vec<String>,
+    scopes_supported: Vec<String>,
+    resource_name: Option<String>,
+    resource_documentation: Option<String>,
+    leeway: Duration,
+    refetch_interval: Duration,
+    max_key_age: Duration,
+}
+
+impl OAuth {
+    /// Accept tokens that `issuer` (the authorization server's issuer
+    /// identifier, e.g. `https://auth.example.com`) issued for `resource`
+    /// (this server's canonical URI as clients reach it, e.g.
+    /// `https://mcp.example.com/mcp`: what they send as RFC 8707's
+    /// `resource` and the token's `aud` must contain).
+    pub fn new(resource: impl Into<String>, issuer: impl Into<String>) -> Self {
+        OAuth {
+            resource: resource.into(),
+            issuer: issuer.into(),
+            jwks_url: None,
+            audiences: Vec::new(),
+            scopes_supported: Vec::new(),
+            resource_name: None,
+            resource_documentation: None,
+            leeway: Duration::from_secs(30),
+            refetch_interval: Duration::from_secs(10),
+            max_key_age: Duration::from_secs(60 * 60),
+        }
+    }
+
+    /// Fetch the signing keys from this JWK Set URL instead of the
+    /// `jwks_uri` of the issuer's metadata.
+    pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
+        self.jwks_url = Some(url.into());
+        self
+    }
+
+    /// The scopes clients may ask for, published in the metadata's
+    /// `scopes_supported` and in the 401 challenge's `scope` (what a
+    /// client asks for first, per the spec's scope selection strategy).
+    pub fn scopes_supported<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Also accept tokens whose `aud` names `audience` (an authorization
+    /// server that cannot put the resource URI in `aud` issues an API
+    /// identifier instead). The resource URI is always accepted.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// A name for people, published as the metadata's `resource_name`.
+    pub fn resource_name(mut self, name: impl Into<String>) -> Self {
+        self.resource_name = Some(name.into());
+        self
+    }
+
+    /// A page for developers, published as `resource_documentation`.
+    pub fn resource_documentation(mut self, url: impl Into<String>) -> Self {
+        self.resource_documentation = Some(url.into());
+        self
+    }
+
+    /// How far `exp` and `nbf` may be off, for clocks that disagree
+    /// (default 30 seconds).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The least time between two fetches of the key set (default 10
+    /// seconds): a token naming an unknown key is refused without asking
+    /// the issuer again within it, so bogus tokens cannot make the server
+    /// hammer the issuer.
+    pub fn jwks_refetch_interval(mut self, interval: Duration) -> Self {
+        self.refetch_interval = interval;
+        self
+    }
+
+    /// How long a fetched key set is trusted before it is fetched again
+    /// (default an hour), so a key the issuer withdrew stops working.
+    pub fn jwks_max_age(mut self, age: Duration) -> Self {
+        self.max_key_age = age;
+        self
+    }
+}
+
+/// Why a request was not let through.
+pub(crate) enum Refused {
+    /// 401: no usable token; `error` says what was wrong with one that was
+    /// sent.
+    Unauthorized(Option<&'static str>),
+    /// 503: the keys to check tokens with cannot be had.
+    Unavailable,
+}
+
+/// The checks of one endpoint, built from its [`OAuth`] settings.
+pub(crate) struct Verifier {
+    issuer: String,
+    /// Every accepted `aud`, exactly and in canonical form.
+    audiences: HashSet<String>,
+    keys: KeyCache,
+    leeway: u64,
+    scopes_supported: Vec<String>,
+    /// Where our metadata is, for challenges.
+    metadata_url: String,
+    /// The paths the metadata is served at.
+    pub(crate) metadata_paths: Vec<String>,
+    metadata: Vec<u8>,
+}
+
+impl Verifier {
+    /// Check the settings and build the verifier of an endpoint served at
+    /// `endpoint_path`.
+    pub(crate) fn new(oauth: OAuth, endpoint_path: &str) -> Result<Verifier, Error> {
+        let invalid = Error::InvalidOAuth;
+        let resource = absolute("resource", &oauth.resource).map_err(invalid)?;
+        absolute("issuer", &oauth.issuer).map_err(invalid)?;
+        let jwks_url = oauth.jwks_url.as_deref().map(|url| absolute("JWKS URL", url)).transpose().map_err(invalid)?;
+        if let Some(bad) = oauth.scopes_supported.iter().find_map(|s| crate::request::claims::scope_problem(s)) {
+            return Err(Error::InvalidOAuth(format!("in `scopes_supported`: {bad}")));
+        }
+        let resource_path = resource.path().trim_end_matches('/').to_owned();
+        let mut metadata_url = resource.clone();
+        metadata_url.set_path(&format!("{WELL_KNOWN}{resource_path}"));
+        metadata_url.set_query(None);
+        let mut metadata_paths = Vec::new();
+        for path in [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}{resource_path}"), format!("{WELL_KNOWN}{endpoint_path}")]
+        {
+            if !metadata_paths.contains(&path) && path != endpoint_path {
+                metadata_paths.push(path);
+            }
+        }
+        let mut document = JsonObject::new();
+        document.insert("resource".into(), oauth.resource.clone().into());
+        document.insert("authorization_servers".into(), json!([oauth.issuer]));
+        if !oauth.scopes_supported.is_empty() {
+            document.insert("scopes_supported".into(), json!(oauth.scopes_supported));
+        }
+        document.insert("bearer_methods_supported".into(), json!(["header"]));
+        if let Some(name) = &oauth.resource_name {
+            document.insert("resource_name".into(), name.clone().into());
+        }
+        if let Some(url) = &oauth.resource_documentation {
+            document.insert("resource_documentation".into(), url.clone().into());
+        }
+        let audiences = std::iter::once(&oauth.resource)
+            .chain(&oauth.audiences)
+            .flat_map(|aud| [Some(aud.clone()), canonical(aud)])
+            .flatten()
+            .collect();
+        // Whatever else the process uses, these are the providers our
+        // crates are built with (neither picks one by itself when another
+        // crate enables a second); a provider installed first stays.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = jsonwebtoken::crypto::CryptoProvider::install_default(
+            &jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER,
+        );
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .build()
+            .map_err(|e| Error::InvalidOAuth(format!("cannot make an HTTP client: {e}")))?;
+        let settings = Settings {
+            issuer: oauth.issuer.clone(),
+            jwks_url,
+            refetch_interval: oauth.refetch_interval,
+            max_age: oauth.max_key_age,
+        };
+        Ok(Verifier {
+            issuer: oauth.issuer,
+            audiences,
+            keys: KeyCache::new(settings, client),
+            leeway: oauth.leeway.as_secs(),
+            scopes_supported: oauth.scopes_supported,
+            metadata_url: metadata_url.to_string(),
+            metadata_paths,
+            metadata: serde_json::to_vec(&document).expect("metadata is JSON"),
+        })
+    }
+
+    /// The claims of a valid access token, or why it is not one.
+    pub(crate) async fn verify(&self, token: &str) -> Result<Claims, Refused> {
+        let invalid = |why: &'static str| Refused::Unauthorized(Some(why));
+        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("the token is not a signed JWT"))?;
+        if !ALGORITHMS.contains(&header.alg) {
+            return Err(invalid("the token is not signed with an asymmetric algorithm"));
+        }
+        let keys = match self.keys.keys_for(header.kid.as_deref(), header.alg).await {
+            Ok(keys) => keys,
+            Err(Missing::Unknown) => return Err(invalid("the token is not signed by a key of the issuer")),
+            Err(Missing::Unavailable) => return Err(Refused::Unavailable),
+        };
+        let mut validation = Validation::new(header.alg);
+        validation.leeway = self.leeway;
+        validation.validate_nbf = true;
+        // Checked below: exactly, and the audience in canonical form too.
+        validation.validate_aud = false;
+        validation.set_required_spec_claims(&["exp"]);
+        let mut last = None;
+        for key in keys {
+            match jsonwebtoken::decode::<JsonObject>(token, &key.decoding, &validation) {
+                Ok(data) => return self.check_claims(data.claims),
+                Err(error) => last = Some(error),
+            }
+        }
+        use jsonwebtoken::errors::ErrorKind;
+        Err(match last.map(|e| e.into_kind()) {
+            Some(ErrorKind::ExpiredSignature) => invalid("the token has expired"),
+            Some(ErrorKind::ImmatureSignature) => invalid("the token is not valid yet"),
+            Some(ErrorKind::InvalidSignature) => invalid("the token's signature does not verify"),
+            _ => invalid("the token is invalid"),
+        })
+    }
+
+    /// The issuer and audience, which a signature alone does not vouch
+    /// for: a token the same issuer made for another server must not work
+    /// here (RFC 8707; the spec forbids accepting it).
+    fn check_claims(&self, claims: JsonObject) -> Result<Claims, Refused> {
+        if claims.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
+            return Err(Refused::Unauthorized(Some("the token was issued by another authorization server")));
+        }
+        let ours = |aud: &Value| {
+            aud.as_str().is_some_and(|aud| {
+                self.audiences.contains(aud) || canonical(aud).is_some_and(|c| self.audiences.contains(&c))
+            })
+        };
+        let for_us = match claims.get("aud") {
+            Some(Value::Array(auds)) => auds.iter().any(ours),
+            Some(aud) => ours(aud),
+            None => false,
+        };
+        if !for_us {
+            return Err(Refused::Unauthorized(Some("the token was not issued for this resource")));
+        }
+        Ok(Claims::new(claims))
+    }
+
+    /// The answer to a refused request.
+    pub(crate) fn refusal(&self, refused: Refused) -> Response {
+        match refused {
+            Refused::Unauthorized(error) => {
+                let mut challenge = String::from("Bearer");
+                let mut params = Vec::new();
+                if let Some(description) = error {
+                    params.push(r#"error="invalid_token""#.to_owned());
+                    params.push(format!(r#"error_description="{description}""#));
+                }
+                if !self.scopes_supported.is_empty() {
+                    params.push(format!(r#"scope="{}""#, self.scopes_supported.join(" ")));
+                }
+                params.push(format!(r#"resource_metadata="{}""#, self.metadata_url));
+                challenge.push(' ');
+                challenge.push_str(&params.join(", "));
+                let message = if error.is_some() { "Unauthorized: invalid access token" } else { "Unauthorized" };
+                let answer = Answer::error(None, ErrorObject::new(-32000, message));
+                challenged(StatusCode::UNAUTHORIZED, &answer, &challenge)
+            }
+            Refused::Unavailable => {
+                let error = ErrorObject::new(
+                    -32000,
+                    "the authorization server's keys cannot be fetched, so no token can be checked; retry later",
+                );
+                let mut response = super::endpoint::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
+                response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("10"));
+                response
+            }
+        }
+    }
+
+    /// The 403 for an answer that refuses a request for a scope its token
+    /// lacks (the error's `data.scope` is what to ask for next); `None`
+    /// for any other answer.
+    pub(crate) fn forbidden(&self, answer: &Answer) -> Option<Response> {
+        let error = answer.error_object().filter(|e| e.code == INSUFFICIENT_SCOPE)?;
+        let scope = error.data.as_ref().and_then(|d| d.get("scope")).and_then(Value::as_str).unwrap_or_default();
+        let challenge = format!(
+            r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{}", error_description="the access token lacks a scope this request needs""#,
+            self.metadata_url
+        );
+        Some(challenged(StatusCode::FORBIDDEN, answer, &challenge))
+    }
+
+    /// The protected resource metadata document (RFC 9728 §3.2).
+    pub(crate) fn metadata(&self) -> Response {
+        let mut response = Response::new(axum::body::Body::from(self.metadata.clone()));
+        response.headers_mut().insert(axum::http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+    }
+}
+
+fn challenged(status: StatusCode, answer: &Answer, challenge: &str) -> Response {
+    let mut response = super::endpoint::json_response(status, answer);
+    // Every part is a fixed text, a checked scope or a parsed URL: no
+    // quote or control character can be in it.
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// `what` as an absolute URL clients and we can trust: `https` (or `http`
+/// on a loopback host, for tests), without a fragment.
+fn absolute(what: &str, url: &str) -> Result<Url, String> {
+    let parsed = Url::parse(url).map_err(|e| format!("the {what} {url:?} is not an absolute URL: {e}"))?;
+    if parsed.fragment().is_some() {
+        return Err(format!("the {what} {url:?} has a fragment"));
+    }
+    check_secure(&parsed).map_err(|why| format!("the {what} {url:?} {why}"))?;
+    Ok(parsed)
+}
+
+/// OAuth 2.1 §1.5: tokens and keys travel over TLS only.
+fn check_secure(url: &Url) -> Result<(), String> {
+    let loopback = url.host_str().is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost")
+            || host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    });
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err("is not https (plain http is allowed on loopback hosts only)".to_owned()),
+    }
+}
+
+/// A URL in the form RFC 8707 and the MCP spec call canonical: scheme and
+/// host in lowercase, no default port, no trailing slash; `None` for a
+/// value that is no URL (an API identifier is compared exactly).
+fn canonical(uri: &str) -> Option<String> {
+    let url = Url::parse(uri).ok()?;
+    let host = url.host_str()?;
+    let mut canonical = format!("{}://{host}", url.scheme());
+    if let Some(port) = url.port() {
+        canonical.push_str(&format!(":{port}"));
+    }
+    canonical.push_str(url.path().trim_end_matches('/'));
+    if let Some(query) = url.query() {
+        canonical.push('?');
+        canonical.push_str(query);
+    }
+    Some(canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audiences_compare_in_canonical_form() {
+        assert_eq!(canonical("HTTPS://MCP.Example.com:443/mcp/").as_deref(), Some("https://mcp.example.com/mcp"));
+        assert_eq!(canonical("https://mcp.example.com:8443").as_deref(), Some("https://mcp.example.com:8443"));
+        assert_eq!(canonical("api://notes"), None, "no host: compared exactly");
+    }
+
+    #[test]
+    fn urls_must_be_https_except_on_loopback() {
+        assert!(absolute("issuer", "https://auth.example.com").is_ok());
+        assert!(absolute("issuer", "http://127.0.0.1:9000").is_ok());
+        assert!(absolute("issuer", "http://localhost/x").is_ok());
+        assert!(absolute("issuer", "http://auth.example.com").is_err());
+        assert!(absolute("resource", "https://mcp.example.com/mcp#x").is_err());
+        assert!(absolute("resource", "mcp.example.com").is_err());
+    }
+
+    #[test]
+    fn metadata_is_served_at_the_root_and_after_the_resource_path() {
+        let oauth = OAuth::new("https://mcp.example.com/tenant/mcp", "https://auth.example.com")
+            .scopes_supported(["a", "b"])
+            .resource_name("Notes");
+        let verifier = Verifier::new(oauth, "/mcp").unwrap();
+        assert_eq!(
+            verifier.metadata_paths,
+            [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}/tenant/mcp"), format!("{WELL_KNOWN}/mcp")]
+        );
+        assert_eq!(verifier.metadata_url, "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp");
+        let document: Value = serde_json::from_slice(&verifier.metadata).unwrap();
+        assert_eq!(
+            document,
+            json!({
+                "resource": "https://mcp.example.com/tenant/mcp",
+                "authorization_servers": ["https://auth.example.com"],
+                "scopes_supported": ["a", "b"],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "Notes",
+            })
+        );
+        assert!(Verifier::new(OAuth::new("https://m.example", "https://a.example").scopes_supported(["a b"]), "/mcp").is_err());
+    }
+}
