@@ -80,7 +80,7 @@ pub use transport::memory::InMemoryClient;
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, Blob, CallToolResult, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json, PromptError,
+        Audio, Blob, CallToolResult, Claims, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json, PromptError,
         PromptMessage, ResourceError, ResourceLink, Sampling, Server, State, ToolError, prompt, resource, tool,
     };
 }

@@ -243,10 +243,8 @@ impl Verifier {
             .flat_map(|aud| [Some(aud.clone()), canonical(aud)])
             .flatten()
             .collect();
-        // Whatever else the process uses, these are the providers our
-        // crates are built with (neither picks one by itself when another
-        // crate enables a second); a provider installed first stays.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        // jsonwebtoken picks no backend by itself when another crate of the
+        // program enables its second one; a backend installed first stays.
         let _ = jsonwebtoken::crypto::CryptoProvider::install_default(
             &jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER,
         );
