@@ -54,7 +54,11 @@ fn summarize() -> String {
 }
 
 fn server() -> Server {
-    Server::empty("notes", "1").tool(write_note::Tool).tool(whoami::Tool).resource(all_notes::Resource).prompt(summarize::Prompt)
+    Server::empty("notes", "1")
+        .tool(write_note::Tool)
+        .tool(whoami::Tool)
+        .resource(all_notes::Resource)
+        .prompt(summarize::Prompt)
 }
 
 /// A signing key of the test issuer.
@@ -199,7 +203,8 @@ fn challenge(answer: &common::http::Answer) -> &str {
     answer.headers.get(WWW_AUTHENTICATE).map_or("", |v| v.to_str().unwrap())
 }
 
-const INIT: &str = r#"{"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}"#;
+const INIT: &str =
+    r#"{"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}"#;
 
 /// Initialize with `client`'s token: the answer, status and all.
 async fn initialize(client: &mut Client) -> common::http::Answer {
@@ -400,7 +405,8 @@ async fn stateless_requests_are_scoped_and_cached_privately() {
     assert_eq!(list.status, StatusCode::OK, "{list:?}");
     assert_eq!(names(&list, "tools", "name"), ["whoami"]);
     assert_eq!(list.last()["result"]["cacheScope"], "private", "the list depends on the token");
-    let call = reader.request("tools/call", json!({"name": "write_note", "arguments": {"text": "x"}, "_meta": meta})).await;
+    let call =
+        reader.request("tools/call", json!({"name": "write_note", "arguments": {"text": "x"}, "_meta": meta})).await;
     assert_eq!(call.status, StatusCode::FORBIDDEN, "{call:?}");
     assert!(challenge(&call).starts_with(r#"Bearer error="insufficient_scope", scope="notes:read notes:write""#));
 }
@@ -464,10 +470,31 @@ async fn keys_that_cannot_be_fetched_get_503() {
 
 #[tokio::test]
 async fn settings_that_cannot_protect_anything_are_refused() {
-    let refused = |oauth: OAuth| Server::empty("s", "1").http_router(HttpOptions::new().oauth(oauth)).err().map(|e| e.to_string());
-    assert!(refused(OAuth::new("http://mcp.example.com/mcp", "https://auth.example.com")).unwrap().contains("is not https"));
-    assert!(refused(OAuth::new("https://mcp.example.com/mcp", "auth.example.com")).unwrap().contains("not an absolute URL"));
+    let refused = |oauth: OAuth| {
+        Server::empty("s", "1").http_router(HttpOptions::new().oauth(oauth)).err().map(|e| e.to_string())
+    };
+    assert!(
+        refused(OAuth::new("http://mcp.example.com/mcp", "https://auth.example.com")).unwrap().contains("is not https")
+    );
+    assert!(
+        refused(OAuth::new("https://mcp.example.com/mcp", "auth.example.com")).unwrap().contains("not an absolute URL")
+    );
     let both = HttpOptions::new().bearer_token("t").oauth(OAuth::new("https://m.example/mcp", "https://a.example"));
     assert!(Server::empty("s", "1").http_router(both).is_err());
     assert!(refused(OAuth::new("https://mcp.example.com/mcp", "https://auth.example.com")).is_none());
+}
+
+#[tokio::test]
+async fn without_a_token_scopes_do_not_apply() {
+    // An in-memory connection stands for stdio: local, and trusted whole.
+    let mut client = mcp_runtime::TestClient::connect(server()).await.unwrap();
+    let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(tools, ["whoami", "write_note"]);
+    let wrote = client.call_tool("write_note", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(wrote.is_error, None);
+    assert_eq!(client.read_resource("notes://all").await.unwrap().contents.len(), 1);
+    // A handler that needs claims says why it cannot run without them.
+    let whoami = client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(whoami.is_error, Some(true));
+    assert!(format!("{:?}", whoami.content).contains("Option<Claims>"), "{:?}", whoami.content);
 }

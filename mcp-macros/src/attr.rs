@@ -520,7 +520,10 @@ pub(crate) fn scope_problem(scope: &str) -> Option<String> {
         ));
     }
     let bad = scope.chars().find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))?;
-    Some(format!("scope \"{}\" contains {bad:?}: a scope is printable ASCII without spaces, `\"` or `\\`", scope.escape_default()))
+    Some(format!(
+        "scope \"{}\" contains {bad:?}: a scope is printable ASCII without spaces, `\"` or `\\`",
+        scope.escape_default()
+    ))
 }
 
 fn valid_size(size: &str) -> bool {

@@ -71,17 +71,18 @@ pub use tools::media::{Audio, Embedded, Image};
 pub use tools::{
     BoxFuture, IntoToolResult, Json, RateLimit, Tool, ToolBuilder, ToolDefinition, ToolError, ToolsHandle,
 };
-#[cfg(feature = "http")]
-pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
 #[cfg(feature = "oauth")]
 pub use transport::http::OAuth;
+#[cfg(feature = "http")]
+pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
 pub use transport::memory::InMemoryClient;
 
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        Audio, Blob, CallToolResult, Claims, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json, PromptError,
-        PromptMessage, ResourceError, ResourceLink, Sampling, Server, State, ToolError, prompt, resource, tool,
+        Audio, Blob, CallToolResult, Claims, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json,
+        PromptError, PromptMessage, ResourceError, ResourceLink, Sampling, Server, State, ToolError, prompt, resource,
+        tool,
     };
 }
 

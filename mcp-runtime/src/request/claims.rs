@@ -151,9 +151,10 @@ pub(crate) fn scope_problem(scope: &str) -> Option<String> {
     if scope.is_empty() {
         return Some("a scope cannot be empty".to_owned());
     }
-    scope.chars().find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~')).map(|bad| {
-        format!("scope {scope:?} contains {bad:?}: a scope is printable ASCII without spaces, `\"` or `\\`")
-    })
+    scope
+        .chars()
+        .find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+        .map(|bad| format!("scope {scope:?} contains {bad:?}: a scope is printable ASCII without spaces, `\"` or `\\`"))
 }
 
 /// Refuse to start a server whose `kind` `name` requires a scope no

@@ -219,7 +219,8 @@ impl Verifier {
         metadata_url.set_path(&format!("{WELL_KNOWN}{resource_path}"));
         metadata_url.set_query(None);
         let mut metadata_paths = Vec::new();
-        for path in [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}{resource_path}"), format!("{WELL_KNOWN}{endpoint_path}")]
+        for path in
+            [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}{resource_path}"), format!("{WELL_KNOWN}{endpoint_path}")]
         {
             if !metadata_paths.contains(&path) && path != endpoint_path {
                 metadata_paths.push(path);
@@ -245,9 +246,8 @@ impl Verifier {
             .collect();
         // jsonwebtoken picks no backend by itself when another crate of the
         // program enables its second one; a backend installed first stays.
-        let _ = jsonwebtoken::crypto::CryptoProvider::install_default(
-            &jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER,
-        );
+        let _ =
+            jsonwebtoken::crypto::CryptoProvider::install_default(&jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER);
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(10))
@@ -477,6 +477,9 @@ mod tests {
                 "resource_name": "Notes",
             })
         );
-        assert!(Verifier::new(OAuth::new("https://m.example", "https://a.example").scopes_supported(["a b"]), "/mcp").is_err());
+        assert!(
+            Verifier::new(OAuth::new("https://m.example", "https://a.example").scopes_supported(["a b"]), "/mcp")
+                .is_err()
+        );
     }
 }
