@@ -442,7 +442,7 @@ mod tests {
     fn audiences_compare_in_canonical_form() {
         assert_eq!(canonical("HTTPS://MCP.Example.com:443/mcp/").as_deref(), Some("https://mcp.example.com/mcp"));
         assert_eq!(canonical("https://mcp.example.com:8443").as_deref(), Some("https://mcp.example.com:8443"));
-        assert_eq!(canonical("api://notes"), None, "no host: compared exactly");
+        assert_eq!(canonical("urn:example:notes"), None, "no host: compared exactly");
     }
 
     #[test]
