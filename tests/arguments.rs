@@ -4,9 +4,7 @@
 
 use std::collections::HashMap;
 
-mod common;
-
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
