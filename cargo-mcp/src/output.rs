@@ -83,12 +83,8 @@ pub fn pretty(value: &Value, indent: usize) -> String {
 pub fn content(block: &Content, style: &Style) -> String {
     match block {
         Content::Text(text) => text.text.clone(),
-        Content::Image(media) => {
-            style.cyan(&format!("[image: {}, {}]", media.mime_type, size_of_base64(&media.data)))
-        }
-        Content::Audio(media) => {
-            style.cyan(&format!("[audio: {}, {}]", media.mime_type, size_of_base64(&media.data)))
-        }
+        Content::Image(media) => style.cyan(&format!("[image: {}, {}]", media.mime_type, size_of_base64(&media.data))),
+        Content::Audio(media) => style.cyan(&format!("[audio: {}, {}]", media.mime_type, size_of_base64(&media.data))),
         Content::ResourceLink(link) => {
             let mut line = format!("[resource link: {} ({})", link.uri, link.name);
             if let Some(mime) = &link.mime_type {

@@ -75,11 +75,10 @@ pub fn build(args: &BuildArgs, default_profile: Option<&str>) -> Result<Built, F
     }
     let what = format!("{} `{name}`{}", kind.noun(), profile.map(|p| format!(" ({p})")).unwrap_or_default());
     output::progress("Building", &what);
-    let result = command
-        .stderr(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .output()
-        .map_err(|e| Failure::new(format!("cannot run cargo: {e}")).hint("is cargo on PATH? set CARGO to its path"))?;
+    let result =
+        command.stderr(Stdio::inherit()).stdout(Stdio::piped()).output().map_err(|e| {
+            Failure::new(format!("cannot run cargo: {e}")).hint("is cargo on PATH? set CARGO to its path")
+        })?;
     if !result.status.success() {
         return Err(Failure::new(format!("building {what} failed")).hint("cargo's messages above say why"));
     }
@@ -205,7 +204,8 @@ fn choose<'m>(metadata: &'m Metadata, args: &BuildArgs) -> Result<(&'m Package, 
         metadata.packages.iter().filter(|p| metadata.workspace_members.contains(&p.id)).collect();
     let packages: Vec<&Package> = match &args.package {
         Some(spec) => {
-            let named: Vec<&Package> = members.iter().copied().filter(|p| p.name == *spec || p.spec() == *spec).collect();
+            let named: Vec<&Package> =
+                members.iter().copied().filter(|p| p.name == *spec || p.spec() == *spec).collect();
             if named.is_empty() {
                 let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
                 return Err(Failure::new(format!("no package named `{spec}` in this workspace"))
@@ -250,7 +250,8 @@ fn only_binary<'m>(metadata: &'m Metadata, packages: &[&'m Package]) -> Result<(
         Some(package) => vec![package],
         None => packages.to_vec(),
     };
-    let bins: Vec<(&Package, &str)> = candidates.iter().flat_map(|p| p.targets_of(Kind::Bin).map(move |t| (*p, t))).collect();
+    let bins: Vec<(&Package, &str)> =
+        candidates.iter().flat_map(|p| p.targets_of(Kind::Bin).map(move |t| (*p, t))).collect();
     match bins.as_slice() {
         [(package, name)] => Ok((package, Kind::Bin, (*name).to_owned())),
         [] => {

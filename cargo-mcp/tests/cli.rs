@@ -301,10 +301,17 @@ fn auto_falls_back_to_the_handshake_and_server_requests_are_answered() {
     assert_eq!(doc["server"]["name"], "old");
     let names: Vec<&str> = doc["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["first", "second"], "both pages");
-    assert_eq!((doc["resources"].clone(), doc["prompts"].clone()), (json!([]), json!([])), "no capability, none listed");
+    assert_eq!(
+        (doc["resources"].clone(), doc["prompts"].clone()),
+        (json!([]), json!([])),
+        "no capability, none listed"
+    );
 
     let refused = cargo_mcp(&["inspect", "--era", "modern", "--", old]).failure(1);
-    assert!(refused.contains("does not answer 2026-07-28 requests") && refused.contains("--era handshake"), "{refused}");
+    assert!(
+        refused.contains("does not answer 2026-07-28 requests") && refused.contains("--era handshake"),
+        "{refused}"
+    );
 
     // The server pings and asks to elicit before answering, then shows
     // what it got back.
@@ -348,7 +355,8 @@ impl Drop for TempDir {
 fn install_merges_into_the_clients_file_and_keeps_a_backup() {
     let dir = TempDir::new("install");
     let config = dir.0.join("claude_desktop_config.json");
-    let original = "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"/bin/other\"}\n  }\n}\n";
+    let original =
+        "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"/bin/other\"}\n  }\n}\n";
     std::fs::write(&config, original).unwrap();
     let config_arg = config.to_str().unwrap();
     let install = |extra: &[&str]| {

@@ -30,7 +30,8 @@ pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
         return Ok(if is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
     }
     let result: CallToolResult = serde_json::from_value(result.clone()).map_err(|e| {
-        Failure::new(format!("the result of `{}` is not a tool result: {e}", args.tool)).detail(output::pretty(&result, 0))
+        Failure::new(format!("the result of `{}` is not a tool result: {e}", args.tool))
+            .detail(output::pretty(&result, 0))
     })?;
     if result.is_error() {
         let style = Style::stderr();
@@ -52,7 +53,10 @@ fn arguments(json: Option<&str>, pairs: &[String]) -> Result<JsonObject, Failure
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(object)) => object,
             Ok(other) => {
-                return Err(Failure::usage(format!("--args must be a JSON object, not {}", mcp_core::jsonrpc::kind_of(&other))));
+                return Err(Failure::usage(format!(
+                    "--args must be a JSON object, not {}",
+                    mcp_core::jsonrpc::kind_of(&other)
+                )));
             }
             Err(e) => return Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
         },

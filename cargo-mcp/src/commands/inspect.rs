@@ -74,7 +74,8 @@ fn denied_clients(given: &[String]) -> Result<Vec<Client>, Failure> {
 
 async fn list(connection: &mut Connection) -> Result<Definitions, Failure> {
     let capabilities = connection.capabilities.clone();
-    let mut found = Definitions { tools: Vec::new(), resources: Vec::new(), templates: Vec::new(), prompts: Vec::new() };
+    let mut found =
+        Definitions { tools: Vec::new(), resources: Vec::new(), templates: Vec::new(), prompts: Vec::new() };
     if capabilities.tools.is_some() {
         found.tools = connection.list(methods::TOOLS_LIST, "tools").await?;
     }
@@ -145,16 +146,30 @@ fn text(connection: &Connection, found: &Definitions, problems: &[Problem], styl
             let annotations = serde_json::to_value(annotations).unwrap_or_default();
             out.push_str(&format!("    {} {}\n", style.dim("annotations:"), compact(&annotations)));
         }
-        out.push_str(&format!("    {}\n      {}\n", style.dim("input schema:"), output::pretty(&json!(tool.input_schema), 6)));
+        out.push_str(&format!(
+            "    {}\n      {}\n",
+            style.dim("input schema:"),
+            output::pretty(&json!(tool.input_schema), 6)
+        ));
         if let Some(schema) = &tool.output_schema {
-            out.push_str(&format!("    {}\n      {}\n", style.dim("output schema:"), output::pretty(&json!(schema), 6)));
+            out.push_str(&format!(
+                "    {}\n      {}\n",
+                style.dim("output schema:"),
+                output::pretty(&json!(schema), 6)
+            ));
         }
     }
 
     section(&mut out, style, "Resources", found.resources.len());
     for (resource, _) in &found.resources {
         let mime = resource.mime_type.as_deref().map(|m| format!(" [{m}]")).unwrap_or_default();
-        out.push_str(&format!("  {} {}{}{}\n", style.cyan(&style.bold(&resource.uri)), resource.name, title(&resource.title, style), style.dim(&mime)));
+        out.push_str(&format!(
+            "  {} {}{}{}\n",
+            style.cyan(&style.bold(&resource.uri)),
+            resource.name,
+            title(&resource.title, style),
+            style.dim(&mime)
+        ));
         describe(&mut out, &resource.description);
     }
 
@@ -178,7 +193,13 @@ fn text(connection: &Connection, found: &Definitions, problems: &[Problem], styl
         for argument in prompt.arguments.iter().flatten() {
             let required = if argument.required == Some(true) { " (required)" } else { "" };
             let description = argument.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
-            out.push_str(&format!("    {} {}{}{}\n", style.dim("argument"), argument.name, style.dim(required), description));
+            out.push_str(&format!(
+                "    {} {}{}{}\n",
+                style.dim("argument"),
+                argument.name,
+                style.dim(required),
+                description
+            ));
         }
     }
 
@@ -194,7 +215,11 @@ fn text(connection: &Connection, found: &Definitions, problems: &[Problem], styl
         let count = if theirs.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", theirs.len()) };
         out.push_str(&format!("  {} {name}  {}\n", style.red("✗"), style.red(&count)));
         for problem in theirs {
-            let place = if problem.path.is_empty() { problem.item.clone() } else { format!("{}, {}", problem.item, problem.path) };
+            let place = if problem.path.is_empty() {
+                problem.item.clone()
+            } else {
+                format!("{}, {}", problem.item, problem.path)
+            };
             out.push_str(&format!("      {}: {}\n", style.bold(&place), problem.message));
             out.push_str(&format!("        {} {}\n", style.yellow("fix:"), problem.fix));
         }
@@ -222,7 +247,10 @@ fn describe(out: &mut String, description: &Option<String>) {
 
 fn indent(text: &str, by: usize) -> String {
     let pad = " ".repeat(by);
-    text.lines().map(|line| if line.is_empty() { String::new() } else { format!("{pad}{line}") }).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|line| if line.is_empty() { String::new() } else { format!("{pad}{line}") })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `{"readOnlyHint": true}` as `readOnlyHint: true`.

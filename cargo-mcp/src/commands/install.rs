@@ -148,7 +148,10 @@ fn parse(text: Option<&str>, path: &Path, client: InstallTarget) -> Result<Value
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else { return Ok(json!({})) };
     serde_json::from_str(text).map_err(|e| {
         Failure::new(format!("{} is not plain JSON ({e}), so cargo mcp cannot merge into it", path.display())).hint(
-            format!("comments are not supported: remove them, or add the server under `{}` by hand", servers_key(client)),
+            format!(
+                "comments are not supported: remove them, or add the server under `{}` by hand",
+                servers_key(client)
+            ),
         )
     })
 }
@@ -205,7 +208,12 @@ mod tests {
     #[test]
     fn files_that_cannot_be_merged_are_refused_not_overwritten() {
         let path = Path::new("f.json");
-        assert!(parse(Some("// comment\n{}"), path, InstallTarget::VsCode).unwrap_err().message().contains("not plain JSON"));
+        assert!(
+            parse(Some("// comment\n{}"), path, InstallTarget::VsCode)
+                .unwrap_err()
+                .message()
+                .contains("not plain JSON")
+        );
         assert_eq!(parse(Some("  \n"), path, InstallTarget::VsCode).unwrap(), json!({}));
         let entry = json!({});
         assert!(merge(json!([1]), InstallTarget::Cursor, "s", entry.clone(), path).is_err());

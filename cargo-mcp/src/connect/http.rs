@@ -103,7 +103,11 @@ impl Http {
         }
     }
 
-    async fn post(&self, message: &impl Serialize, headers: Vec<(String, String)>) -> Result<reqwest::Response, Failure> {
+    async fn post(
+        &self,
+        message: &impl Serialize,
+        headers: Vec<(String, String)>,
+    ) -> Result<reqwest::Response, Failure> {
         let body = serde_json::to_vec(message).map_err(|e| Failure::new(format!("cannot encode a message: {e}")))?;
         let mut request = self
             .client
@@ -169,7 +173,8 @@ impl Http {
 
     fn status_failure(&self, status: StatusCode, body: &[u8], method: &str) -> Failure {
         let text = String::from_utf8_lossy(body);
-        let failure = Failure::new(format!("`{method}` was refused with HTTP {status} by {}", self.url)).detail(clip(&text));
+        let failure =
+            Failure::new(format!("`{method}` was refused with HTTP {status} by {}", self.url)).detail(clip(&text));
         match status.as_u16() {
             401 => failure.hint("the server wants a token: add `--header 'Authorization: Bearer TOKEN'`"),
             403 => failure.hint("the server refuses this Host or Origin; servers built with this framework accept only loopback names unless configured otherwise"),
@@ -208,10 +213,11 @@ fn mirror(request: &Request, framing: &Framing<'_>) -> Vec<(String, String)> {
 /// A value as a header carries it: as it is when it can, else in the
 /// `=?base64?…?=` form 2026-07-28 servers decode.
 pub fn header_text(value: &str) -> String {
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    let printable = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    // A literal value in the encoded form would be decoded by the server.
+    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = printable && !padded && !looks_encoded;
     if plain {
         value.to_owned()
     } else {

@@ -152,10 +152,8 @@ impl Connection {
             "capabilities": {},
             "clientInfo": client_info(),
         });
-        let result = self
-            .request(methods::INITIALIZE, object(params))
-            .await
-            .map_err(|e| e.into_failure(methods::INITIALIZE))?;
+        let result =
+            self.request(methods::INITIALIZE, object(params)).await.map_err(|e| e.into_failure(methods::INITIALIZE))?;
         self.version = field(&result, "protocolVersion").unwrap_or_else(|| HANDSHAKE_VERSION.to_owned());
         self.capabilities = field(&result, "capabilities").unwrap_or_default();
         self.instructions = field(&result, "instructions");
@@ -251,7 +249,9 @@ impl Connection {
             match &cursor {
                 None => return Ok(items),
                 Some(next) if !seen.insert(next.clone()) => {
-                    return Err(Failure::new(format!("`{method}` sent the cursor {next:?} twice; its pages never end")));
+                    return Err(Failure::new(format!(
+                        "`{method}` sent the cursor {next:?} twice; its pages never end"
+                    )));
                 }
                 Some(_) => {}
             }
@@ -304,9 +304,10 @@ pub fn explain(method: &str, error: &ErrorObject) -> Failure {
     let (name, hint) = match error.code {
         codes::PARSE_ERROR => ("parse error", None),
         codes::INVALID_REQUEST => ("invalid request", None),
-        codes::METHOD_NOT_FOUND => {
-            ("method not found", Some(format!("the server does not offer `{method}`; `cargo mcp inspect` shows what it does")))
-        }
+        codes::METHOD_NOT_FOUND => (
+            "method not found",
+            Some(format!("the server does not offer `{method}`; `cargo mcp inspect` shows what it does")),
+        ),
         codes::INVALID_PARAMS => ("invalid params", Some(invalid_params_hint(method))),
         codes::INTERNAL_ERROR => {
             ("internal error", Some("the server's log has the details: run again with -v to see it".to_owned()))
@@ -315,16 +316,18 @@ pub fn explain(method: &str, error: &ErrorObject) -> Failure {
             ("resource not found", Some("`cargo mcp inspect` lists the resources and templates".to_owned()))
         }
         codes::HEADER_MISMATCH => ("header mismatch", None),
-        codes::MISSING_CLIENT_CAPABILITY => {
-            ("missing client capability", Some("cargo mcp declares no client capabilities: it cannot answer the server's questions".to_owned()))
-        }
+        codes::MISSING_CLIENT_CAPABILITY => (
+            "missing client capability",
+            Some("cargo mcp declares no client capabilities: it cannot answer the server's questions".to_owned()),
+        ),
         codes::UNSUPPORTED_PROTOCOL_VERSION => {
             ("unsupported protocol version", Some("try another era: `--era handshake` or `--era modern`".to_owned()))
         }
         codes::URL_ELICITATION_REQUIRED => ("URL elicitation required", None),
         _ => ("server error", None),
     };
-    let mut failure = Failure::new(format!("`{method}` failed: {} (JSON-RPC error {}, {name})", error.message, error.code));
+    let mut failure =
+        Failure::new(format!("`{method}` failed: {} (JSON-RPC error {}, {name})", error.message, error.code));
     if let Some(data) = &error.data {
         failure = failure.detail(format!("data: {}", output::pretty(data, 0)));
     }

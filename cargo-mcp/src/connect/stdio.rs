@@ -133,7 +133,8 @@ impl Stdio {
     }
 
     async fn send(&mut self, message: &impl Serialize) -> Result<(), Failure> {
-        let mut line = serde_json::to_vec(message).map_err(|e| Failure::new(format!("cannot encode a message: {e}")))?;
+        let mut line =
+            serde_json::to_vec(message).map_err(|e| Failure::new(format!("cannot encode a message: {e}")))?;
         line.push(b'\n');
         let Some(writer) = self.writer.as_mut() else {
             return Err(Failure::new("the connection to the server is closed"));
@@ -177,10 +178,10 @@ impl Stdio {
     /// does at the end of a session; then stop it.
     pub async fn close(mut self) {
         drop(self.writer.take());
-        if let Some(mut child) = self.child.take() {
-            if tokio::time::timeout(Duration::from_secs(3), child.wait()).await.is_err() {
-                let _ = child.kill().await;
-            }
+        if let Some(mut child) = self.child.take()
+            && tokio::time::timeout(Duration::from_secs(3), child.wait()).await.is_err()
+        {
+            let _ = child.kill().await;
         }
     }
 }
@@ -225,7 +226,9 @@ mod tests {
             assert_eq!(request["method"], "tools/list");
             let say = |v: Value| format!("{v}\n");
             let script = [
-                say(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})),
+                say(
+                    json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}),
+                ),
                 "not json at all\n".to_owned(),
                 say(json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"})),
                 say(json!({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {}})),

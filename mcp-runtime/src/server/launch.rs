@@ -26,11 +26,7 @@ pub(crate) enum Launch {
 impl Launch {
     /// The choice of this process: its arguments, then its environment.
     pub(crate) fn of_this_process() -> Result<Launch, String> {
-        choose(
-            std::env::args_os().skip(1),
-            std::env::var_os(TRANSPORT_VAR),
-            std::env::var_os(HTTP_ADDR_VAR),
-        )
+        choose(std::env::args_os().skip(1), std::env::var_os(TRANSPORT_VAR), std::env::var_os(HTTP_ADDR_VAR))
     }
 }
 
