@@ -82,6 +82,9 @@ impl Http {
     /// POST a notification (answered with 202 and no body).
     pub async fn notify(&mut self, notification: &Notification, framing: &Framing<'_>) -> Result<(), Failure> {
         let mut headers = Vec::new();
+        if let Some(version) = framing.version {
+            headers.push((PROTOCOL_VERSION.to_owned(), version.to_owned()));
+        }
         if framing.era == Era::Modern {
             headers.push((MCP_METHOD.to_owned(), notification.method.clone()));
         }
