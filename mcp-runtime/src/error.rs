@@ -99,6 +99,11 @@ pub enum Error {
     /// The keys given to `Server::request_state_keys` cannot sign
     /// (none, or one shorter than 32 bytes).
     InvalidRequestStateKeys(String),
+    /// The transport chosen at launch cannot be used (for
+    /// [`Server::run`](crate::Server::run)): `--http` without an address,
+    /// an unknown `MCP_TRANSPORT`, or HTTP without the `http` feature. The
+    /// text says what to change.
+    Launch(String),
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -148,7 +153,7 @@ impl fmt::Display for Error {
                     limit.calls, limit.period
                 )
             }
-            Error::InvalidRequestStateKeys(why) => f.write_str(why),
+            Error::InvalidRequestStateKeys(why) | Error::Launch(why) => f.write_str(why),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -176,7 +181,8 @@ impl std::error::Error for Error {
             | Error::InvalidResource { .. }
             | Error::InvalidPrompt { .. }
             | Error::InvalidRateLimit { .. }
-            | Error::InvalidRequestStateKeys(_) => None,
+            | Error::InvalidRequestStateKeys(_)
+            | Error::Launch(_) => None,
         }
     }
 }
