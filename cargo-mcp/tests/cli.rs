@@ -27,7 +27,7 @@ fn example(name: &str) -> PathBuf {
     if !*built {
         let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(cargo())
-            .args(["build", "--quiet", "-p", "cargo-mcp", "--profile", profile])
+            .args(["build", "--quiet", "-p", "mcp-runtime-cli", "--profile", profile])
             .args(["--example", "fixture-server", "--example", "fixture-old-server"])
             .status()
             .expect("running cargo to build the fixtures");
