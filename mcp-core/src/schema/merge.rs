@@ -381,7 +381,8 @@ pub(super) fn summary(schema: &Value) -> Option<String> {
         Some(kind @ "number") if plain(kind) => "a number".into(),
         Some(kind @ "string") if plain(kind) => "a string".into(),
         Some(kind @ "boolean") if plain(kind) => "a boolean".into(),
-        _ => format!("a value of the JSON Schema {}", Value::Object(rest)),
+        // The whole schema, its own description (a struct's doc) included.
+        _ => format!("a value of the JSON Schema {}", Value::Object(map.clone())),
     };
     Some(text)
 }
