@@ -251,6 +251,9 @@ fn portable_schemas_follow_the_profile_and_both_meta_schemas() {
             assert!(!text.contains(banned), "`{name}` has {banned}: {text}");
         }
         assert!(schema["properties"].is_object(), "`{name}` has no properties");
+        // Shaping is idempotent, so a host may shape a listed schema again.
+        let again = mcp_runtime::protocol::schema::apply(SchemaProfile::Portable, schema.clone()).unwrap();
+        assert_eq!(again, schema, "`{name}` changes when shaped again");
         every_property_has_a_type(&name, &schema["properties"]);
     }
     for (name, schema) in schemas(SchemaProfile::Strict) {

@@ -59,6 +59,10 @@ pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 /// [`clients::Problem`], [`clients::check_tool`]); [`check_clients`] runs
 /// the rules over a whole server.
 pub use mcp_core::clients;
+/// A tool definition in OpenAI's, Anthropic's or Gemini's format, for a
+/// host handing the server's tools to its model
+/// ([`providers::convert`]).
+pub use mcp_core::providers;
 pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use mcp_macros::{prompt, resource, tool};
 pub use prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle, Rendered};
