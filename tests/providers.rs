@@ -79,7 +79,7 @@ enum Shape {
 #[tool]
 fn area(shape: Shape) -> f64 {
     match shape {
-        Shape::Circle { r } => 3.14 * r * r,
+        Shape::Circle { r } => std::f64::consts::PI * r * r,
         Shape::Rect { w, h } => w * h,
     }
 }

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::marker::PhantomData;
 
 use mcp_runtime::protocol::CallToolResult;
-use mcp_runtime::{BoxFuture, ClientReport, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition, clients};
+use mcp_runtime::{
+    BoxFuture, ClientReport, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition, clients,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -233,8 +235,12 @@ fn every_client_takes_the_portable_schemas_and_the_strict_ones_are_named() {
         assert_eq!(clients, expected, "`{}`: {:?}", tool.name, clients::check_tool(&tool));
     }
     let strict = ClientReport::for_tools(&tools(SchemaProfile::Strict));
-    let named: Vec<(&str, &str)> =
-        strict.problems().iter().map(|p| (p.item.as_str(), p.path.as_str())).filter(|(i, _)| *i == "tool figure").collect();
+    let named: Vec<(&str, &str)> = strict
+        .problems()
+        .iter()
+        .map(|p| (p.item.as_str(), p.path.as_str()))
+        .filter(|(i, _)| *i == "tool figure")
+        .collect();
     assert!(named.contains(&("tool figure", "inputSchema.$defs")), "{strict}");
     assert!(named.contains(&("tool figure", "inputSchema.properties.v.$ref")), "{strict}");
     assert_eq!(strict.clients_with_problems().len(), clients::Client::ALL.len() - 1, "all but Claude Code: {strict}");

@@ -432,7 +432,7 @@ fn openai_object_without_properties(at: &At<'_>, found: &mut Found) {
     } else {
         format!("{PORTABLE}, which gives every object (a map too) `properties`")
     };
-    found.add(&[Client::Codex], &at.path.to_owned(), "an object schema without `properties` is rejected", &fix);
+    found.add(&[Client::Codex], at.path, "an object schema without `properties` is rejected", &fix);
 }
 
 /// Codex turns an `anyOf` field into a plain string (openai/codex#13768).
@@ -453,7 +453,7 @@ fn copilot_array_items(at: &At<'_>, found: &mut Found) {
     if type_of(at.schema) == Some("array") && !at.schema.get("items").is_some_and(Value::is_object) {
         found.add(
             &[Client::VsCode, Client::VisualStudio],
-            &at.path.to_owned(),
+            at.path,
             "an array without an `items` schema is rejected, and one such tool breaks every request of the session",
             &format!("{PORTABLE}, which gives every array (a tuple too) `items`"),
         );

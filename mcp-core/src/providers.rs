@@ -116,8 +116,8 @@ pub fn convert_all<'a>(provider: Provider, tools: impl IntoIterator<Item = &'a T
 /// The input schema in the portable shape (itself if it cannot be inlined),
 /// without extension keys.
 fn portable(input: &JsonObject) -> JsonObject {
-    let mut shaped = schema::input_schema(SchemaProfile::Portable, Value::Object(input.clone()))
-        .unwrap_or_else(|_| input.clone());
+    let mut shaped =
+        schema::input_schema(SchemaProfile::Portable, Value::Object(input.clone())).unwrap_or_else(|_| input.clone());
     without_extensions(&mut shaped);
     shaped
 }
@@ -132,7 +132,12 @@ fn for_each_subschema(schema: &mut JsonObject, f: &mut dyn FnMut(&mut JsonObject
     for (key, child) in schema.iter_mut() {
         let key = key.as_str();
         if SCHEMA_MAP_KEYS.contains(&key) {
-            child.as_object_mut().into_iter().flat_map(|m| m.values_mut()).filter_map(Value::as_object_mut).for_each(&mut *f);
+            child
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|m| m.values_mut())
+                .filter_map(Value::as_object_mut)
+                .for_each(&mut *f);
         } else if SCHEMA_ARRAY_KEYS.contains(&key) && child.is_array() {
             child.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).for_each(&mut *f);
         } else if SCHEMA_KEYS.contains(&key)
@@ -177,8 +182,13 @@ fn openai_strict(input: &JsonObject) -> Option<Value> {
         return None;
     }
     let mut strict = input.clone();
-    let required: Vec<String> =
-        strict.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(|r| r.as_str().map(String::from)).collect();
+    let required: Vec<String> = strict
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_str().map(String::from))
+        .collect();
     if let Some(Value::Object(properties)) = strict.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
             if !required.contains(name) {
@@ -187,8 +197,13 @@ fn openai_strict(input: &JsonObject) -> Option<Value> {
         }
     }
     close_objects(&mut strict);
-    let names: Vec<Value> =
-        strict.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys().cloned()).map(Value::from).collect();
+    let names: Vec<Value> = strict
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.keys().cloned())
+        .map(Value::from)
+        .collect();
     strict.insert("required".into(), Value::Array(names));
     Some(Value::Object(strict))
 }
@@ -208,7 +223,8 @@ fn strict_compatible(schema: &JsonObject, root: bool) -> bool {
         return false;
     }
     let kind = schema.get("type");
-    let typed = kind.is_some() || schema.contains_key("enum") || schema.contains_key("const") || schema.contains_key("anyOf");
+    let typed =
+        kind.is_some() || schema.contains_key("enum") || schema.contains_key("const") || schema.contains_key("anyOf");
     if !typed {
         // Any JSON value: strict mode has no schema for it.
         return false;
@@ -270,7 +286,10 @@ const GEMINI_KEYWORDS: &[&str] = &[
 
 /// The formats Gemini knows, by type.
 fn gemini_format(kind: &str, format: &str) -> bool {
-    matches!((kind, format), ("string", "date-time" | "enum") | ("integer", "int32" | "int64") | ("number", "float" | "double"))
+    matches!(
+        (kind, format),
+        ("string", "date-time" | "enum") | ("integer", "int32" | "int64") | ("number", "float" | "double")
+    )
 }
 
 /// A schema in Gemini's subset.
@@ -343,12 +362,16 @@ mod tests {
     }
 
     fn plain() -> Tool {
-        tool("add", "Add two numbers.", json!({"type": "object", "properties": {
+        tool(
+            "add",
+            "Add two numbers.",
+            json!({"type": "object", "properties": {
             "a": {"type": "number", "description": "The left operand"},
             "b": {"type": "number", "x-mcp-header": "B"},
             "unit": {"type": "string", "enum": ["m", "ft"]},
             "round": {"type": "boolean"}
-        }, "required": ["a", "b", "unit"]}))
+        }, "required": ["a", "b", "unit"]}),
+        )
     }
 
     #[test]
@@ -372,15 +395,26 @@ mod tests {
                 }, "required": ["a", "b", "unit", "round"], "additionalProperties": false},
                 "strict": true}})
         );
-        let nested = tool("place", "Place an order.", json!({"type": "object", "properties": {
+        let nested = tool(
+            "place",
+            "Place an order.",
+            json!({"type": "object", "properties": {
             "order": {"type": "object", "properties": {"sku": {"type": "string"}, "gift": {"type": "boolean"}},
                 "required": ["sku"]},
             "speed": {"type": "string", "enum": ["slow", "fast"]}
-        }, "required": ["order"]}));
-        let strict = convert(Provider::OpenAi, &tool("place", "Place an order.", json!({"type": "object",
+        }, "required": ["order"]}),
+        );
+        let strict = convert(
+            Provider::OpenAi,
+            &tool(
+                "place",
+                "Place an order.",
+                json!({"type": "object",
             "properties": {"order": {"type": "object", "properties": {"sku": {"type": "string"}},
                 "required": ["sku"]}, "speed": {"type": "string", "enum": ["slow", "fast"]}},
-            "required": ["order"]})));
+            "required": ["order"]}),
+            ),
+        );
         assert_eq!(
             strict["function"]["parameters"],
             json!({"type": "object", "properties": {
@@ -411,10 +445,14 @@ mod tests {
 
     #[test]
     fn anthropic_takes_the_portable_schema() {
-        let strict = tool("find", "Find.", json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+        let strict = tool(
+            "find",
+            "Find.",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object", "properties": {"when": {"$ref": "#/$defs/When"},
             "n": {"type": ["integer", "null"], "format": "uint32"}},
-            "$defs": {"When": {"type": "string", "enum": ["now", "later"]}}}));
+            "$defs": {"When": {"type": "string", "enum": ["now", "later"]}}}),
+        );
         assert_eq!(
             convert(Provider::Anthropic, &strict),
             json!({"name": "find", "description": "Find.", "input_schema": {"type": "object", "properties": {
@@ -422,12 +460,18 @@ mod tests {
                 "n": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}
             }}})
         );
-        assert_eq!(convert(Provider::Anthropic, &plain())["input_schema"]["properties"]["b"], json!({"type": "number"}));
+        assert_eq!(
+            convert(Provider::Anthropic, &plain())["input_schema"]["properties"]["b"],
+            json!({"type": "number"})
+        );
     }
 
     #[test]
     fn gemini_gets_its_openapi_subset() {
-        let t = tool("pick", "Pick.", json!({"type": "object", "properties": {
+        let t = tool(
+            "pick",
+            "Pick.",
+            json!({"type": "object", "properties": {
             "id": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}], "description": "Which"},
             "kind": {"type": "string", "const": "x"},
             "when": {"type": "string", "format": "date-time"},
@@ -435,7 +479,8 @@ mod tests {
             "ratio": {"type": "number", "exclusiveMinimum": 0},
             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
             "closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}
-        }, "required": ["id"]}));
+        }, "required": ["id"]}),
+        );
         assert_eq!(
             convert(Provider::Gemini, &t),
             json!({"name": "pick", "description": "Pick.", "parameters": {"type": "object", "properties": {

@@ -54,7 +54,6 @@ pub use completion::{Completer, Completing, completer};
 pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
-pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 /// What each real client rejects in a tool definition ([`clients::Client`],
 /// [`clients::Problem`], [`clients::check_tool`]); [`check_clients`] runs
 /// the rules over a whole server.
@@ -63,6 +62,7 @@ pub use mcp_core::clients;
 /// host handing the server's tools to its model
 /// ([`providers::convert`]).
 pub use mcp_core::providers;
+pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use mcp_macros::{prompt, resource, tool};
 pub use prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle, Rendered};

@@ -91,9 +91,8 @@ impl ClientReport {
     /// schema some of them cannot take).
     #[track_caller]
     pub fn assert_clear_for(&self, clients: &[Client]) {
-        let concerned = ClientReport {
-            problems: self.problems.iter().filter(|p| clients.contains(&p.client)).cloned().collect(),
-        };
+        let concerned =
+            ClientReport { problems: self.problems.iter().filter(|p| clients.contains(&p.client)).cloned().collect() };
         if !concerned.is_clear() {
             panic!("some clients would reject or mishandle these tools:\n{concerned}");
         }
@@ -107,7 +106,8 @@ impl fmt::Display for ClientReport {
         }
         for client in self.clients_with_problems() {
             let problems = self.problems_for(client);
-            let count = if problems.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", problems.len()) };
+            let count =
+                if problems.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", problems.len()) };
             writeln!(f, "{} ({}): {count}", client.name(), client.id())?;
             for p in problems {
                 let place = if p.path.is_empty() { p.item.clone() } else { format!("{}, {}", p.item, p.path) };
@@ -144,7 +144,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("Visual Studio Copilot (visual-studio): 1 problem\n  - tool notes.find, name:"), "{text}");
+        assert!(
+            text.contains("Visual Studio Copilot (visual-studio): 1 problem\n  - tool notes.find, name:"),
+            "{text}"
+        );
         assert!(text.contains("    fix: use the portable schema profile"), "{text}");
         report.assert_clear_for(&[Client::ClaudeCode, Client::Codex]);
         let refused = std::panic::catch_unwind(|| report.assert_clear_for(&[Client::Cursor])).unwrap_err();
