@@ -320,7 +320,7 @@ async fn a_client_that_closes_our_output_ends_the_server_cleanly() {
 
 /// The tools an example lists, as a 2025-06-18 client receives them.
 async fn listed_tools(example: &str) -> Vec<mcp_runtime::protocol::Tool> {
-    let mut server = Process::spawn(&common::example(example));
+    let mut server = Process::spawn(&crate::common::example(example));
     server.initialize().await;
     let list = server.request(1, "tools/list", json!({})).await;
     let tools = serde_json::from_value(list["result"]["tools"].clone()).expect("tools/list lists tools");
