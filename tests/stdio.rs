@@ -317,3 +317,28 @@ async fn a_client_that_closes_our_output_ends_the_server_cleanly() {
     assert!(!stderr.contains("Broken pipe"), "{stderr}");
     drop(stdin);
 }
+
+/// The tools an example lists, as a 2025-06-18 client receives them.
+async fn listed_tools(example: &str) -> Vec<mcp_runtime::protocol::Tool> {
+    let mut server = Process::spawn(&crate::common::example(example));
+    server.initialize().await;
+    let list = server.request(1, "tools/list", json!({})).await;
+    let tools = serde_json::from_value(list["result"]["tools"].clone()).expect("tools/list lists tools");
+    let (_, code, stderr) = server.finish().await;
+    assert_eq!(code, 0, "stderr: {stderr}");
+    tools
+}
+
+#[tokio::test]
+async fn the_calculator_and_toolbox_examples_are_clear_for_every_client() {
+    use mcp_runtime::clients::Client;
+
+    mcp_runtime::ClientReport::for_tools(&listed_tools("calculator").await).assert_clear();
+    let toolbox = mcp_runtime::ClientReport::for_tools(&listed_tools("toolbox").await);
+    // `stats` declares an output schema, which Claude Desktop has greyed out.
+    let others: Vec<Client> = Client::ALL.into_iter().filter(|c| *c != Client::ClaudeDesktop).collect();
+    toolbox.assert_clear_for(&others);
+    let desktop: Vec<(&str, &str)> =
+        toolbox.problems_for(Client::ClaudeDesktop).iter().map(|p| (p.item.as_str(), p.path.as_str())).collect();
+    assert_eq!(desktop, [("tool stats", "outputSchema")], "{toolbox}");
+}

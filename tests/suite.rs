@@ -19,6 +19,7 @@ mod http;
 mod interop;
 mod limits;
 mod prompts;
+mod providers;
 mod resources;
 mod results;
 mod schemas;
