@@ -50,6 +50,7 @@ Examples:
   cargo mcp inspect --example calculator         an example, built first
   cargo mcp inspect --json --example calculator  one JSON document, for scripts
   cargo mcp inspect --deny all                   exit status 1 if any client has a problem
+  cargo mcp inspect --format openai              the tools as OpenAI function definitions
   cargo mcp inspect --deny visual-studio,cursor  … if one of these has
   cargo mcp inspect --url http://127.0.0.1:3001/mcp
   cargo mcp inspect -- ./target/debug/my-server --some-flag
@@ -166,6 +167,9 @@ pub struct InspectArgs {
     /// Exit with status 1 when one of these clients has a problem (ids separated by commas, or `all`)
     #[arg(long, value_name = "CLIENT,…", value_delimiter = ',')]
     pub deny: Vec<String>,
+    /// Print only the tools, as a model API's tool definitions: openai, anthropic or gemini
+    #[arg(long, value_name = "API", conflicts_with = "json")]
+    pub format: Option<String>,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }

@@ -158,10 +158,12 @@ fn inspect_lists_every_kind_of_definition_and_each_clients_verdict() {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
     }
     let verdicts = &out[out.find("Clients").expect("a clients section")..];
-    assert!(verdicts.contains("Claude Desktop         all clear"), "{verdicts}");
+    assert!(verdicts.contains("Claude Code            all clear"), "{verdicts}");
+    assert!(verdicts.contains("Claude Desktop         1 problem"), "{verdicts}");
+    assert!(verdicts.contains("tool count, outputSchema:"), "{verdicts}");
     assert!(verdicts.contains("Visual Studio Copilot  1 problem"), "{verdicts}");
     assert!(verdicts.contains("tool legacy.lookup, name:"), "{verdicts}");
-    assert!(verdicts.contains("fix: name the tool with letters, digits"), "{verdicts}");
+    assert!(verdicts.contains("fix: rename the tool with letters, digits"), "{verdicts}");
 }
 
 #[test]
@@ -175,14 +177,17 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
     assert_eq!(doc["resources"][0]["uri"], "fixture://greeting");
     assert_eq!(doc["resourceTemplates"][0]["uriTemplate"], "fixture://items/{id}");
     assert_eq!(doc["prompts"][0]["name"], "review");
-    assert_eq!(doc["problems"].as_array().unwrap().len(), 1);
-    assert_eq!(doc["problems"][0]["client"], "visual-studio");
-    assert_eq!(doc["problems"][0]["item"], "tool legacy.lookup");
-    assert_eq!(doc["problems"][0]["path"], "name");
+    let problems = doc["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    let named = problems.iter().find(|p| p["client"] == "visual-studio").expect("Visual Studio's problem");
+    assert_eq!((&named["item"], &named["path"]), (&json!("tool legacy.lookup"), &json!("name")));
+    let output = problems.iter().find(|p| p["client"] == "claude-desktop").expect("Claude Desktop's problem");
+    assert_eq!((&output["item"], &output["path"]), (&json!("tool count"), &json!("outputSchema")));
     let clients = doc["clients"].as_array().unwrap();
     assert_eq!(clients.len(), 7);
     for client in clients {
-        assert_eq!(client["allClear"], client["id"] != "visual-studio", "{client}");
+        let troubled = client["id"] == "visual-studio" || client["id"] == "claude-desktop";
+        assert_eq!(client["allClear"], !troubled, "{client}");
     }
 
     let handshake = against_fixture(&["inspect", "--json", "--era", "handshake"], &[]).json();
@@ -195,7 +200,7 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
 fn deny_fails_only_when_a_named_client_has_a_problem() {
     let denied = against_fixture(&["inspect", "--deny", "visual-studio"], &[]).failure(1);
     assert!(denied.contains("Visual Studio Copilot would have problems with this server (--deny)"), "{denied}");
-    against_fixture(&["inspect", "--deny", "claude-desktop,cursor"], &[]).success();
+    against_fixture(&["inspect", "--deny", "claude-code,cursor"], &[]).success();
     against_fixture(&["inspect", "--deny", "all", "--json"], &["--clean"]).success();
     against_fixture(&["inspect", "--deny", "visual-studio"], &["--clean"]).success();
     let unknown = against_fixture(&["inspect", "--deny", "notepad"], &[]).failure(2);
@@ -429,4 +434,21 @@ fn run_serves_http_through_server_run_and_passes_arguments_on() {
     let doc = cargo_mcp(&["inspect", "--json", "--url", &format!("http://{addr}/mcp")]).json();
     assert_eq!(doc["tools"].as_array().unwrap().len(), 6, "`--clean` reached the server");
     assert_eq!(doc["problems"], json!([]));
+}
+
+#[test]
+fn inspect_prints_the_tools_as_a_model_apis_definitions() {
+    let openai = against_fixture(&["inspect", "--format", "openai"], &["--clean"]).json();
+    let add = openai.as_array().unwrap().iter().find(|t| t["function"]["name"] == "add").expect("the add tool");
+    assert_eq!(add["type"], "function");
+    assert_eq!(add["function"]["parameters"]["type"], "object");
+    let anthropic = against_fixture(&["inspect", "--format", "anthropic"], &["--clean"]).json();
+    assert!(anthropic.as_array().unwrap().iter().any(|t| t["name"] == "add" && t["input_schema"].is_object()));
+    let gemini = against_fixture(&["inspect", "--format", "gemini"], &["--clean"]).json();
+    assert!(gemini.as_array().unwrap().iter().any(|t| t["name"] == "add" && t["parameters"].is_object()));
+    let unknown = against_fixture(&["inspect", "--format", "cobol"], &[]).failure(2);
+    assert!(
+        unknown.contains("`cobol` is not a model API") && unknown.contains("openai, anthropic, gemini"),
+        "{unknown}"
+    );
 }

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use mcp_core::clients::{self, Client, Problem};
+use mcp_core::providers::{self, Provider};
 use mcp_core::{Prompt, Resource, ResourceTemplate, Tool, methods};
 use serde_json::{Value, json};
 
@@ -20,16 +21,25 @@ struct Definitions {
     prompts: Vec<(Prompt, Value)>,
 }
 
-/// How the report is printed. `--format openai|anthropic|gemini` (planned)
-/// becomes a variant here that prints the tools in that API's
-/// function-declaration shape, from the same `Definitions`.
+/// How the report is printed.
 enum Report {
     Text,
     Json,
+    /// The tools alone, as that model API's tool definitions.
+    Provider(Provider),
 }
 
 pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
     let deny = denied_clients(&args.deny)?;
+    let report = match (&args.format, args.json) {
+        (Some(id), _) => Report::Provider(Provider::from_id(id).ok_or_else(|| {
+            let ids: Vec<&str> = Provider::ALL.iter().map(|p| p.id()).collect();
+            Failure::usage(format!("`{id}` is not a model API cargo mcp knows"))
+                .hint(format!("--format takes {}", ids.join(", ")))
+        })?),
+        (None, true) => Report::Json,
+        (None, false) => Report::Text,
+    };
     let mut connection = Connection::open(&args.connect).await?;
     let listed = list(&mut connection).await;
     let found = match listed {
@@ -40,10 +50,13 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
         }
     };
     let problems = problems(&found);
-    let report = if args.json { Report::Json } else { Report::Text };
     match report {
         Report::Json => println!("{}", output::pretty(&document(&connection, &found, &problems), 0)),
         Report::Text => print!("{}", text(&connection, &found, &problems, &Style::stdout())),
+        Report::Provider(provider) => {
+            let tools = providers::convert_all(provider, found.tools.iter().map(|(tool, _)| tool));
+            println!("{}", output::pretty(&Value::Array(tools), 0));
+        }
     }
     connection.close().await;
     let failing: Vec<&str> =
