@@ -144,7 +144,7 @@ fn inspect_lists_every_kind_of_definition_and_each_clients_verdict() {
         "fixture 1.2.3",
         "protocol 2026-07-28",
         "A fixture for cargo mcp's tests.",
-        "Tools (7)",
+        "Tools (8)",
         "Count the words of a text",
         "\"description\": \"The left operand\"",
         "output schema:",
@@ -159,7 +159,8 @@ fn inspect_lists_every_kind_of_definition_and_each_clients_verdict() {
     }
     let verdicts = &out[out.find("Clients").expect("a clients section")..];
     assert!(verdicts.contains("Claude Code            all clear"), "{verdicts}");
-    assert!(verdicts.contains("Claude Desktop         1 problem"), "{verdicts}");
+    assert!(verdicts.contains("Claude Desktop         3 problems"), "{verdicts}");
+    assert!(verdicts.contains("tool draw, inputSchema.$defs.Shape.oneOf: `oneOf` is not part of Gemini"), "{verdicts}");
     assert!(verdicts.contains("tool count, outputSchema:"), "{verdicts}");
     assert!(verdicts.contains("Visual Studio Copilot  1 problem"), "{verdicts}");
     assert!(verdicts.contains("tool legacy.lookup, name:"), "{verdicts}");
@@ -171,36 +172,41 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
     let doc = against_fixture(&["inspect", "--json"], &[]).json();
     assert_eq!(doc["server"], json!({"name": "fixture", "version": "1.2.3"}));
     assert_eq!(doc["era"], "modern");
-    assert_eq!(doc["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(doc["tools"].as_array().unwrap().len(), 8);
     let route = doc["tools"].as_array().unwrap().iter().find(|t| t["name"] == "route").unwrap();
     assert_eq!(route["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region", "tools as the server sent them");
     assert_eq!(doc["resources"][0]["uri"], "fixture://greeting");
     assert_eq!(doc["resourceTemplates"][0]["uriTemplate"], "fixture://items/{id}");
     assert_eq!(doc["prompts"][0]["name"], "review");
     let problems = doc["problems"].as_array().unwrap();
-    assert_eq!(problems.len(), 2, "{problems:?}");
+    let of = |client: &str, item: &str, path: &str| {
+        problems.iter().any(|p| p["client"] == client && p["item"] == item && p["path"] == path)
+    };
+    // The strict schema of a tagged enum: what Gemini rejects, by path.
+    assert!(of("gemini-cli", "tool draw", "inputSchema.$defs.Shape.oneOf"), "{problems:?}");
+    assert!(of("cursor", "tool draw", "inputSchema.$defs"), "{problems:?}");
     let named = problems.iter().find(|p| p["client"] == "visual-studio").expect("Visual Studio's problem");
     assert_eq!((&named["item"], &named["path"]), (&json!("tool legacy.lookup"), &json!("name")));
-    let output = problems.iter().find(|p| p["client"] == "claude-desktop").expect("Claude Desktop's problem");
-    assert_eq!((&output["item"], &output["path"]), (&json!("tool count"), &json!("outputSchema")));
+    assert!(of("claude-desktop", "tool count", "outputSchema"), "{problems:?}");
     let clients = doc["clients"].as_array().unwrap();
     assert_eq!(clients.len(), 7);
     for client in clients {
-        let troubled = client["id"] == "visual-studio" || client["id"] == "claude-desktop";
+        let troubled = ["visual-studio", "claude-desktop", "gemini-cli", "cursor", "vscode"].map(Value::from);
+        let troubled = troubled.contains(&client["id"]);
         assert_eq!(client["allClear"], !troubled, "{client}");
     }
 
     let handshake = against_fixture(&["inspect", "--json", "--era", "handshake"], &[]).json();
     assert_eq!(handshake["era"], "handshake");
     assert_eq!(handshake["protocolVersion"], "2025-11-25");
-    assert_eq!(handshake["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(handshake["tools"].as_array().unwrap().len(), 8);
 }
 
 #[test]
 fn deny_fails_only_when_a_named_client_has_a_problem() {
     let denied = against_fixture(&["inspect", "--deny", "visual-studio"], &[]).failure(1);
     assert!(denied.contains("Visual Studio Copilot would have problems with this server (--deny)"), "{denied}");
-    against_fixture(&["inspect", "--deny", "claude-code,cursor"], &[]).success();
+    against_fixture(&["inspect", "--deny", "claude-code,codex"], &[]).success();
     against_fixture(&["inspect", "--deny", "all", "--json"], &["--clean"]).success();
     against_fixture(&["inspect", "--deny", "visual-studio"], &["--clean"]).success();
     let unknown = against_fixture(&["inspect", "--deny", "notepad"], &[]).failure(2);
@@ -271,7 +277,7 @@ fn call_over_http_in_both_eras_with_event_streams_and_mirrored_headers() {
         }
     }
     let doc = cargo_mcp(&["inspect", "--json", "--url", &url, "--era", "handshake"]).json();
-    assert_eq!(doc["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(doc["tools"].as_array().unwrap().len(), 8);
 
     let nobody = format!("http://127.0.0.1:{}/mcp", free_port());
     let refused = cargo_mcp(&["call", "add", "--url", &nobody]).failure(1);
