@@ -67,14 +67,6 @@ async fn workspace_roots(ctx: Context) -> Result<String, ToolError> {
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    let server = Server::new("booking", env!("CARGO_PKG_VERSION"));
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(addr)) => server.serve_http(addr).await,
-        (None, _) => server.serve_stdio().await,
-        _ => {
-            eprintln!("usage: booking [--http ADDR]");
-            std::process::exit(2);
-        }
-    }
+    // stdio, or Streamable HTTP with `--http ADDR` (or `MCP_TRANSPORT=http`).
+    Server::new("booking", env!("CARGO_PKG_VERSION")).run().await
 }

@@ -62,5 +62,5 @@ fn text_analyzer(
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("calculator", env!("CARGO_PKG_VERSION")).serve_stdio().await
+    Server::new("calculator", env!("CARGO_PKG_VERSION")).run().await
 }

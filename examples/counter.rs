@@ -30,5 +30,5 @@ fn current(counter: State<AtomicI64>) -> i64 {
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("counter", env!("CARGO_PKG_VERSION")).with_state(AtomicI64::new(0)).run_stdio()
+    Server::new("counter", env!("CARGO_PKG_VERSION")).with_state(AtomicI64::new(0)).run_blocking()
 }

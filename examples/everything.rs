@@ -493,14 +493,6 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .instructions("Fixtures for the MCP conformance suite.")
         .tool(JsonSchema202012Tool);
     let lists = Lists { tools: server.tools_handle(), prompts: server.prompts_handle() };
-    let server = server.with_state(lists);
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (None, _) => server.serve_stdio().await,
-        (Some("--http"), Some(addr)) => server.serve_http(addr).await,
-        _ => {
-            eprintln!("usage: everything [--http <address, e.g. 127.0.0.1:3001>]");
-            std::process::exit(2);
-        }
-    }
+    // stdio, or Streamable HTTP with `--http ADDR` (or `MCP_TRANSPORT=http`).
+    server.with_state(lists).run().await
 }

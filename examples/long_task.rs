@@ -31,5 +31,5 @@ async fn process(
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("long-task", env!("CARGO_PKG_VERSION")).run_stdio()
+    Server::new("long-task", env!("CARGO_PKG_VERSION")).run_blocking()
 }

@@ -134,5 +134,5 @@ fn main() -> Result<(), mcp_runtime::Error> {
     let changes = Changes(server.resources_handle());
     let book = Notebook::default();
     book.notes().insert("welcome".into(), "# Welcome\nWrite notes with `write_note`.".into());
-    server.with_state(book).with_state(changes).run_stdio()
+    server.with_state(book).with_state(changes).run_blocking()
 }

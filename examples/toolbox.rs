@@ -102,5 +102,5 @@ fn define(
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("toolbox", env!("CARGO_PKG_VERSION")).run_stdio()
+    Server::new("toolbox", env!("CARGO_PKG_VERSION")).run_blocking()
 }

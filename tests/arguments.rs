@@ -4,9 +4,7 @@
 
 use std::collections::HashMap;
 
-mod common;
-
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
@@ -254,4 +252,103 @@ async fn good_arguments_pass_and_stringified_json_is_decoded_once() {
             .unwrap()
             .starts_with("argument `order`: expected an object, got the string")
     );
+}
+
+/// A shape, internally tagged: the portable schema lists every variant's
+/// fields in one object, and serde checks the variant's own.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    /// A circle.
+    Circle {
+        /// The radius.
+        r: f64,
+    },
+    /// A rectangle.
+    Rect { w: f64, h: f64 },
+    /// Nothing at all.
+    Nothing,
+}
+
+/// Measure a shape's area.
+#[tool]
+fn area(shape: Shape) -> f64 {
+    match shape {
+        Shape::Circle { r } => 3.0 * r * r,
+        Shape::Rect { w, h } => w * h,
+        Shape::Nothing => 0.0,
+    }
+}
+
+/// A move, externally tagged (serde's default), with a unit variant.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // The fields are read through `Debug`.
+enum Move {
+    Step { dx: i32, dy: i32 },
+    Jump(u32),
+    Stay,
+}
+
+/// Count by name, and echo a 64-bit id.
+#[tool]
+fn ledger(mv: Move, totals: HashMap<String, u64>, id: u64) -> String {
+    format!("{mv:?} {} {id}", totals.values().sum::<u64>())
+}
+
+#[tokio::test]
+async fn data_enums_maps_and_wide_integers_are_portable_and_still_checked_exactly() {
+    let server = || Server::empty("shapes", "1").tool(area::Tool).tool(ledger::Tool);
+    mcp_runtime::check_clients(&server()).assert_clear();
+    let mut client = connect(server()).await;
+    let ok = |result: Value| {
+        assert_ne!(result["isError"], true, "{result}");
+        result["content"][0]["text"].as_str().unwrap().to_owned()
+    };
+    for (shape, area) in [
+        (json!({"kind": "circle", "r": 2.0}), "12"),
+        (json!({"kind": "rect", "w": 2, "h": 3}), "6"),
+        (json!({"kind": "nothing"}), "0"),
+    ] {
+        assert_eq!(ok(call(&mut client, "area", json!({"shape": shape})).await), area, "{shape}");
+    }
+    for (mv, expected) in [
+        (json!({"Step": {"dx": 1, "dy": -1}}), "Step { dx: 1, dy: -1 }"),
+        (json!({"Jump": 3}), "Jump(3)"),
+        (json!("Stay"), "Stay"),
+    ] {
+        let text = ok(call(&mut client, "ledger", json!({"mv": mv, "totals": {"a": 1, "b": 2}, "id": 7})).await);
+        assert_eq!(text, format!("{expected} 3 7"));
+    }
+    // The advertised bound is 2^53 - 1; the server takes the whole `u64`.
+    let big = json!({"mv": "Stay", "totals": {"a": u64::MAX}, "id": u64::MAX});
+    assert_eq!(ok(call(&mut client, "ledger", big).await), format!("Stay {} {}", u64::MAX, u64::MAX));
+
+    let refused = [
+        ("area", json!({"shape": {"kind": "circle"}}), "argument `shape`: missing field `r`"),
+        ("area", json!({"shape": {"kind": "rect", "w": 1}}), "argument `shape`: missing field `h`"),
+        (
+            "area",
+            json!({"shape": {"kind": "hexagon"}}),
+            "argument `shape.kind`: expected one of \"circle\", \"rect\", \"nothing\", got the string \"hexagon\"",
+        ),
+        ("area", json!({"shape": {"r": 1}}), "argument `shape.kind`: required but not sent"),
+        (
+            "area",
+            json!({"shape": {"kind": "circle", "r": "big"}}),
+            "argument `shape.r`: expected a number, got the string \"big\"",
+        ),
+        (
+            "ledger",
+            json!({"mv": {"Step": {"dx": 1, "dy": 1}, "Jump": 2}, "totals": {}, "id": 1}),
+            "argument `mv`: invalid value: map, expected map with a single key",
+        ),
+        ("ledger", json!({"mv": "Fly", "totals": {}, "id": 1}), "argument `mv`: unknown variant `Fly`"),
+        ("ledger", json!({"mv": "Stay", "totals": {"a": -1}, "id": 1}), "argument `totals.a`: must be at least 0"),
+    ];
+    for (tool, arguments, expected) in refused {
+        let result = call(&mut client, tool, arguments.clone()).await;
+        assert_eq!(result["isError"], true, "{arguments} should fail: {result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with(expected), "{arguments}: {text}");
+    }
 }

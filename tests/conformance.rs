@@ -7,12 +7,10 @@
 //! behaves as its scenario says. The example runs as a process serving
 //! HTTP on a port of its choosing, as CI runs it.
 
-mod common;
-
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::http::Client;
+use crate::common::http::Client;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -36,7 +34,7 @@ const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 /// Start the example on a free port; return it and its endpoint's URL
 /// (read from the line it prints on stderr).
 async fn start() -> (Child, String) {
-    let mut child = Command::new(common::example("everything"))
+    let mut child = Command::new(crate::common::example("everything"))
         .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

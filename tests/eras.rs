@@ -8,9 +8,7 @@
 //! check the rules one at a time, so a golden file updated carelessly
 //! still cannot hide a broken rule.
 
-mod common;
-
-use common::memory::connect_as;
+use crate::common::memory::connect_as;
 use mcp_runtime::prelude::*;
 use mcp_runtime::{InMemoryClient, Server};
 use serde_json::{Value, json};

@@ -3,14 +3,12 @@
 //! by disconnect, the security defaults, the limits, and 50 sessions at
 //! once.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::http::{Client, event_ids, events};
+use crate::common::http::{Client, event_ids, events};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{HttpOptions, Server};
 use reqwest::StatusCode;

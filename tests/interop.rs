@@ -2,8 +2,6 @@
 //! spawns the calculator example, lists its tools and calls them. The test
 //! fails if the SDK rejects any of our messages.
 
-mod common;
-
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -25,7 +23,7 @@ fn text(result: &CallToolResult) -> String {
 }
 
 async fn connect(config: ClientConfig) -> RunningService<RoleClient, ClientConfig> {
-    let transport = TokioChildProcess::new(Command::new(common::example("calculator"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("calculator"))).unwrap();
     timeout(T, config.serve(transport)).await.expect("handshake in time").expect("rmcp accepted our initialize")
 }
 
@@ -92,7 +90,7 @@ async fn rmcp_client_in_auto_mode_takes_the_stateless_path() {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
     };
-    let transport = TokioChildProcess::new(Command::new(common::example("calculator"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("calculator"))).unwrap();
     let client = timeout(T, ClientConfig::default().serve_with_lifecycle(transport, mode))
         .await
         .expect("discovery in time")
@@ -153,7 +151,7 @@ async fn browse_notes<S: rmcp::service::Service<RoleClient>>(client: &RunningSer
 async fn rmcp_client_reads_and_subscribes_to_resources() {
     use rmcp::model::SubscribeRequestParams;
     let (tx, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    let transport = TokioChildProcess::new(Command::new(common::example("notes"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("notes"))).unwrap();
     let client = timeout(T, Recorder(tx).serve(transport)).await.expect("handshake in time").unwrap();
     browse_notes(&client).await;
     #[allow(deprecated)]
@@ -173,7 +171,7 @@ async fn rmcp_client_in_auto_mode_follows_resources_on_a_listen_stream() {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
     };
-    let transport = TokioChildProcess::new(Command::new(common::example("notes"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("notes"))).unwrap();
     let client = timeout(T, ClientConfig::default().serve_with_lifecycle(transport, mode)).await.unwrap().unwrap();
     assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
     browse_notes(&client).await;
@@ -262,7 +260,7 @@ async fn book_with(client: &RunningService<RoleClient, Answerer>) {
 
 #[tokio::test]
 async fn rmcp_answers_the_booking_questions_as_requests_in_the_handshake() {
-    let transport = TokioChildProcess::new(Command::new(common::example("booking"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("booking"))).unwrap();
     let client = timeout(T, Answerer::default().serve(transport)).await.unwrap().expect("rmcp accepted initialize");
     book_with(&client).await;
     client.cancel().await.unwrap();
@@ -275,7 +273,7 @@ async fn rmcp_answers_the_booking_questions_as_multi_round_results_in_2026() {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
     };
-    let transport = TokioChildProcess::new(Command::new(common::example("booking"))).unwrap();
+    let transport = TokioChildProcess::new(Command::new(crate::common::example("booking"))).unwrap();
     let client = timeout(T, Answerer::default().serve_with_lifecycle(transport, mode)).await.unwrap().unwrap();
     assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
     book_with(&client).await;

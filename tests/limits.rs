@@ -4,9 +4,7 @@
 
 use std::time::Duration;
 
-mod common;
-
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Error, Server};
 use serde_json::{Value, json};

@@ -6,15 +6,13 @@
 //! keys rotate, and made-up key ids cannot make the server hammer the
 //! issuer.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::common::http::{Answer, Client};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use common::http::Client;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::prelude::*;
@@ -199,7 +197,7 @@ fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
 }
 
-fn challenge(answer: &common::http::Answer) -> &str {
+fn challenge(answer: &Answer) -> &str {
     answer.headers.get(WWW_AUTHENTICATE).map_or("", |v| v.to_str().unwrap())
 }
 
@@ -207,11 +205,11 @@ const INIT: &str =
     r#"{"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}"#;
 
 /// Initialize with `client`'s token: the answer, status and all.
-async fn initialize(client: &mut Client) -> common::http::Answer {
+async fn initialize(client: &mut Client) -> Answer {
     client.request("initialize", serde_json::from_str(INIT).unwrap()).await
 }
 
-fn names(answer: &common::http::Answer, list: &str, key: &str) -> Vec<String> {
+fn names(answer: &Answer, list: &str, key: &str) -> Vec<String> {
     let items = answer.last()["result"][list].as_array().unwrap_or_else(|| panic!("{answer:?}"));
     items.iter().map(|item| item[key].as_str().unwrap().to_owned()).collect()
 }

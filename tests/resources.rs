@@ -3,8 +3,6 @@
 //! eras, subscriptions and their updates, run-time changes, and the
 //! start-up checks.
 
-mod common;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -243,13 +241,13 @@ async fn updates_reach_only_the_sessions_that_subscribed() {
     let server = Server::empty("resources", "1").resource(index::Resource);
     let resources = server.resources_handle();
     let url = serve_http(server).await;
-    let (mut watcher, mut bystander) = (common::http::Client::new(&url), common::http::Client::new(&url));
+    let (mut watcher, mut bystander) = (crate::common::http::Client::new(&url), crate::common::http::Client::new(&url));
     watcher.initialize().await;
     bystander.initialize().await;
     let subscribed = watcher.request("resources/subscribe", json!({"uri": "notes://index"})).await;
     assert_eq!(subscribed.last()["result"], json!({}));
     // Each session's stream of messages that belong to no request.
-    let open = |client: &common::http::Client| {
+    let open = |client: &crate::common::http::Client| {
         client
             .http
             .get(&client.url)
@@ -261,7 +259,7 @@ async fn updates_reach_only_the_sessions_that_subscribed() {
     let mut idle = open(&bystander).await.unwrap();
     resources.updated("notes://index");
     let chunk = tokio::time::timeout(Duration::from_secs(5), watching.chunk()).await.unwrap().unwrap().unwrap();
-    let events = common::http::events(std::str::from_utf8(&chunk).unwrap());
+    let events = crate::common::http::events(std::str::from_utf8(&chunk).unwrap());
     assert_eq!(
         events,
         [json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://index"}})]

@@ -2,9 +2,7 @@
 //! structured output with its schema, wrapped where a version needs an
 //! object, and only text where a version has no structured output.
 
-mod common;
-
-use common::memory::{call, connect_as, list};
+use crate::common::memory::{call, connect_as, list};
 use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::marker::PhantomData;
 
 use mcp_runtime::protocol::CallToolResult;
-use mcp_runtime::{BoxFuture, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition};
+use mcp_runtime::{
+    BoxFuture, ClientReport, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition, clients,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -63,6 +65,61 @@ enum Shape {
 enum Event {
     Click { x: i32, y: i32 },
     Key { code: u16 },
+}
+
+/// `#[serde(tag = "kind")]` with a newtype and a unit variant, as users write it.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Figure {
+    /// A circle.
+    Circle {
+        /// The radius.
+        r: f64,
+    },
+    Rect {
+        w: f64,
+        h: f64,
+    },
+    At(Point),
+    Nothing,
+}
+
+/// Adjacently tagged.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "t", content = "c")]
+#[allow(dead_code)]
+enum Adjacent {
+    Circle { r: f64 },
+    Rect { w: f64, h: f64 },
+    Empty,
+}
+
+/// Untagged structs.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum ById {
+    Id { id: u64 },
+    Name { name: String, exact: Option<bool> },
+}
+
+/// Untagged plain types: no portable shape.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum IdOrName {
+    Id(u64),
+    Name(String),
+}
+
+/// Two variants with a field of one name and different types.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", deny_unknown_fields)]
+#[allow(dead_code)]
+enum Clash {
+    Number { value: u8 },
+    Text { value: String },
 }
 
 /// A point.
@@ -130,6 +187,8 @@ fn tools() -> Vec<Box<dyn Fn(Server) -> Server>> {
         "unit_enum": Color, "documented_enum": Mode, "data_enum": Shape, "tagged_enum": Event,
         "struct": Point, "nested_struct": Segment, "defaults": Query, "renamed": Renamed,
         "newtype": UserId, "json_value": Value,
+        "figure": Figure, "adjacent": Adjacent, "untagged": ById, "untagged_plain": IdOrName, "clash": Clash,
+        "option_figure": Option<Figure>, "map_u64": HashMap<String, u64>, "vec_value": Vec<Value>,
     ]
 }
 
@@ -159,6 +218,34 @@ fn input_schemas_match_the_golden_file_under_both_profiles() {
     }
 }
 
+/// Types the portable profile has no shape for every client takes, and the
+/// clients that say so.
+const NOT_PORTABLE: &[(&str, &[&str])] = &[("untagged_plain", &["gemini-cli", "codex"])];
+
+#[test]
+fn every_client_takes_the_portable_schemas_and_the_strict_ones_are_named() {
+    let tools = |profile| {
+        let server = tools().into_iter().fold(Server::empty("golden", "1").schema_profile(profile), |s, add| add(s));
+        server.tool_definitions().unwrap()
+    };
+    for tool in tools(SchemaProfile::Portable) {
+        let mut clients: Vec<&str> = clients::check_tool(&tool).iter().map(|p| p.client.id()).collect();
+        clients.dedup();
+        let expected = NOT_PORTABLE.iter().find(|(name, _)| *name == tool.name).map_or(&[][..], |(_, c)| *c);
+        assert_eq!(clients, expected, "`{}`: {:?}", tool.name, clients::check_tool(&tool));
+    }
+    let strict = ClientReport::for_tools(&tools(SchemaProfile::Strict));
+    let named: Vec<(&str, &str)> = strict
+        .problems()
+        .iter()
+        .map(|p| (p.item.as_str(), p.path.as_str()))
+        .filter(|(i, _)| *i == "tool figure")
+        .collect();
+    assert!(named.contains(&("tool figure", "inputSchema.$defs")), "{strict}");
+    assert!(named.contains(&("tool figure", "inputSchema.properties.v.$ref")), "{strict}");
+    assert_eq!(strict.clients_with_problems().len(), clients::Client::ALL.len() - 1, "all but Claude Code: {strict}");
+}
+
 #[test]
 fn portable_schemas_follow_the_profile_and_both_meta_schemas() {
     for (name, schema) in schemas(SchemaProfile::Portable) {
@@ -170,6 +257,9 @@ fn portable_schemas_follow_the_profile_and_both_meta_schemas() {
             assert!(!text.contains(banned), "`{name}` has {banned}: {text}");
         }
         assert!(schema["properties"].is_object(), "`{name}` has no properties");
+        // Shaping is idempotent, so a host may shape a listed schema again.
+        let again = mcp_runtime::protocol::schema::apply(SchemaProfile::Portable, schema.clone()).unwrap();
+        assert_eq!(again, schema, "`{name}` changes when shaped again");
         every_property_has_a_type(&name, &schema["properties"]);
     }
     for (name, schema) in schemas(SchemaProfile::Strict) {

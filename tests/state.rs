@@ -2,12 +2,10 @@
 //! every tool, and a server missing a state its tools need refuses to
 //! start, naming the tool and the type.
 
-mod common;
-
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use common::memory::{call, connect};
+use crate::common::memory::{call, connect};
 use mcp_runtime::Error;
 use mcp_runtime::prelude::*;
 use serde_json::json;
@@ -45,7 +43,7 @@ async fn state_is_shared_by_every_call_of_every_tool() {
     assert_eq!(call(&mut client, "notes", json!({})).await["content"][0]["text"], "a, b");
     assert_eq!(call(&mut client, "note", json!({"text": "c"})).await["content"][0]["text"], "call 104");
     // State parameters are not arguments.
-    let tools = common::memory::list(&mut client).await;
+    let tools = crate::common::memory::list(&mut client).await;
     let note = tools.iter().find(|t| t["name"] == "note").unwrap();
     assert_eq!(
         note["inputSchema"],
@@ -60,7 +58,7 @@ async fn a_missing_state_stops_the_server_at_start_up() {
     assert!(matches!(err, Error::MissingState { .. }));
     assert_eq!(
         err.to_string(),
-        "tool `notes` (`state::notes`) takes a `State<core::sync::atomic::AtomicU64>`, but none is registered; \
+        "tool `notes` (`suite::state::notes`) takes a `State<core::sync::atomic::AtomicU64>`, but none is registered; \
          add one with `.with_state(…)` on the server"
     );
 }

@@ -1,8 +1,6 @@
 //! End to end over real pipes: spawn the built example servers and speak
 //! JSON-RPC to them as a client would, checking every line they print.
 
-mod common;
-
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::Stdio;
@@ -89,7 +87,7 @@ fn text(response: &Value) -> &str {
 
 #[tokio::test]
 async fn calculator_example_serves_a_client_over_stdio() {
-    let mut server = Process::spawn(&common::example("calculator"));
+    let mut server = Process::spawn(&crate::common::example("calculator"));
     let init = server.initialize().await;
     assert_eq!(init["protocolVersion"], "2025-06-18");
     assert_eq!(init["serverInfo"]["name"], "calculator");
@@ -153,7 +151,7 @@ async fn calculator_example_serves_a_client_over_stdio() {
 
 #[tokio::test]
 async fn sixty_four_requests_in_flight_are_all_answered_even_after_eof() {
-    let mut server = Process::spawn(&common::example("calculator"));
+    let mut server = Process::spawn(&crate::common::example("calculator"));
     server.initialize().await;
     let mut batch = String::new();
     for id in 1..=64 {
@@ -178,7 +176,7 @@ async fn sixty_four_requests_in_flight_are_all_answered_even_after_eof() {
 
 #[tokio::test]
 async fn the_smallest_server_runs_on_its_own_runtime() {
-    let mut server = Process::spawn(&common::example("adder"));
+    let mut server = Process::spawn(&crate::common::example("adder"));
     server.initialize().await;
     let list = server.request(1, "tools/list", json!({})).await;
     let names: Vec<&str> =
@@ -195,7 +193,7 @@ async fn the_smallest_server_runs_on_its_own_runtime() {
 
 #[tokio::test]
 async fn the_toolbox_example_returns_structured_output_images_and_refusals() {
-    let mut server = Process::spawn(&common::example("toolbox"));
+    let mut server = Process::spawn(&crate::common::example("toolbox"));
     server.initialize().await;
     let list = server.request(1, "tools/list", json!({})).await;
     let stats = list["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "stats").unwrap().clone();
@@ -221,7 +219,7 @@ async fn the_toolbox_example_returns_structured_output_images_and_refusals() {
 
 #[tokio::test]
 async fn the_long_task_example_reports_progress_and_stops_when_cancelled() {
-    let mut server = Process::spawn(&common::example("long_task"));
+    let mut server = Process::spawn(&crate::common::example("long_task"));
     server.initialize().await;
     let params = json!({"name": "process", "arguments": {"items": 100}, "_meta": {"progressToken": 7}});
     server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})).await;
@@ -272,7 +270,7 @@ async fn stray_stdout_writes_never_reach_the_protocol_stream() {
 
 #[tokio::test]
 async fn the_counter_refuses_to_overflow_and_keeps_its_value() {
-    let mut server = Process::spawn(&common::example("counter"));
+    let mut server = Process::spawn(&crate::common::example("counter"));
     server.initialize().await;
     let call = |id, by: i64| (id, "tools/call", json!({"name": "increment", "arguments": {"by": by}}));
     let (id, method, params) = call(1, i64::MAX);
@@ -290,7 +288,7 @@ async fn the_counter_refuses_to_overflow_and_keeps_its_value() {
 
 #[tokio::test]
 async fn a_client_that_closes_our_output_ends_the_server_cleanly() {
-    let mut server = Process::spawn(&common::example("calculator"));
+    let mut server = Process::spawn(&crate::common::example("calculator"));
     server.initialize().await;
     // Close the read end of the server's stdout, keep its stdin open, and
     // ask for something: the answer cannot be written, and the server ends
@@ -318,4 +316,29 @@ async fn a_client_that_closes_our_output_ends_the_server_cleanly() {
     assert_eq!(exited.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("Broken pipe"), "{stderr}");
     drop(stdin);
+}
+
+/// The tools an example lists, as a 2025-06-18 client receives them.
+async fn listed_tools(example: &str) -> Vec<mcp_runtime::protocol::Tool> {
+    let mut server = Process::spawn(&crate::common::example(example));
+    server.initialize().await;
+    let list = server.request(1, "tools/list", json!({})).await;
+    let tools = serde_json::from_value(list["result"]["tools"].clone()).expect("tools/list lists tools");
+    let (_, code, stderr) = server.finish().await;
+    assert_eq!(code, 0, "stderr: {stderr}");
+    tools
+}
+
+#[tokio::test]
+async fn the_calculator_and_toolbox_examples_are_clear_for_every_client() {
+    use mcp_runtime::clients::Client;
+
+    mcp_runtime::ClientReport::for_tools(&listed_tools("calculator").await).assert_clear();
+    let toolbox = mcp_runtime::ClientReport::for_tools(&listed_tools("toolbox").await);
+    // `stats` declares an output schema, which Claude Desktop has greyed out.
+    let others: Vec<Client> = Client::ALL.into_iter().filter(|c| *c != Client::ClaudeDesktop).collect();
+    toolbox.assert_clear_for(&others);
+    let desktop: Vec<(&str, &str)> =
+        toolbox.problems_for(Client::ClaudeDesktop).iter().map(|p| (p.item.as_str(), p.path.as_str())).collect();
+    assert_eq!(desktop, [("tool stats", "outputSchema")], "{toolbox}");
 }

@@ -25,6 +25,7 @@ pub mod lifecycle;
 pub mod methods;
 pub mod notify;
 pub mod prompt;
+pub mod providers;
 pub mod resource;
 pub mod schema;
 pub mod tool;

@@ -8,6 +8,43 @@
 //! share a type states it. The **strict** profile keeps the full 2020-12
 //! schema as schemars generates it.
 //!
+//! What ordinary Rust types produce and some client refuses, the portable
+//! profile reshapes (`mcp_core::clients` has the rules and their sources):
+//!
+//! - **A data enum** (schemars: a `oneOf` of objects) becomes one object.
+//!   Internally or adjacently tagged (`#[serde(tag = "kind")]`): the tag is
+//!   a required `{"type":"string","enum":[…]}` and every variant's fields
+//!   are optional properties whose descriptions say which kind needs them
+//!   ("Required when kind is \"circle\"."). Externally tagged (serde's
+//!   default): one optional property per variant, and the description says
+//!   to send exactly one (and which plain strings the unit variants are).
+//!   Untagged, when every variant is a struct: the fields of all of them,
+//!   the description listing the forms; an untagged enum of different
+//!   plain types keeps its `anyOf` (no portable shape exists for "an
+//!   integer or a string"), and the client rules name it. A field two
+//!   variants declare with different types keeps the first variant's
+//!   schema and says in its description what the others take.
+//! - **A map** (`HashMap<String, T>`, `BTreeMap`: an object with only
+//!   `additionalProperties`) gets `"properties": {}` (OpenAI refuses an
+//!   object without) and loses `additionalProperties` (Gemini refuses any
+//!   value but `true`); the description says what each value is.
+//!   `additionalProperties: false` (`deny_unknown_fields`) is left out too.
+//! - **64-bit and wider integer bounds** are clamped to ±(2^53 − 1), what a
+//!   JavaScript number holds exactly: a `u64` is advertised as at most
+//!   9007199254740991.
+//! - **An array without `items`** (a tuple, `Vec<Value>`) gets one.
+//!
+//! Where the advertised shape is looser or narrower than the type, the
+//! arguments are still checked exactly: [`checked_input_schema`] is the
+//! schema the server validates a call against (it keeps the type's own
+//! bounds, map values and `additionalProperties: false`, and does not
+//! constrain a field whose type depends on the variant), and serde reads
+//! the arguments into the real type after that, so a wrong variant's
+//! fields get serde's own message ("missing field `r`"). A client that
+//! validates against the advertised schema may refuse an integer above
+//! 2^53 − 1 that the server would take; a JavaScript client cannot send
+//! one exactly anyway.
+//!
 //! A recursive type (a tree, a linked list) cannot be inlined. Rather than
 //! cut it off at some depth, which would advertise a schema that rejects
 //! deep but valid values, the portable profile refuses it: the server does
@@ -19,6 +56,21 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::JsonObject;
+
+mod merge;
+
+/// The largest integer a JavaScript number holds exactly, 2^53 − 1
+/// (`Number.MAX_SAFE_INTEGER`): the portable profile's widest integer bound.
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// What a shaped schema is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// Shown to clients.
+    Advertise,
+    /// Checked against a call's arguments: never narrower than the type.
+    Check,
+}
 
 /// How schemas are shaped before they are advertised.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -67,7 +119,7 @@ impl std::error::Error for SchemaError {}
 
 /// `format` values defined by JSON Schema; schemars' others (`uint32`,
 /// `double`, …) make Ajv-based clients fail or warn.
-const STANDARD_FORMATS: &[&str] = &[
+pub(crate) const STANDARD_FORMATS: &[&str] = &[
     "date-time",
     "date",
     "time",
@@ -90,7 +142,7 @@ const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// Keywords whose value is one schema.
-const SCHEMA_KEYS: &[&str] = &[
+pub(crate) const SCHEMA_KEYS: &[&str] = &[
     "items",
     "additionalProperties",
     "not",
@@ -104,15 +156,29 @@ const SCHEMA_KEYS: &[&str] = &[
     "additionalItems",
 ];
 /// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAY_KEYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+pub(crate) const SCHEMA_ARRAY_KEYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 /// Keywords whose value maps names to schemas.
-const SCHEMA_MAP_KEYS: &[&str] = &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
+pub(crate) const SCHEMA_MAP_KEYS: &[&str] =
+    &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 
 /// Shape a tool's input schema: apply `profile`, then make sure the root is
 /// `{"type": "object", "properties": {…}}` (clients treat a missing
 /// `properties` differently; see CLIENTS.md).
 pub fn input_schema(profile: SchemaProfile, raw: Value) -> Result<JsonObject, SchemaError> {
-    let Value::Object(mut root) = apply(profile, raw)? else {
+    input(profile, raw, Purpose::Advertise)
+}
+
+/// The schema a server checks a call's arguments against, for the tool
+/// whose [`input_schema`] is shaped from the same `raw` schema: the same
+/// except where the advertised shape is narrower than the type (see the
+/// module docs), so that nothing the type accepts is refused before serde
+/// reads it.
+pub fn checked_input_schema(profile: SchemaProfile, raw: Value) -> Result<JsonObject, SchemaError> {
+    input(profile, raw, Purpose::Check)
+}
+
+fn input(profile: SchemaProfile, raw: Value, purpose: Purpose) -> Result<JsonObject, SchemaError> {
+    let Value::Object(mut root) = shape(profile, raw, purpose)? else {
         return Err(SchemaError::NotAnObject);
     };
     match root.get("type") {
@@ -128,13 +194,24 @@ pub fn input_schema(profile: SchemaProfile, raw: Value) -> Result<JsonObject, Sc
 
 /// Apply `profile` to any schema.
 pub fn apply(profile: SchemaProfile, raw: Value) -> Result<Value, SchemaError> {
+    shape(profile, raw, Purpose::Advertise)
+}
+
+/// Apply `profile` to any schema, for checking values against it (an
+/// output schema, say): like [`apply`], but never narrower than the type
+/// (see [`checked_input_schema`]).
+pub fn apply_checked(profile: SchemaProfile, raw: Value) -> Result<Value, SchemaError> {
+    shape(profile, raw, Purpose::Check)
+}
+
+fn shape(profile: SchemaProfile, raw: Value, purpose: Purpose) -> Result<Value, SchemaError> {
     match profile {
         SchemaProfile::Strict => Ok(raw),
-        SchemaProfile::Portable => portable(raw),
+        SchemaProfile::Portable => portable(raw, purpose),
     }
 }
 
-fn portable(mut raw: Value) -> Result<Value, SchemaError> {
+fn portable(mut raw: Value, purpose: Purpose) -> Result<Value, SchemaError> {
     let mut defs = Map::new();
     if let Value::Object(root) = &mut raw {
         for key in ["$defs", "definitions"] {
@@ -144,7 +221,7 @@ fn portable(mut raw: Value) -> Result<Value, SchemaError> {
         }
     }
     let mut out = inline(raw, &defs, &mut Vec::new())?;
-    clean(&mut out);
+    clean(&mut out, purpose);
     Ok(out)
 }
 
@@ -177,7 +254,22 @@ fn inline(value: Value, defs: &JsonObject, stack: &mut Vec<String>) -> Result<Va
             }
             for (key, child) in map {
                 let child = if is_data_key(&key) { child } else { inline(child, defs, stack)? };
-                out.insert(key, child);
+                match (key.as_str(), out.get_mut(&key), child) {
+                    // Beside a `$ref` (schemars' internally tagged newtype
+                    // variant: the tag's property next to the struct's
+                    // `$ref`) both apply, so fields and requirements add up.
+                    ("properties", Some(Value::Object(theirs)), Value::Object(ours)) => theirs.extend(ours),
+                    ("required", Some(Value::Array(theirs)), Value::Array(ours)) => {
+                        for name in ours {
+                            if !theirs.contains(&name) {
+                                theirs.push(name);
+                            }
+                        }
+                    }
+                    (_, _, child) => {
+                        out.insert(key, child);
+                    }
+                }
             }
             Ok(Value::Object(out))
         }
@@ -223,7 +315,7 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 /// The keyword-level rules of the portable profile, applied to one schema
 /// and then to each of its subschemas (never to a property *named* like a
 /// keyword).
-fn clean(schema: &mut Value) {
+fn clean(schema: &mut Value, purpose: Purpose) {
     let Value::Object(map) = schema else { return };
     // First merge a lone non-null branch into this schema, so the keyword
     // rules below also see what it brought in.
@@ -242,21 +334,99 @@ fn clean(schema: &mut Value) {
         }
         map.remove("format");
     }
+    if purpose == Purpose::Advertise {
+        clamp_to_safe_integers(map);
+    }
     for (key, child) in map.iter_mut() {
         let key = key.as_str();
         if SCHEMA_MAP_KEYS.contains(&key) {
             if let Value::Object(named) = child {
-                named.values_mut().for_each(clean);
+                named.values_mut().for_each(|s| clean(s, purpose));
             }
         } else if SCHEMA_ARRAY_KEYS.contains(&key) && child.is_array() {
             if let Value::Array(items) = child {
-                items.iter_mut().for_each(clean);
+                items.iter_mut().for_each(|s| clean(s, purpose));
             }
         } else if SCHEMA_KEYS.contains(&key) {
-            clean(child);
+            clean(child, purpose);
         }
     }
+    // The branches are shaped by now, so a data enum's variants merge as
+    // clients will see them.
+    merge::variants(map, purpose);
+    object_properties(map, purpose);
+    array_items(map);
     shared_branch_type(map);
+}
+
+/// Bounds of an integer beyond ±(2^53 − 1) come back to it: a JavaScript
+/// client reads a larger bound as a rounded number (CLIENTS.md §1, the
+/// `u64` case). Serde still checks the real range.
+fn clamp_to_safe_integers(map: &mut JsonObject) {
+    if map.get("type").and_then(Value::as_str) != Some("integer") {
+        return;
+    }
+    let limit = MAX_SAFE_INTEGER as f64;
+    for (key, beyond, safe) in [
+        ("minimum", -limit, -MAX_SAFE_INTEGER),
+        ("exclusiveMinimum", -limit, -MAX_SAFE_INTEGER),
+        ("maximum", limit, MAX_SAFE_INTEGER),
+        ("exclusiveMaximum", limit, MAX_SAFE_INTEGER),
+    ] {
+        let Some(bound) = map.get(key).and_then(Value::as_f64) else { continue };
+        if (beyond < 0.0 && bound < beyond) || (beyond > 0.0 && bound > beyond) {
+            map.insert(key.into(), safe.into());
+        }
+    }
+}
+
+/// Every object schema gets `properties` (OpenAI and Codex refuse an object
+/// without, and a map is nothing but `additionalProperties`); the
+/// advertised schema leaves `additionalProperties` out (Gemini refuses a
+/// schema or `false` there) and says in words what a map's values are.
+fn object_properties(map: &mut JsonObject, purpose: Purpose) {
+    if map.get("type").and_then(Value::as_str) != Some("object") {
+        return;
+    }
+    let had_properties = map.contains_key("properties");
+    if !had_properties {
+        map.insert("properties".into(), Value::Object(Map::new()));
+    }
+    if purpose == Purpose::Check {
+        return;
+    }
+    match map.remove("additionalProperties") {
+        Some(Value::Bool(false)) => {}
+        Some(values) => {
+            let which = if had_properties { "Fields other than these may be sent too" } else { "Any field names" };
+            let text = match merge::summary(&values) {
+                Some(what) => format!("{which}; each value is {what}."),
+                None => format!("{which}, with any values."),
+            };
+            merge::append_description(map, &text);
+        }
+        None => {}
+    }
+}
+
+/// An array gets an object `items` if it has none (Copilot refuses it; a
+/// tuple has only `prefixItems`, `Vec<Value>` has `items: true`): the
+/// elements' common schema if they share one, else any value.
+fn array_items(map: &mut JsonObject) {
+    if map.get("type").and_then(Value::as_str) != Some("array") || map.get("items").is_some_and(Value::is_object) {
+        return;
+    }
+    let items = match map.get("prefixItems").and_then(Value::as_array) {
+        Some(prefix) if !prefix.is_empty() && prefix.iter().all(|p| merge::same_schema(p, &prefix[0])) => {
+            let mut common = prefix[0].clone();
+            if let Value::Object(common) = &mut common {
+                common.remove("description");
+            }
+            common
+        }
+        _ => Value::Object(Map::new()),
+    };
+    map.insert("items".into(), items);
 }
 
 /// A `oneOf`/`anyOf` whose branches all have one type gets that type too:
@@ -439,5 +609,276 @@ mod tests {
         assert_eq!(input_schema(SchemaProfile::Strict, json!({"type": "string"})), Err(SchemaError::NotAnObject));
         let strict = json!({"type": "object", "properties": {"a": {"type": ["integer", "null"]}}, "$defs": {}});
         assert_eq!(Value::Object(input_schema(SchemaProfile::Strict, strict.clone()).unwrap()), strict);
+    }
+
+    fn checked(v: Value) -> Value {
+        apply_checked(SchemaProfile::Portable, v).unwrap()
+    }
+
+    /// schemars' `#[serde(tag = "kind")] enum Shape { Circle { r: f64 }, Rect { w: f64, h: f64 }, At(Point), None }`.
+    fn internally_tagged() -> Value {
+        json!({"oneOf": [
+            {"description": "A circle.", "type": "object", "properties": {"kind": {"type": "string", "const": "circle"},
+                "r": {"description": "The radius.", "type": "number", "format": "double"}}, "required": ["kind", "r"]},
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "rect"},
+                "w": {"type": "number", "format": "double"}, "h": {"type": "number", "format": "double"}},
+                "required": ["kind", "w", "h"]},
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "at"}}, "$ref": "#/$defs/Point",
+                "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "none"}}, "required": ["kind"]}
+        ], "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+            "required": ["x", "y"]}}})
+    }
+
+    #[test]
+    fn an_internally_tagged_enum_is_one_object_whose_fields_say_which_kind_needs_them() {
+        let expected = json!({"type": "object", "properties": {
+            "kind": {"type": "string", "enum": ["circle", "rect", "at", "none"]},
+            "r": {"description": "The radius.\nRequired when kind is \"circle\".", "type": "number"},
+            "w": {"type": "number", "description": "Required when kind is \"rect\"."},
+            "h": {"type": "number", "description": "Required when kind is \"rect\"."},
+            "x": {"type": "number", "description": "Required when kind is \"at\"."},
+            "y": {"type": "number", "description": "Required when kind is \"at\"."}
+        }, "required": ["kind"]});
+        assert_eq!(portable(internally_tagged()), expected);
+        // Serde checks each variant's fields, so the checked schema is the same.
+        assert_eq!(checked(internally_tagged()), expected);
+    }
+
+    #[test]
+    fn an_externally_tagged_enum_is_one_object_of_optional_variants() {
+        let raw = json!({"oneOf": [
+            {"type": "string", "enum": ["Empty"]},
+            {"type": "object", "properties": {"Circle": {"type": "object", "properties": {"r": {"type": "number"}},
+                "required": ["r"]}}, "required": ["Circle"], "additionalProperties": false},
+            {"type": "object", "properties": {"Pair": {"type": "array", "prefixItems": [
+                {"type": "integer", "format": "int32"}, {"type": "integer", "format": "int32"}],
+                "minItems": 2, "maxItems": 2}}, "required": ["Pair"], "additionalProperties": false}
+        ], "description": "A shape."});
+        let int32 = json!({"type": "integer", "maximum": 2147483647, "minimum": -2147483648});
+        let properties = json!({
+            "Circle": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+            "Pair": {"type": "array", "prefixItems": [int32, int32], "minItems": 2, "maxItems": 2, "items": int32}
+        });
+        let description =
+            "A shape.\nExactly one of the fields `Circle`, `Pair` (or, instead of an object, the string \"Empty\").";
+        assert_eq!(
+            portable(raw.clone()),
+            json!({"description": description, "type": "object", "properties": properties})
+        );
+        // The string is a valid value too, so the checked schema sets no type.
+        assert_eq!(
+            checked(raw),
+            json!({"description": description, "properties": properties, "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn an_adjacently_tagged_enum_merges_its_contents() {
+        let raw = json!({"oneOf": [
+            {"type": "object", "properties": {"t": {"type": "string", "const": "Circle"},
+                "c": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]}},
+                "required": ["t", "c"]},
+            {"type": "object", "properties": {"t": {"type": "string", "const": "Rect"},
+                "c": {"type": "object", "properties": {"w": {"type": "number"}, "h": {"type": "number"}},
+                "required": ["w", "h"]}}, "required": ["t", "c"]},
+            {"type": "object", "properties": {"t": {"type": "string", "const": "Empty"}}, "required": ["t"]}
+        ]});
+        assert_eq!(
+            portable(raw),
+            json!({"type": "object", "properties": {
+                "t": {"type": "string", "enum": ["Circle", "Rect", "Empty"]},
+                "c": {"type": "object", "properties": {
+                    "r": {"type": "number", "description": "Required when t is \"Circle\"."},
+                    "w": {"type": "number", "description": "Required when t is \"Rect\"."},
+                    "h": {"type": "number", "description": "Required when t is \"Rect\"."}
+                }, "description": "Required when t is \"Circle\" or \"Rect\"."}
+            }, "required": ["t"]})
+        );
+    }
+
+    #[test]
+    fn a_field_whose_type_depends_on_the_variant_is_advertised_as_the_first_and_not_checked() {
+        let raw = json!({"oneOf": [
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "a"},
+                "x": {"type": "integer", "format": "uint8"}}, "required": ["kind", "x"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "b"}, "x": {"type": "string"}},
+                "required": ["kind", "x"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"type": "string", "const": "c"},
+                "x": {"type": "integer", "format": "uint16"}}, "required": ["kind"], "additionalProperties": false}
+        ]});
+        let note = "Its type depends on the variant: an integer from 0 to 255 when kind is \"a\"; a string when kind \
+                    is \"b\"; an integer from 0 to 65535 when kind is \"c\".\nRequired when kind is \"a\" or \"b\"; \
+                    optional when kind is \"c\".";
+        let advertised = portable(raw.clone());
+        assert_eq!(
+            advertised["properties"]["x"],
+            json!({"type": "integer", "minimum": 0, "maximum": 255, "description": note})
+        );
+        assert_eq!(advertised["required"], json!(["kind"]));
+        assert_eq!(advertised.get("additionalProperties"), None);
+        let checked = checked(raw);
+        assert_eq!(checked["properties"]["x"], json!({"description": note}));
+        assert_eq!(checked["additionalProperties"], false);
+    }
+
+    #[test]
+    fn fields_of_one_type_keep_what_the_variants_agree_on() {
+        let raw = json!({"oneOf": [
+            {"type": "object", "properties": {"k": {"const": "a", "type": "string"},
+                "n": {"type": "integer", "minimum": 0, "maximum": 9}, "m": {"type": "string", "enum": ["x"]}},
+                "required": ["k", "n", "m"]},
+            {"type": "object", "properties": {"k": {"const": "b", "type": "string"},
+                "n": {"type": "integer", "minimum": 0, "maximum": 99}, "m": {"type": "string", "enum": ["y"]}},
+                "required": ["k", "n", "m"]}
+        ]});
+        assert_eq!(
+            portable(raw),
+            json!({"type": "object", "properties": {
+                "k": {"type": "string", "enum": ["a", "b"]},
+                "n": {"type": "integer", "minimum": 0},
+                "m": {"type": "string", "enum": ["x", "y"]}
+            }, "required": ["k", "n", "m"]})
+        );
+    }
+
+    #[test]
+    fn untagged_structs_merge_and_untagged_plain_types_stay() {
+        let structs = json!({"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "integer", "format": "uint32", "minimum": 0}},
+                "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "string"}, "c": {"type": ["boolean", "null"]}},
+                "required": ["b"]}
+        ]});
+        assert_eq!(
+            portable(structs),
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                "b": {"type": "string"},
+                "c": {"type": "boolean"}
+            }, "description": "The fields of exactly one of these forms: {`a`}, {`b`, `c`}."})
+        );
+        let plain = json!({"anyOf": [{"type": "integer", "format": "uint64", "minimum": 0}, {"type": "string"}]});
+        assert_eq!(
+            portable(plain),
+            json!({"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER}, {"type": "string"}]})
+        );
+    }
+
+    #[test]
+    fn an_optional_tagged_enum_and_a_struct_flattening_one_merge_too() {
+        let optional = json!({"anyOf": [{"$ref": "#/$defs/E"}, {"type": "null"}], "description": "maybe",
+        "$defs": {"E": {"oneOf": [
+            {"type": "object", "properties": {"k": {"type": "string", "const": "a"}, "x": {"type": "number"}},
+                "required": ["k", "x"]},
+            {"type": "object", "properties": {"k": {"type": "string", "const": "b"}}, "required": ["k"]}
+        ]}}});
+        assert_eq!(
+            portable(optional),
+            json!({"description": "maybe", "type": "object", "properties": {
+                "k": {"type": "string", "enum": ["a", "b"]},
+                "x": {"type": "number", "description": "Required when k is \"a\"."}
+            }, "required": ["k"]})
+        );
+        let flattened = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+        "oneOf": [
+            {"type": "object", "properties": {"k": {"type": "string", "const": "a"}}, "required": ["k"]},
+            {"type": "object", "properties": {"k": {"type": "string", "const": "b"}}, "required": ["k"]}
+        ]});
+        assert_eq!(
+            portable(flattened),
+            json!({"type": "object", "properties": {"name": {"type": "string"},
+                "k": {"type": "string", "enum": ["a", "b"]}}, "required": ["name", "k"]})
+        );
+    }
+
+    #[test]
+    fn maps_get_properties_and_describe_their_values() {
+        let raw = json!({"type": "object", "properties": {
+            "scores": {"type": "object", "additionalProperties": {"type": "integer", "format": "uint64",
+                "minimum": 0}, "description": "Scores by name."},
+            "points": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"x": {"type": "number"}}, "required": ["x"]}},
+            "any": {"type": "object", "additionalProperties": true},
+            "closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}
+        }});
+        assert_eq!(
+            portable(raw.clone()),
+            json!({"type": "object", "properties": {
+                "scores": {"type": "object", "description": "Scores by name.\nAny field names; each value is an \
+                    integer from 0 to 9007199254740991.", "properties": {}},
+                "points": {"type": "object", "properties": {}, "description": "Any field names; each value is a \
+                    value of the JSON Schema {\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"}},\
+                    \"required\":[\"x\"]}."},
+                "any": {"type": "object", "properties": {}, "description": "Any field names, with any values."},
+                "closed": {"type": "object", "properties": {"a": {"type": "string"}}}
+            }})
+        );
+        let checked = checked(raw);
+        assert_eq!(
+            checked["properties"]["scores"],
+            json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0,
+                "maximum": 18446744073709551615u64}, "description": "Scores by name.", "properties": {}})
+        );
+        assert_eq!(checked["properties"]["closed"]["additionalProperties"], false);
+    }
+
+    #[test]
+    fn integer_bounds_are_clamped_to_what_javascript_holds_only_when_advertised() {
+        let raw = json!({"type": "object", "properties": {
+            "u": {"type": "integer", "format": "uint64", "minimum": 0},
+            "i": {"type": "integer", "format": "int64"},
+            "x": {"type": "integer", "exclusiveMaximum": 1e20},
+            "f": {"type": "number", "maximum": 1e20}
+        }});
+        assert_eq!(
+            portable(raw.clone())["properties"],
+            json!({
+                "u": {"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER},
+                "i": {"type": "integer", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER},
+                "x": {"type": "integer", "exclusiveMaximum": MAX_SAFE_INTEGER},
+                "f": {"type": "number", "maximum": 1e20}
+            })
+        );
+        assert_eq!(
+            checked(raw)["properties"]["i"],
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+        );
+    }
+
+    #[test]
+    fn arrays_always_have_items() {
+        let raw = json!({"type": "object", "properties": {
+            "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string", "description": "b"}]},
+            "mixed": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]},
+            "any": {"type": "array", "items": true}
+        }});
+        assert_eq!(
+            portable(raw)["properties"],
+            json!({
+                "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string", "description": "b"}],
+                    "items": {"type": "string"}},
+                "mixed": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": {}},
+                "any": {"type": "array", "items": {}}
+            })
+        );
+    }
+
+    #[test]
+    fn the_portable_shapes_of_ordinary_types_pass_every_client_and_the_strict_ones_do_not() {
+        let tool = |schema: Value| crate::Tool::new("t", input_schema(SchemaProfile::Portable, schema).unwrap());
+        let mut shape = internally_tagged();
+        let defs = shape.as_object_mut().unwrap().remove("$defs").unwrap();
+        let raw = json!({"type": "object", "$defs": defs, "properties": {"shape": shape,
+            "map": {"type": "object", "additionalProperties": {"type": "integer", "format": "uint64", "minimum": 0}},
+            "tuple": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}}});
+        assert_eq!(crate::clients::check_tool(&tool(raw.clone())), []);
+        let strict = crate::Tool::new("t", input_schema(SchemaProfile::Strict, raw).unwrap());
+        let clients: std::collections::BTreeSet<_> =
+            crate::clients::check_tool(&strict).into_iter().map(|p| p.client.id()).collect();
+        // Claude Code minds `$defs` only in output schemas, and schemars
+        // gives a `u64` no `maximum`.
+        let expected = ["claude-desktop", "codex", "cursor", "gemini-cli", "visual-studio", "vscode"];
+        assert_eq!(clients, expected.into_iter().collect());
     }
 }

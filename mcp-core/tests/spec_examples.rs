@@ -4,7 +4,7 @@
 //! Each example must parse into the typed model and serialize back to the
 //! same JSON, so nothing a peer sends is lost or renamed.
 
-use mcp_core::{
+use mcp_runtime_core::{
     CallToolParams, CallToolResult, CancelledParams, Content, InitializeParams, InitializeResult, ListToolsParams,
     ListToolsResult, Message, Notification, ProtocolVersion, Request, RequestId, ResourceContents, Response, Tool,
 };
@@ -56,7 +56,8 @@ fn initialize_request_and_response() {
             "websiteUrl": "https://example.com/server"},
         "instructions": "Optional instructions for the client"
     }});
-    let Message::Response(Response { outcome: mcp_core::Outcome::Result(result), .. }) = message(response) else {
+    let Message::Response(Response { outcome: mcp_runtime_core::Outcome::Result(result), .. }) = message(response)
+    else {
         panic!("a result response")
     };
     let result: InitializeResult = round_trip(result);
@@ -122,10 +123,10 @@ fn tools_list_and_call() {
 
     let unknown =
         json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Unknown tool: invalid_tool_name"}});
-    let Message::Response(Response { outcome: mcp_core::Outcome::Error(error), .. }) = message(unknown) else {
+    let Message::Response(Response { outcome: mcp_runtime_core::Outcome::Error(error), .. }) = message(unknown) else {
         panic!("an error response")
     };
-    assert_eq!(error.code, mcp_core::codes::INVALID_PARAMS);
+    assert_eq!(error.code, mcp_runtime_core::codes::INVALID_PARAMS);
     let unsupported = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unsupported protocol version",
         "data": {"supported": ["2024-11-05"], "requested": "1.0.0"}}});
     message(unsupported);

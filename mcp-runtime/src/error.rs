@@ -115,6 +115,11 @@ pub enum Error {
     /// (a resource or issuer that is not an absolute `https` URL, say).
     #[cfg(feature = "oauth")]
     InvalidOAuth(String),
+    /// The transport chosen at launch cannot be used (for
+    /// [`Server::run`](crate::Server::run)): `--http` without an address,
+    /// an unknown `MCP_TRANSPORT`, or HTTP without the `http` feature. The
+    /// text says what to change.
+    Launch(String),
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -167,9 +172,9 @@ impl fmt::Display for Error {
             Error::InvalidScope { kind, name, rust_path, reason } => {
                 write!(f, "{kind} `{name}` (`{rust_path}`) requires an invalid scope: {reason}")
             }
-            Error::InvalidRequestStateKeys(why) => f.write_str(why),
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(why) => write!(f, "invalid OAuth settings: {why}"),
+            Error::InvalidRequestStateKeys(why) | Error::Launch(why) => f.write_str(why),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -198,7 +203,8 @@ impl std::error::Error for Error {
             | Error::InvalidPrompt { .. }
             | Error::InvalidRateLimit { .. }
             | Error::InvalidScope { .. }
-            | Error::InvalidRequestStateKeys(_) => None,
+            | Error::InvalidRequestStateKeys(_)
+            | Error::Launch(_) => None,
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(_) => None,
         }

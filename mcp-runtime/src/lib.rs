@@ -42,6 +42,7 @@ mod server;
 mod testing;
 mod tools;
 pub mod transport;
+mod verdict;
 
 /// The web framework the HTTP endpoint is built on, for mounting it with
 /// [`Server::http_router`] (the same version this crate uses).
@@ -53,6 +54,14 @@ pub use completion::{Completer, Completing, completer};
 pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
+/// What each real client rejects in a tool definition ([`clients::Client`],
+/// [`clients::Problem`], [`clients::check_tool`]); [`check_clients`] runs
+/// the rules over a whole server.
+pub use mcp_core::clients;
+/// A tool definition in OpenAI's, Anthropic's or Gemini's format, for a
+/// host handing the server's tools to its model
+/// ([`providers::convert`]).
+pub use mcp_core::providers;
 pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
 pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use mcp_macros::{prompt, resource, tool};
@@ -76,6 +85,7 @@ pub use transport::http::OAuth;
 #[cfg(feature = "http")]
 pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
 pub use transport::memory::InMemoryClient;
+pub use verdict::{ClientReport, check_clients};
 
 /// What a tool author needs, in one import.
 pub mod prelude {

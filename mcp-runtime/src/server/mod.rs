@@ -1,6 +1,7 @@
 //! The server builder (what a server offers, and how it is served) and
 //! the built server its connections share.
 
+mod launch;
 mod shared;
 
 use std::sync::Arc;
@@ -317,6 +318,64 @@ impl Server {
         }
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Runtime)?;
         runtime.block_on(self.serve_stdio())
+    }
+
+    /// Serve over the transport chosen when the process is started: stdio
+    /// (as [`serve_stdio`](Self::serve_stdio)) unless the command line has
+    /// `--http ADDR` (or `--http=ADDR`), or the environment has
+    /// `MCP_TRANSPORT=http`, which serves Streamable HTTP (as
+    /// [`serve_http`](Self::serve_http)) at `MCP_HTTP_ADDR`, `127.0.0.1:8000`
+    /// if unset. Other arguments are left for the program to read.
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), mcp_runtime::Error> {
+    ///     // `my-server` for stdio, `my-server --http 127.0.0.1:3001` for HTTP.
+    ///     mcp_runtime::Server::new("my-server", "1.0.0").run().await
+    /// }
+    /// ```
+    ///
+    /// One binary thus serves a client that spawns it and a remote one,
+    /// and `cargo mcp run --http ADDR` serves it over HTTP unchanged. A
+    /// missing address or an unknown `MCP_TRANSPORT` is an error, and so is
+    /// HTTP when this crate's `http` feature is off.
+    pub async fn run(self) -> Result<(), Error> {
+        match launch::Launch::of_this_process().map_err(Error::Launch)? {
+            launch::Launch::Stdio => self.serve_stdio().await,
+            launch::Launch::Http { addr, asked_by } => self.serve_http_launched(&addr, asked_by).await,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    async fn serve_http_launched(self, addr: &str, _asked_by: &str) -> Result<(), Error> {
+        self.serve_http(addr).await
+    }
+
+    #[cfg(not(feature = "http"))]
+    async fn serve_http_launched(self, addr: &str, asked_by: &str) -> Result<(), Error> {
+        Err(Error::Launch(format!(
+            "{asked_by} asks for Streamable HTTP at {addr}, but this server was built without the `http` feature \
+             of mcp-runtime; enable it (it is on by default) or serve stdio"
+        )))
+    }
+
+    /// [`run`](Self::run) on a multi-threaded runtime of its own, for a
+    /// `main` with no async runtime (as [`run_stdio`](Self::run_stdio) is
+    /// for [`serve_stdio`](Self::serve_stdio)):
+    ///
+    /// ```no_run
+    /// fn main() -> Result<(), mcp_runtime::Error> {
+    ///     mcp_runtime::Server::new("adder", "1.0.0").run_blocking()
+    /// }
+    /// ```
+    pub fn run_blocking(self) -> Result<(), Error> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Error::Runtime(std::io::Error::other(
+                "`run_blocking` starts its own runtime and cannot run inside one; use `run().await`",
+            )));
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Runtime)?;
+        runtime.block_on(self.run())
     }
 
     /// Serve one client over any byte stream of newline-delimited JSON-RPC.

@@ -23,8 +23,8 @@ use crate::request::state::StateMap;
 pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
-    /// The validator of its arguments, built from the advertised schema on
-    /// first use: the first validator of a process costs milliseconds (the
+    /// The validator of its arguments, built from the checked schema (the
+    /// advertised one, unless that is narrower than the type) on first use: the first validator of a process costs milliseconds (the
     /// meta-schema is loaded then), which a server should not spend before
     /// it answers `initialize`.
     check: OnceLock<Result<ArgumentCheck, String>>,
@@ -49,7 +49,7 @@ impl Entry {
     /// The argument validator, built the first time it is needed.
     pub(crate) fn check(&self) -> Result<&ArgumentCheck, &str> {
         self.check
-            .get_or_init(|| ArgumentCheck::new(&self.definition.tool.input_schema))
+            .get_or_init(|| ArgumentCheck::new(self.definition.checked_input_schema()))
             .as_ref()
             .map_err(String::as_str)
     }
@@ -59,7 +59,7 @@ impl Entry {
     /// `null`), caught before a client that validates rejects the result.
     pub(crate) fn output_problem(&self, structured: &Value) -> Option<String> {
         let validator = self.output.get_or_init(|| {
-            let schema = Value::Object(self.definition.tool.output_schema.clone()?);
+            let schema = Value::Object(self.definition.checked_output_schema()?.clone());
             jsonschema::draft202012::new(&schema)
                 .inspect_err(
                     |e| tracing::warn!(tool = %self.definition.tool.name, error = %e, "output schema does not compile"),

@@ -1,0 +1,130 @@
+//! `cargo mcp call TOOL`: one `tools/call`, its result printed.
+
+use std::process::ExitCode;
+
+use mcp_core::headers::param_headers;
+use mcp_core::{CallToolResult, Content, JsonObject, Tool, methods};
+use serde_json::{Value, json};
+
+use crate::cli::CallArgs;
+use crate::connect::{Connection, Era, header_text};
+use crate::failure::Failure;
+use crate::output::{self, Style};
+
+pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
+    let arguments = arguments(args.arguments.as_deref(), &args.pairs)?;
+    let mut connection = Connection::open(&args.connect).await?;
+    let headers = if connection.is_http() && connection.era == Era::Modern {
+        mirrored(&mut connection, &args.tool, &arguments).await
+    } else {
+        Vec::new()
+    };
+    let params = json!({"name": args.tool, "arguments": arguments});
+    let params = params.as_object().cloned().unwrap_or_default();
+    let answer = connection.request_with(methods::TOOLS_CALL, params, &headers).await;
+    connection.close().await;
+    let result = answer.map_err(|e| e.into_failure(methods::TOOLS_CALL))?;
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    if args.json {
+        println!("{}", output::pretty(&result, 0));
+        return Ok(if is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+    }
+    let result: CallToolResult = serde_json::from_value(result.clone()).map_err(|e| {
+        Failure::new(format!("the result of `{}` is not a tool result: {e}", args.tool))
+            .detail(output::pretty(&result, 0))
+    })?;
+    if result.is_error() {
+        let style = Style::stderr();
+        eprintln!("{} the tool `{}` reported an error:", style.red_bold("error:"), args.tool);
+        eprintln!("{}", render(&result, &style));
+        return Err(Failure::silent(1));
+    }
+    let rendered = render(&result, &Style::stdout());
+    if !rendered.is_empty() {
+        println!("{rendered}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--args` with the `KEY=VALUE` pairs set on top.
+fn arguments(json: Option<&str>, pairs: &[String]) -> Result<JsonObject, Failure> {
+    let mut arguments = match json {
+        None => JsonObject::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => object,
+            Ok(other) => {
+                return Err(Failure::usage(format!(
+                    "--args must be a JSON object, not {}",
+                    mcp_core::jsonrpc::kind_of(&other)
+                )));
+            }
+            Err(e) => return Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
+        },
+    };
+    arguments.extend(super::pairs(pairs, true)?);
+    Ok(arguments)
+}
+
+/// The `Mcp-Param-*` headers a 2026-07-28 call over HTTP sends for the
+/// arguments its tool marks with `x-mcp-header`. Learning which takes a
+/// `tools/list`; if that fails the call goes without, and the server says
+/// what is missing.
+async fn mirrored(connection: &mut Connection, tool: &str, arguments: &JsonObject) -> Vec<(String, String)> {
+    let Ok(tools) = connection.list::<Tool>(methods::TOOLS_LIST, "tools").await else { return Vec::new() };
+    let Some((tool, _)) = tools.into_iter().find(|(t, _)| t.name == tool) else { return Vec::new() };
+    let Ok(marked) = param_headers(&tool.input_schema) else { return Vec::new() };
+    let arguments = Value::Object(arguments.clone());
+    marked
+        .iter()
+        .filter_map(|param| {
+            let text = match param.value_in(Some(&arguments))? {
+                Value::String(s) => header_text(s),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            Some((param.header_name(), text))
+        })
+        .collect()
+}
+
+/// The content blocks, then the structured content unless a text block
+/// already says the same JSON.
+fn render(result: &CallToolResult, style: &Style) -> String {
+    let mut parts = Vec::new();
+    for block in &result.content {
+        if let (Content::Text(text), Some(structured)) = (block, &result.structured_content)
+            && serde_json::from_str::<Value>(&text.text).is_ok_and(|v| v == *structured)
+        {
+            continue;
+        }
+        parts.push(output::content(block, style));
+    }
+    if let Some(structured) = &result.structured_content {
+        parts.push(output::pretty(structured, 0));
+    }
+    parts.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_override_the_json_arguments() {
+        let args = arguments(Some(r#"{"a": 1, "b": 2}"#), &["b=3".to_owned()]).unwrap();
+        assert_eq!(Value::Object(args), json!({"a": 1, "b": 3}));
+        assert!(arguments(Some("[1]"), &[]).unwrap_err().message().contains("JSON object"));
+        assert!(arguments(Some("{"), &[]).unwrap_err().message().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn a_text_block_mirroring_the_structured_content_is_shown_once() {
+        let result = CallToolResult {
+            content: vec![Content::text(r#"{"n": 1}"#), Content::text("note")],
+            structured_content: Some(json!({"n": 1})),
+            ..Default::default()
+        };
+        assert_eq!(render(&result, &Style::stdout()), "note\n{\n  \"n\": 1\n}");
+    }
+}

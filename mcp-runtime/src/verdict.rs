@@ -1,0 +1,157 @@
+//! [`check_clients`]: what each real client would reject in a server's
+//! definitions, for a unit test.
+
+use std::fmt;
+
+use mcp_core::clients::{self, Client, Problem};
+use mcp_core::{ProtocolVersion, Tool};
+
+use crate::server::Server;
+
+/// Check every tool of `server`, as the newest protocol version lists it,
+/// against the rules of each client in [`Client::ALL`]: which client
+/// rejects or mishandles which schema keyword or name, and how to fix it.
+/// The rules and their sources are in [`clients`](crate::clients).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: f64, b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// mcp_runtime::check_clients(&Server::empty("calc", "1").tool(add::Tool)).assert_clear();
+/// ```
+///
+/// # Panics
+///
+/// If the server fails its start-up check (a duplicate tool name, a schema
+/// the profile cannot shape): the error is the panic's message. Use
+/// [`ClientReport::for_tools`] with [`Server::tool_definitions`] to handle
+/// that error yourself.
+pub fn check_clients(server: &Server) -> ClientReport {
+    match server.tool_definitions() {
+        Ok(tools) => ClientReport::for_tools(&tools),
+        Err(error) => panic!("the server fails its start-up check: {error}"),
+    }
+}
+
+/// What each client has against a server's tools: made by
+/// [`check_clients`]. Its `Display` lists the problems per client, each with
+/// its fix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientReport {
+    problems: Vec<Problem>,
+}
+
+impl ClientReport {
+    /// The report for these tool definitions (from
+    /// [`Server::tool_definitions`]), as the newest protocol version lists
+    /// them.
+    pub fn for_tools(tools: &[Tool]) -> ClientReport {
+        let listed: Vec<Tool> = tools.iter().map(|t| t.for_version(ProtocolVersion::LATEST)).collect();
+        ClientReport { problems: clients::check_tools(&listed) }
+    }
+
+    /// Whether no client has a problem.
+    pub fn is_clear(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Whether `client` has no problem.
+    pub fn is_clear_for(&self, client: Client) -> bool {
+        self.problems.iter().all(|p| p.client != client)
+    }
+
+    /// Every problem, client by client in the order tools are listed.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The problems of one client.
+    pub fn problems_for(&self, client: Client) -> Vec<&Problem> {
+        self.problems.iter().filter(|p| p.client == client).collect()
+    }
+
+    /// The clients with at least one problem, in [`Client::ALL`] order.
+    pub fn clients_with_problems(&self) -> Vec<Client> {
+        Client::ALL.into_iter().filter(|c| !self.is_clear_for(*c)).collect()
+    }
+
+    /// Panic with the list of problems unless every client is clear.
+    #[track_caller]
+    pub fn assert_clear(&self) {
+        self.assert_clear_for(&Client::ALL);
+    }
+
+    /// Panic with the list of problems unless each of `clients` is clear
+    /// (for a server that serves only some clients, or that keeps a strict
+    /// schema some of them cannot take).
+    #[track_caller]
+    pub fn assert_clear_for(&self, clients: &[Client]) {
+        let concerned =
+            ClientReport { problems: self.problems.iter().filter(|p| clients.contains(&p.client)).cloned().collect() };
+        if !concerned.is_clear() {
+            panic!("some clients would reject or mishandle these tools:\n{concerned}");
+        }
+    }
+}
+
+impl fmt::Display for ClientReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_clear() {
+            return f.write_str("no client has a problem with these tools");
+        }
+        for client in self.clients_with_problems() {
+            let problems = self.problems_for(client);
+            let count =
+                if problems.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", problems.len()) };
+            writeln!(f, "{} ({}): {count}", client.name(), client.id())?;
+            for p in problems {
+                let place = if p.path.is_empty() { p.item.clone() } else { format!("{}, {}", p.item, p.path) };
+                writeln!(f, "  - {place}: {}", p.message)?;
+                writeln!(f, "    fix: {}", p.fix)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, input: serde_json::Value) -> Tool {
+        Tool::new(name, input.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn a_report_lists_problems_per_client_with_their_fixes() {
+        let report = ClientReport::for_tools(&[
+            tool("fine", json!({"type": "object", "properties": {}})),
+            tool("notes.find", json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}})),
+        ]);
+        assert!(!report.is_clear());
+        assert!(report.is_clear_for(Client::ClaudeCode));
+        assert_eq!(report.clients_with_problems(), [Client::Cursor, Client::VisualStudio, Client::GeminiCli]);
+        let text = report.to_string();
+        assert!(
+            text.starts_with(
+                "Cursor (cursor): 1 problem\n  - tool notes.find, inputSchema.properties.n.type: a list of types"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Visual Studio Copilot (visual-studio): 1 problem\n  - tool notes.find, name:"),
+            "{text}"
+        );
+        assert!(text.contains("    fix: use the portable schema profile"), "{text}");
+        report.assert_clear_for(&[Client::ClaudeCode, Client::Codex]);
+        let refused = std::panic::catch_unwind(|| report.assert_clear_for(&[Client::Cursor])).unwrap_err();
+        let message = refused.downcast_ref::<String>().unwrap();
+        assert!(message.contains("Cursor (cursor)") && !message.contains("Gemini"), "{message}");
+    }
+}

@@ -1,0 +1,29 @@
+//! Every end-to-end test file as a module of one test binary: one link and
+//! one copy of the runtime's generic code instead of one per file, which
+//! is most of what a test build costs. Run one file's tests with
+//! `cargo test -p mcp-tests --test suite http::`. Three stay binaries of
+//! their own: `ui` (trybuild), `lints` (crate-level lint attributes) and
+//! `fuzz` (its own long run).
+
+mod common;
+
+mod arguments;
+mod ask;
+mod conformance;
+mod context;
+mod dispatch;
+mod dynamic;
+mod eras;
+mod hardening;
+mod http;
+mod interop;
+mod limits;
+mod oauth;
+mod prompts;
+mod providers;
+mod resources;
+mod results;
+mod schemas;
+mod state;
+mod stdio;
+mod test_client;
