@@ -22,7 +22,8 @@ pub fn serve(addr: &str) -> std::io::Result<()> {
             stream.set_nodelay(true)?;
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(answer);
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
             });
         }
     })
