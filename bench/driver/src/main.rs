@@ -1,10 +1,14 @@
-//! The benchmark driver: builds the three peer servers in release mode,
-//! drives each over stdio as a client would, checks every answer, and
-//! prints medians (and min–max) side by side with ratios.
+//! The benchmark driver: builds the peer servers in release mode, drives
+//! each over stdio as a client would, then over Streamable HTTP with 1, 16
+//! and 64 clients, checks every answer, and prints medians (and min–max)
+//! side by side with ratios.
 //!
 //! ```sh
 //! cargo run --release -p mcp-bench             # the full run (minutes)
 //! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
+//! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables
+//! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
+//! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! ```
 
@@ -17,6 +21,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+mod http;
 mod soak;
 
 type Error = Box<dyn std::error::Error>;
@@ -32,8 +37,13 @@ fn memory_mib(pid: u32, key: &str) -> Result<f64, Error> {
     Ok(kib / 1024.0)
 }
 
-/// The servers compared, by package (and binary) name.
-const PEERS: [(&str, &str); 3] = [("ours", "bench-ours"), ("rmcp", "bench-rmcp-peer"), ("raw loop", "bench-raw")];
+/// The servers compared over stdio, by package (and binary) name.
+const PEERS: [(&str, &str); 4] = [
+    ("ours", "bench-ours"),
+    ("rmcp", "bench-rmcp-peer"),
+    ("flymcprust", "bench-flymcprust-peer"),
+    ("raw loop", "bench-raw"),
+];
 
 /// How much work each measurement does.
 #[derive(Clone, Copy)]
@@ -76,10 +86,15 @@ const METRICS: [(&str, &str, bool); 9] = [
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let smoke = std::env::args().any(|a| a == "--smoke");
-    let plan = if smoke { SMOKE } else { FULL };
-    let binaries = build()?;
     let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let smoke = flag("--smoke");
+    let (stdio, http_bench) = match (flag("--stdio-only"), flag("--http-only")) {
+        (true, false) => (true, false),
+        (false, true) => (false, true),
+        _ => (true, true),
+    };
+    let binaries = build()?;
     if let Some(at) = args.iter().position(|a| a == "--soak") {
         let total = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
         let report = soak::soak(&binaries["ours"], total).await?;
@@ -89,22 +104,20 @@ async fn main() -> Result<(), Error> {
         report.check()?;
         return http.check();
     }
-    // results[peer][metric] = one value per round
-    let mut results: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
-    for round in 0..plan.rounds {
-        // Interleaved, and in a different order each round, so drift on a
-        // shared machine spreads over every peer.
-        for i in 0..PEERS.len() {
-            let (name, _) = PEERS[(i + round) % PEERS.len()];
-            eprintln!("round {}/{}: {name}", round + 1, plan.rounds);
-            let values = measure(&binaries[name], plan).await.map_err(|e| format!("{name}: {e}"))?;
-            let slots = results.entry(name).or_insert_with(|| vec![Vec::new(); METRICS.len()]);
-            for (slot, value) in slots.iter_mut().zip(values) {
-                slot.push(value);
-            }
-        }
+    if stdio {
+        let plan = if smoke { SMOKE } else { FULL };
+        let results = measure_stdio(&binaries, plan).await?;
+        print_table(&results, plan);
     }
-    print_table(&results, plan);
+    if http_bench {
+        let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
+        let results = measure_http(&binaries, plan).await?;
+        print_http_table(&results, plan);
+    }
+    // The soak comes with the stdio run (CI's smoke round soaks 20,000).
+    if !stdio || flag("--no-soak") {
+        return Ok(());
+    }
     let total = if smoke { 20_000 } else { 1_000_000 };
     let report = soak::soak(&binaries["ours"], total).await?;
     report.print();
@@ -114,11 +127,66 @@ async fn main() -> Result<(), Error> {
     http.check()
 }
 
+/// Every stdio measurement of every peer, `plan.rounds` times, interleaved:
+/// `results[peer][metric]` holds one value per round.
+async fn measure_stdio(
+    binaries: &HashMap<&'static str, PathBuf>,
+    plan: Plan,
+) -> Result<HashMap<&'static str, Vec<Vec<f64>>>, Error> {
+    let mut results: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
+    for round in 0..plan.rounds {
+        // Interleaved, and in a different order each round, so drift on a
+        // shared machine spreads over every peer.
+        for i in 0..PEERS.len() {
+            let (name, _) = PEERS[(i + round) % PEERS.len()];
+            eprintln!("stdio round {}/{}: {name}", round + 1, plan.rounds);
+            let values = measure(&binaries[name], plan).await.map_err(|e| format!("{name}: {e}"))?;
+            let slots = results.entry(name).or_insert_with(|| vec![Vec::new(); METRICS.len()]);
+            for (slot, value) in slots.iter_mut().zip(values) {
+                slot.push(value);
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// HTTP figures per peer and era: for each client count, calls/s, p50 and
+/// p99; then the peak RSS. One value per round in each.
+type HttpResults = HashMap<(&'static str, http::Mode), Vec<Vec<f64>>>;
+
+/// Every HTTP measurement of every peer, interleaved like the stdio ones.
+async fn measure_http(binaries: &HashMap<&'static str, PathBuf>, plan: http::HttpPlan) -> Result<HttpResults, Error> {
+    let peers = &http::HTTP_PEERS;
+    let mut results = HttpResults::new();
+    for round in 0..plan.rounds {
+        for i in 0..peers.len() {
+            let peer = &peers[(i + round) % peers.len()];
+            for mode in http::Mode::ALL {
+                eprintln!("HTTP round {}/{}: {} ({})", round + 1, plan.rounds, peer.name, mode.name());
+                let run = http::measure(peer, &binaries[peer.name], mode, plan)
+                    .await
+                    .map_err(|e| format!("{} over HTTP ({}): {e}", peer.name, mode.name()))?;
+                let Some(run) = run else { continue };
+                let mut values: Vec<f64> = run.figures.iter().flat_map(|f| [f.rate, f.p50_us, f.p99_us]).collect();
+                values.push(run.peak_rss_mib);
+                let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); values.len()]);
+                for (slot, value) in slots.iter_mut().zip(values) {
+                    slot.push(value);
+                }
+            }
+        }
+    }
+    Ok(results)
+}
+
 /// Build the peers in release mode and return their paths.
 fn build() -> Result<HashMap<&'static str, PathBuf>, Error> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = std::process::Command::new(cargo);
-    command.args(["build", "--quiet", "--release"]);
+    // The driver itself too, so that features unify as in one
+    // `cargo build --release -p mcp-bench -p <peers>` and the shared
+    // dependencies (hyper, tokio) are built once, not in two configurations.
+    command.args(["build", "--quiet", "--release", "-p", "mcp-bench"]);
     for (_, package) in PEERS {
         command.args(["-p", package]);
     }
@@ -128,9 +196,11 @@ fn build() -> Result<HashMap<&'static str, PathBuf>, Error> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().ok_or("no target directory")?;
     let release = if dir.ends_with("release") { dir.to_path_buf() } else { release_dir(dir)? };
+    let http_peers = http::HTTP_PEERS.iter().map(|p| (p.name, p.package));
     Ok(PEERS
-        .iter()
-        .map(|(name, package)| (*name, release.join(format!("{package}{}", std::env::consts::EXE_SUFFIX))))
+        .into_iter()
+        .chain(http_peers)
+        .map(|(name, package)| (name, release.join(format!("{package}{}", std::env::consts::EXE_SUFFIX))))
         .collect())
 }
 
@@ -373,29 +443,95 @@ fn percentile(values: &[f64], q: f64) -> f64 {
     values[rank - 1]
 }
 
+/// The median of one figure's rounds, and its text: the median, with the
+/// min–max over rounds when there are several.
+fn summary(values: &[f64]) -> (f64, String) {
+    let mut values = values.to_vec();
+    let mid = median(&mut values);
+    let (lo, hi) = (values[0], values[values.len() - 1]);
+    (mid, if values.len() > 1 { format!("{} ({}–{})", fmt(mid), fmt(lo), fmt(hi)) } else { fmt(mid) })
+}
+
 fn print_table(results: &HashMap<&str, Vec<Vec<f64>>>, plan: Plan) {
-    let cell = |peer: &str, metric: usize| {
-        let mut values = results[peer][metric].clone();
-        let mid = median(&mut values);
-        let (lo, hi) = (values[0], values[values.len() - 1]);
-        (mid, if plan.rounds > 1 { format!("{} ({}–{})", fmt(mid), fmt(lo), fmt(hi)) } else { fmt(mid) })
-    };
-    println!("| measurement | unit | ours | rmcp | raw loop | ours ÷ rmcp | ours ÷ raw |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("## stdio\n");
+    println!(
+        "| measurement | unit | ours | rmcp | flymcprust | raw loop | ours ÷ rmcp | ours ÷ flymcprust | ours ÷ raw |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (i, (name, unit, _)) in METRICS.iter().enumerate() {
-        let (ours, ours_text) = cell("ours", i);
-        let (rmcp, rmcp_text) = cell("rmcp", i);
-        let (raw, raw_text) = cell("raw loop", i);
+        let (ours, ours_text) = summary(&results["ours"][i]);
+        let (rmcp, rmcp_text) = summary(&results["rmcp"][i]);
+        let (fly, fly_text) = summary(&results["flymcprust"][i]);
+        let (raw, raw_text) = summary(&results["raw loop"][i]);
         println!(
-            "| {name} | {unit} | {ours_text} | {rmcp_text} | {raw_text} | {:.2} | {:.2} |",
+            "| {name} | {unit} | {ours_text} | {rmcp_text} | {fly_text} | {raw_text} | {:.2} | {:.2} | {:.2} |",
             ours / rmcp,
+            ours / fly,
             ours / raw
         );
+    }
+    println!(
+        "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked.\n",
+        plan.rounds
+    );
+}
+
+fn print_http_table(results: &HttpResults, plan: http::HttpPlan) {
+    let peers = ["floor", "ours", "rmcp", "flymcprust"];
+    println!("## Streamable HTTP (calculator calls; each client its own keep-alive connection, one call at a time)\n");
+    println!(
+        "| era | clients | measurement | unit | floor | ours | rmcp | flymcprust | ours ÷ rmcp | ours ÷ flymcprust | \
+         ours ÷ floor |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut warnings = Vec::new();
+    for mode in http::Mode::ALL {
+        let rows = http::CLIENTS.iter().enumerate().flat_map(|(at, clients)| {
+            [("calls/s", "calls/s", 3 * at), ("p50", "µs", 3 * at + 1), ("p99", "µs", 3 * at + 2)]
+                .map(|(what, unit, slot)| (clients.to_string(), what, unit, slot))
+        });
+        let rss = std::iter::once(("all".to_owned(), "peak RSS (VmHWM)", "MiB", 3 * http::CLIENTS.len()));
+        for (clients, what, unit, slot) in rows.chain(rss) {
+            let cells: Vec<Option<(f64, String)>> =
+                peers.iter().map(|p| results.get(&(*p, mode)).map(|r| summary(&r[slot]))).collect();
+            let texts: Vec<String> =
+                cells.iter().map(|c| c.as_ref().map_or_else(|| "—".to_owned(), |(_, t)| t.clone())).collect();
+            let value = |i: usize| cells[i].as_ref().map(|(v, _)| *v);
+            let ratio = |other: usize| match (value(1), value(other)) {
+                (Some(ours), Some(theirs)) => format!("{:.2}", ours / theirs),
+                _ => "—".to_owned(),
+            };
+            println!(
+                "| {} | {clients} | {what} | {unit} | {} | {} | {} | {} | {} | {} | {} |",
+                mode.name(),
+                texts[0],
+                texts[1],
+                texts[2],
+                texts[3],
+                ratio(2),
+                ratio(3),
+                ratio(0)
+            );
+            if clients == "1" && what == "p50" {
+                let p50s = peers.iter().zip(&cells).filter_map(|(peer, cell)| Some((*peer, cell.as_ref()?.0)));
+                warnings.extend(p50s.filter_map(|(peer, p50)| http::nagle_warning(peer, mode, p50)));
+            }
+        }
     }
     println!(
         "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked.",
         plan.rounds
     );
+    if warnings.is_empty() {
+        println!(
+            "No peer has a p50 above {} ms at 1 client (no Nagle/delayed-ACK signature).",
+            http::NAGLE_SIGNATURE_MS
+        );
+    }
+    for warning in warnings {
+        println!("{warning}");
+    }
+    println!();
 }
 
 fn fmt(value: f64) -> String {

@@ -1,6 +1,7 @@
 //! The practical floor: read a line, answer it, no framework. It does only
 //! what the benchmark asks (no validation beyond what it needs), so it shows
-//! what the frameworks cost.
+//! what the frameworks cost. With `--http ADDR`, the same over HTTP: see
+//! [`http`].
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,17 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+mod http;
+
 fn main() {
+    let mut args = std::env::args().skip(1);
+    if let (Some("--http"), Some(addr)) = (args.next().as_deref(), args.next()) {
+        if let Err(error) = http::serve(&addr) {
+            eprintln!("bench-raw: {error}");
+            std::process::exit(1);
+        }
+        return;
+    }
     let stdout = Arc::new(Mutex::new(std::io::stdout()));
     let stdin = std::io::stdin();
     let mut line = String::new();

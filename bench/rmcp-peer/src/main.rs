@@ -1,10 +1,16 @@
 //! The benchmark's peer, written the way the official Rust SDK's README
-//! shows: a router struct, `#[tool]` methods taking `Parameters<T>`.
+//! shows: a router struct, `#[tool]` methods taking `Parameters<T>`. Over
+//! stdio, or over Streamable HTTP with `--http ADDR` (sessions, the
+//! default configuration) or `--http-stateless ADDR` (no sessions, JSON
+//! responses), its tower service mounted in axum as its docs show.
 
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -84,7 +90,36 @@ impl ServerHandler for Peer {}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let service = Peer::new().serve(rmcp::transport::stdio()).await?;
-    service.waiting().await?;
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(addr)) => serve_http(&addr, StreamableHttpServerConfig::default()).await,
+        (Some("--http-stateless"), Some(addr)) => {
+            let config = StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true);
+            serve_http(&addr, config).await
+        }
+        _ => {
+            let service = Peer::new().serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+    }
+}
+
+/// Streamable HTTP at `/mcp`. The service makes a handler per session (per
+/// request when stateless): a clone of one built here, so the tool router
+/// is built once, as a production server would keep it.
+async fn serve_http(addr: &str, config: StreamableHttpServerConfig) -> Result<(), Box<dyn std::error::Error>> {
+    let peer = Peer::new();
+    let service = StreamableHttpService::new(move || Ok(peer.clone()), LocalSessionManager::default().into(), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    // TCP_NODELAY on accepted connections, as axum's docs show, so no
+    // response waits on Nagle's algorithm.
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    eprintln!("bench-rmcp-peer: serving at http://{local}/mcp");
+    axum::serve(listener, router).await?;
     Ok(())
 }
