@@ -1056,7 +1056,8 @@ async fn a_tool_can_close_its_stream_and_the_client_polls_for_the_rest() {
 
 #[tokio::test]
 async fn events_the_store_no_longer_holds_are_refused_not_skipped() {
-    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(200));
+    // The stream (about 230 bytes of bookkeeping) and its last two events.
+    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(600));
     let url = start_with(Server::empty("resume", "1").tool(slow_steps::Tool), options).await;
     let mut client = Client::new(&url);
     client.initialize().await;
@@ -1064,7 +1065,7 @@ async fn events_the_store_no_longer_holds_are_refused_not_skipped() {
     let body = body.text().await.unwrap();
     let ids = event_ids(&body);
     assert_eq!(events(&body).len(), 5);
-    // 200 bytes hold the last events only: from the start is a hole.
+    // 600 bytes hold the last events only: from the start is a hole.
     assert_eq!(resume(&client, &url, &ids[0]).await.status(), StatusCode::NOT_FOUND);
     let last_but_one = &ids[ids.len() - 2];
     let tail = resume(&client, &url, last_but_one).await.text().await.unwrap();
@@ -1111,4 +1112,24 @@ async fn a_reader_that_falls_behind_is_cut_off_and_resumes_with_nothing_lost() {
     let logs: Vec<u64> = all.iter().filter_map(|m| m["params"]["data"]["n"].as_u64()).collect();
     assert_eq!(logs, (0..3000).collect::<Vec<u64>>(), "every message once, in order");
     assert_eq!(all.last().unwrap()["result"]["content"][0]["text"], "done");
+}
+
+#[tokio::test]
+async fn a_quick_call_answered_as_json_keeps_no_events_behind() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let call = |id: u64, name: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
+    // The session's first call stream: answered at once, so as plain JSON,
+    // with no event id to resume from.
+    let quick = client.post("application/json, text/event-stream").json(&call(3, "echo", json!({"text": "hi"})));
+    let quick = quick.send().await.unwrap();
+    assert_eq!(quick.headers()[CONTENT_TYPE], "application/json");
+    // The second: it streams, and its events are kept for a reconnect.
+    let slow = client.post("application/json, text/event-stream").json(&call(4, "steps", json!({})));
+    let body = slow.send().await.unwrap().text().await.unwrap();
+    let first = event_ids(&body)[0].clone();
+    assert!(first.starts_with("2."), "{first}");
+    assert_eq!(resume(&client, &url, &first).await.status(), StatusCode::OK, "a streamed call is kept");
+    assert_eq!(resume(&client, &url, "1.0").await.status(), StatusCode::NOT_FOUND, "a JSON answer is not");
 }

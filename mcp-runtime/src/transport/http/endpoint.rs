@@ -278,8 +278,16 @@ impl Endpoint {
                         // client reconnects for the rest.
                         session.track(number, hub.clone());
                         let reader = hub.read(0).expect("a new stream reads from its start");
-                        tokio::spawn(pump(rx, hub));
-                        CallStream::resumable(number, reader, true).respond(true, ok).await
+                        tokio::spawn(pump(rx, hub.clone()));
+                        let response = CallStream::resumable(number, reader, true).respond(true, ok).await;
+                        // Answered as plain JSON: there are no event ids to
+                        // resume from, so keeping its events would only
+                        // cost memory (a session of many quick calls).
+                        if response.headers().get(CONTENT_TYPE).is_some_and(|t| t == "application/json") {
+                            session.forget_stream(number);
+                            hub.forget();
+                        }
+                        response
                     }
                     Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
                 }

@@ -31,7 +31,26 @@ pub trait EventStore: Send + Sync + 'static {
     /// Forget every stream whose key starts with `prefix` (a session that
     /// ended).
     fn forget(&self, prefix: &str);
+
+    /// Forget one stream that no client can resume (its call was answered
+    /// as plain JSON, with no event ids). Keeping it would only cost
+    /// memory; a store that does not implement this keeps it until it is
+    /// evicted or its session ends.
+    fn remove(&self, stream: &str) {
+        let _ = stream;
+    }
 }
+
+/// What a stream costs the memory store beyond its messages: its key (in
+/// the map and in the eviction order) and the bookkeeping around it. With
+/// small messages this is most of the memory, so the bound counts it.
+fn stream_cost(key: &str) -> usize {
+    2 * key.len() + 160
+}
+
+/// What each event costs beyond its bytes (its number, its buffer's
+/// header, its queue slot).
+const EVENT_COST: usize = 40;
 
 /// The default [`EventStore`]: events in memory, at most `max_bytes` in all
 /// (4 MiB unless set with [`HttpOptions::event_store`](super::HttpOptions::event_store));
@@ -80,11 +99,12 @@ impl EventStore for MemoryEventStore {
         let memory = &mut *memory;
         if !memory.streams.contains_key(stream) {
             memory.order.push_back(stream.to_owned());
+            memory.bytes += stream_cost(stream);
         }
         let events = memory.streams.entry(stream.to_owned()).or_insert_with(|| Events { next: 1, ..Events::default() });
         let number = events.next;
         events.next += 1;
-        memory.bytes += message.len();
+        memory.bytes += message.len() + EVENT_COST;
         events.kept.push_back((number, message));
         // Over the bound: drop whole streams, oldest first, then the
         // oldest events of this one.
@@ -93,14 +113,12 @@ impl EventStore for MemoryEventStore {
             match oldest {
                 Some(key) if key != stream => {
                     memory.order.pop_front();
-                    if let Some(gone) = memory.streams.remove(&key) {
-                        memory.bytes -= gone.kept.iter().map(|(_, m)| m.len()).sum::<usize>();
-                    }
+                    memory.bytes -= memory.streams.remove(&key).map_or(0, |gone| gone.cost(&key));
                 }
                 _ => {
                     let Some(events) = memory.streams.get_mut(stream) else { break };
                     let Some((_, dropped)) = events.kept.pop_front() else { break };
-                    memory.bytes -= dropped.len();
+                    memory.bytes -= dropped.len() + EVENT_COST;
                 }
             }
         }
@@ -123,11 +141,25 @@ impl EventStore for MemoryEventStore {
         let memory = &mut *memory;
         let gone: Vec<String> = memory.streams.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
         for key in gone {
-            if let Some(events) = memory.streams.remove(&key) {
-                memory.bytes -= events.kept.iter().map(|(_, m)| m.len()).sum::<usize>();
-            }
+            memory.bytes -= memory.streams.remove(&key).map_or(0, |events| events.cost(&key));
         }
         memory.order.retain(|k| memory.streams.contains_key(k));
+    }
+
+    fn remove(&self, stream: &str) {
+        let mut memory = self.inner();
+        let memory = &mut *memory;
+        if let Some(events) = memory.streams.remove(stream) {
+            memory.bytes -= events.cost(stream);
+            memory.order.retain(|k| k != stream);
+        }
+    }
+}
+
+impl Events {
+    /// What this stream, named `key`, counts for in the store's bound.
+    fn cost(&self, key: &str) -> usize {
+        stream_cost(key) + self.kept.iter().map(|(_, m)| m.len() + EVENT_COST).sum::<usize>()
     }
 }
 
@@ -234,6 +266,11 @@ impl Hub {
     pub(crate) fn finished(&self) -> bool {
         self.live().finished
     }
+
+    /// Drop the stream's events from the store: no client can resume it.
+    pub(crate) fn forget(&self) {
+        self.store.remove(&self.key);
+    }
 }
 
 /// A stream's event id on the wire: `<stream>.<event>`; event 0 is the
@@ -254,13 +291,15 @@ mod tests {
 
     #[test]
     fn events_replay_after_an_id_and_a_hole_is_never_handed_out() {
-        let store = MemoryEventStore::new(10);
+        // Room for the stream and two of its 4-byte events.
+        let store = MemoryEventStore::new(stream_cost("s/1") + 2 * (4 + EVENT_COST));
         for message in [b"aaaa".to_vec(), b"bbbb".to_vec()] {
             store.append("s/1", message);
         }
         assert_eq!(store.replay("s/1", 1), Some(vec![(2, b"bbbb".to_vec())]));
         assert_eq!(store.replay("s/1", 0).map(|e| e.len()), Some(2));
-        // Over 10 bytes: event 1 goes, so a replay from before it is refused.
+        // A third event does not fit: event 1 goes, so a replay from before
+        // it is refused.
         store.append("s/1", b"cccc".to_vec());
         assert_eq!(store.replay("s/1", 0), None);
         assert_eq!(store.replay("s/1", 1).map(|e| e.len()), Some(2));
@@ -269,7 +308,8 @@ mod tests {
 
     #[test]
     fn the_oldest_streams_go_first_and_sessions_are_forgotten_whole() {
-        let store = MemoryEventStore::new(8);
+        // Room for two streams of one 4-byte event each.
+        let store = MemoryEventStore::new(2 * (stream_cost("a/1") + 4 + EVENT_COST));
         store.append("a/1", b"1234".to_vec());
         store.append("b/1", b"1234".to_vec());
         store.append("b/2", b"1234".to_vec());

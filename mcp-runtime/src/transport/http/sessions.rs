@@ -166,6 +166,11 @@ impl HttpSession {
         }
     }
 
+    /// Stop tracking the call stream `number` (no client can resume it).
+    pub(crate) fn forget_stream(&self, number: u64) {
+        lock(&self.streams).1.remove(&number);
+    }
+
     /// The call stream `number`, to read it again.
     pub(crate) fn stream(&self, number: u64) -> Option<Arc<Hub>> {
         lock(&self.streams).1.get(&number).cloned()
