@@ -23,10 +23,11 @@ use crate::request::state::StateMap;
 pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
-    /// The validator of its arguments, built from the checked schema (the
-    /// advertised one, unless that is narrower than the type) on first use: the first validator of a process costs milliseconds (the
-    /// meta-schema is loaded then), which a server should not spend before
-    /// it answers `initialize`.
+    /// The validator of its arguments, built on first use from the checked
+    /// schema (the advertised one, unless that is narrower than the type):
+    /// the first validator of a process costs milliseconds (the meta-schema
+    /// is loaded then), which a server should not spend before it answers
+    /// `initialize`.
     check: OnceLock<Result<ArgumentCheck, String>>,
     /// The validator of its structured output, built on first use (none
     /// without an output schema).
