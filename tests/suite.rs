@@ -21,6 +21,7 @@ mod limits;
 mod oauth;
 mod prompts;
 mod providers;
+mod replicas;
 mod resources;
 mod results;
 mod schemas;

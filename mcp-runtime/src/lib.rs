@@ -82,8 +82,13 @@ pub use tools::{
 };
 #[cfg(feature = "oauth")]
 pub use transport::http::OAuth;
+#[cfg(feature = "redis")]
+pub use transport::http::RedisStore;
 #[cfg(feature = "http")]
-pub use transport::http::{EventStore, HttpOptions, MemoryEventStore};
+pub use transport::http::{
+    EventStore, Fanout, HttpOptions, KeptEvent, LocalFanout, MemoryEventStore, MemorySessionStore, SessionStore,
+    StoreError, StoreFuture,
+};
 pub use transport::memory::InMemoryClient;
 pub use verdict::{ClientReport, check_clients};
 

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::{RequestId, envelope};
 use serde::Serialize;
@@ -88,6 +88,20 @@ pub(crate) struct Announcer {
     /// In the order they came, so notifications go out in that order.
     listeners: Mutex<BTreeMap<u64, Listener>>,
     next: AtomicU64,
+    /// Where this server's own announcements go on to other replicas.
+    relay: OnceLock<Relay>,
+}
+
+/// Passes announcements on to other replicas.
+pub(crate) type Relay = Box<dyn Fn(Announcement) + Send + Sync>;
+
+/// A change to tell listeners of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Announcement {
+    /// A list changed.
+    List(ListKind),
+    /// The resource at this URI changed.
+    Updated(String),
 }
 
 #[derive(Serialize)]
@@ -135,9 +149,42 @@ impl Announcer {
         self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
     }
 
+    /// Send this server's announcements on to `relay` too (other
+    /// replicas); `false` if they already go somewhere.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn relay_to(&self, relay: Relay) -> bool {
+        self.relay.set(relay).is_ok()
+    }
+
+    /// Tell this server's listeners and the other replicas' of a change.
+    fn publish(&self, announcement: Announcement) {
+        self.deliver(&announcement);
+        if let Some(relay) = self.relay.get() {
+            relay(announcement);
+        }
+    }
+
+    /// Tell this server's listeners of a change (made here, or on another
+    /// replica).
+    pub(crate) fn deliver(&self, announcement: &Announcement) {
+        match announcement {
+            Announcement::List(kind) => self.tell_list(*kind),
+            Announcement::Updated(uri) => self.tell_updated(uri),
+        }
+    }
+
     /// Tell every listener subscribed to the resource at `uri` that it
     /// changed.
     pub(crate) fn updated(&self, uri: &str) {
+        self.publish(Announcement::Updated(uri.to_owned()));
+    }
+
+    /// Tell every listener of `kind` that its list changed.
+    pub(crate) fn announce(&self, kind: ListKind) {
+        self.publish(Announcement::List(kind));
+    }
+
+    fn tell_updated(&self, uri: &str) {
         let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
         for listener in listeners.values() {
             if !listener.uris.lock().unwrap_or_else(|e| e.into_inner()).contains(uri) {
@@ -148,8 +195,7 @@ impl Announcer {
         }
     }
 
-    /// Tell every listener of `kind` that its list changed.
-    pub(crate) fn announce(&self, kind: ListKind) {
+    fn tell_list(&self, kind: ListKind) {
         let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
         for listener in listeners.values().filter(|l| l.kinds.contains(kind)) {
             match &listener.subscription {

@@ -11,7 +11,6 @@ use serde::Serialize;
 use super::reply::{Empty, ResultBody};
 use super::{Action, Incoming, Negotiated, parse};
 use crate::client::Peer;
-use crate::component::announce::Kinds;
 use crate::request::context::level_index;
 
 pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
@@ -35,12 +34,8 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         .negotiated
         .set(Negotiated { version, peer: Arc::new(peer) })
         .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
+    session.listen_for_changes();
     let shared = request.shared();
-    let kinds = shared.changing_lists();
-    if kinds != Kinds::default() {
-        let uris = session.resource_subscriptions.clone();
-        let _ = session.listener.set(shared.announcer.listen(session.outgoing.clone(), None, kinds, uris));
-    }
     Ok(request.reply(InitializeResult {
         protocol_version: version,
         capabilities: shared.capabilities(),

@@ -6,6 +6,8 @@ pub(crate) mod lifecycle;
 pub(crate) mod listen;
 pub(crate) mod outgoing;
 pub(crate) mod reply;
+#[cfg(feature = "http")]
+pub(crate) mod snapshot;
 pub(crate) mod table;
 
 use std::collections::HashMap;
@@ -190,6 +192,17 @@ impl Session {
             listener: OnceLock::new(),
             subscriptions: Mutex::default(),
             resource_subscriptions: Uris::default(),
+        }
+    }
+
+    /// Have this session told of list and resource changes, as far as the
+    /// server's lists change.
+    pub(crate) fn listen_for_changes(&self) {
+        let shared = &self.shared;
+        let kinds = shared.changing_lists();
+        if kinds != crate::component::announce::Kinds::default() {
+            let uris = self.resource_subscriptions.clone();
+            let _ = self.listener.set(shared.announcer.listen(self.outgoing.clone(), None, kinds, uris));
         }
     }
 

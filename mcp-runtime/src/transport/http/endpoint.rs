@@ -22,9 +22,10 @@ use super::mirror;
 use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, Sessions};
 use super::sse;
+use super::store::News;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
-use crate::dispatch::{Action, Session};
+use crate::dispatch::{Action, Session, snapshot};
 use crate::error::Error;
 use crate::request::claims::Claims;
 use crate::server::Shared;
@@ -52,6 +53,8 @@ pub(crate) struct Endpoint {
     /// The most bytes of notifications a response stream may leave unread.
     max_queued: usize,
     sessions: Arc<Sessions>,
+    /// Where news for the other replicas goes, when there are any.
+    news: Option<tokio::sync::mpsc::UnboundedSender<News>>,
     /// The token checks, when the endpoint is an OAuth protected resource.
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::Verifier>,
@@ -71,12 +74,18 @@ impl Endpoint {
             Some(oauth) => Some(super::oauth::Verifier::new(oauth, &options.path)?),
             None => None,
         };
+        let news = options
+            .stores
+            .fanout
+            .clone()
+            .map(|fanout| super::store::connect_fanout(&shared.announcer, Arc::downgrade(&sessions), fanout));
         Ok(Endpoint {
             shared,
             options,
             max_body,
             max_queued: limits.max_queued_output,
             sessions,
+            news,
             #[cfg(feature = "oauth")]
             oauth,
         })
@@ -156,8 +165,8 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     };
     match parts.method {
         Method::POST => endpoint.post(&parts.headers, body, claims).await,
-        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers, claims.as_ref())).await,
-        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers, claims.as_ref())).await,
+        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers, claims.as_ref()).await).await,
+        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers, claims.as_ref()).await).await,
         _ => {
             let mut response =
                 error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
@@ -228,7 +237,7 @@ impl Endpoint {
                     self.stateless(headers, request, sse, claims).await
                 }
                 Message::Request(request) if request.method == methods::INITIALIZE => {
-                    self.initialize(Message::Request(request), claims)
+                    self.initialize(Message::Request(request), claims).await
                 }
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
@@ -236,21 +245,25 @@ impl Endpoint {
                 Message::Response(_) => missing_session(None),
             };
         };
-        let session = id.to_str().ok().and_then(|id| self.sessions.get(id));
-        let Some(session) = session.filter(|s| s.owned_by(claims.as_ref())) else {
-            return session_not_found();
-        };
+        let session = self.find_session(id, claims.as_ref()).await;
+        let Some(session) = session else { return session_not_found() };
         if let Some(response) = unsupported_version(headers) {
             return response;
         }
-        session.touch();
+        self.touch(&session);
         match message {
             Message::Request(request) => {
+                let saves = snapshot::changes_snapshot(&request.method);
                 // A client that takes an event stream gets a resumable one.
                 let (stream, rx) = session.call_queue(sse);
                 let resumable = sse.then(|| session.new_stream());
                 match session.session.handle_authorized(Message::Request(request), &stream, claims) {
-                    Action::Reply(answer) => self.reply(StatusCode::OK, &answer),
+                    Action::Reply(answer) => {
+                        if saves && answer.error_object().is_none() {
+                            self.save(&session).await;
+                        }
+                        self.reply(StatusCode::OK, &answer)
+                    }
                     Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
                         let task_session = session.clone();
                         let task_id = id.clone();
@@ -277,7 +290,7 @@ impl Endpoint {
                         // (the spec's SHOULD NOT); the call goes on and the
                         // client reconnects for the rest.
                         session.track(number, hub.clone());
-                        let reader = hub.read(0).expect("a new stream reads from its start");
+                        let reader = hub.read(0).await.expect("a new stream reads from its start");
                         tokio::spawn(pump(rx, hub.clone()));
                         let response = CallStream::resumable(number, reader, true).respond(true, ok).await;
                         // Answered as plain JSON: there are no event ids to
@@ -285,7 +298,7 @@ impl Endpoint {
                         // cost memory (a session of many quick calls).
                         if response.headers().get(CONTENT_TYPE).is_some_and(|t| t == "application/json") {
                             session.forget_stream(number);
-                            hub.forget();
+                            hub.forget().await;
                         }
                         response
                     }
@@ -343,8 +356,9 @@ impl Endpoint {
 
     /// Start a session: it is kept (and its id sent) only if `initialize`
     /// succeeds.
-    fn initialize(&self, message: Message, claims: Option<Claims>) -> Response {
-        let Ok(mut session) = self.sessions.create(self.shared.clone(), self.options.events.0.clone()) else {
+    async fn initialize(&self, message: Message, claims: Option<Claims>) -> Response {
+        let Ok(mut session) = self.sessions.create(self.shared.clone(), self.options.stores.events.clone(), None)
+        else {
             return too_many_sessions();
         };
         session.owner = super::sessions::owner_of(claims.as_ref());
@@ -355,19 +369,88 @@ impl Endpoint {
         if response.error_object().is_some() {
             return json_response(StatusCode::OK, &response);
         }
-        let Ok(id) = self.sessions.insert(session) else { return too_many_sessions() };
+        let Ok(session) = self.sessions.insert(session) else { return too_many_sessions() };
+        // Saved before the client learns its id: its next request may go
+        // to another replica.
+        self.save(&session).await;
         let mut reply = json_response(StatusCode::OK, &response);
-        reply.headers_mut().insert(SESSION_ID, HeaderValue::from_str(&id).expect("a session id is a header value"));
+        let id = HeaderValue::from_str(&session.id).expect("a session id is a header value");
+        reply.headers_mut().insert(SESSION_ID, id);
         reply
     }
 
+    /// The session `id`, if it is one of this claimant's: open here, or
+    /// saved by another replica (then it opens here).
+    async fn find_session(&self, id: &HeaderValue, claims: Option<&Claims>) -> Option<Arc<HttpSession>> {
+        let id = id.to_str().ok()?;
+        let session = match self.sessions.get(id) {
+            Some(session) => session,
+            None => self.restore(id).await?,
+        };
+        session.owned_by(claims).then_some(session)
+    }
+
+    /// Open here a session another replica saved; `None` if no store has
+    /// it (or the table is full of busy sessions).
+    async fn restore(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let store = self.options.stores.sessions.as_ref()?;
+        // Only ids this server could have made: anything else is not
+        // worth a trip to the store.
+        if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let record = match store.load(id).await {
+            Ok(record) => record?,
+            Err(error) => {
+                tracing::warn!(%error, "the session store could not be read; the session is not found");
+                return None;
+            }
+        };
+        let Ok(snapshot) = serde_json::from_slice::<snapshot::Snapshot>(&record) else {
+            tracing::warn!(session = %id, "a saved session could not be read; it is not found");
+            return None;
+        };
+        let mut session =
+            self.sessions.create(self.shared.clone(), self.options.stores.events.clone(), Some(id.to_owned())).ok()?;
+        session.owner = snapshot.owner.clone();
+        session.session.restore(snapshot);
+        tracing::info!(session = %id, "took up a session another replica started");
+        self.sessions.insert(session).ok()
+    }
+
+    /// Save the session where other replicas find it.
+    async fn save(&self, session: &HttpSession) {
+        let Some(store) = &self.options.stores.sessions else { return };
+        let Some(snapshot) = session.session.snapshot(session.owner.clone()) else { return };
+        let record = serde_json::to_vec(&snapshot).expect("a session snapshot serializes");
+        if let Err(error) = store.save(&session.id, &record, self.options.idle_timeout).await {
+            tracing::warn!(session = %session.id, %error, "could not save a session; other replicas cannot take it up");
+        }
+    }
+
+    /// Mark the session active, here and (now and then) in the store, so
+    /// that it expires there no sooner than here.
+    fn touch(&self, session: &Arc<HttpSession>) {
+        session.touch();
+        let Some(store) = &self.options.stores.sessions else { return };
+        if !session.due_for_refresh(self.options.idle_timeout / 8) {
+            return;
+        }
+        let (store, id, ttl) = (store.clone(), session.id.clone(), self.options.idle_timeout);
+        tokio::spawn(async move {
+            if let Err(error) = store.touch(&id, ttl).await {
+                tracing::debug!(%error, "could not refresh a saved session");
+            }
+        });
+    }
+
     /// The server's stream of messages that belong to no request.
-    fn get(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
+    async fn get(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
         if !header_lists(headers, ACCEPT.as_str(), "text/event-stream") {
             let error = ErrorObject::invalid_request("GET opens an event stream: send Accept: text/event-stream");
             return error_response(StatusCode::NOT_ACCEPTABLE, error);
         }
-        let session = match self.session_of(headers, claims) {
+        let session = match self.session_of(headers, claims).await {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -375,36 +458,51 @@ impl Endpoint {
             return response;
         }
         if let Some(last) = headers.get(LAST_EVENT_ID) {
-            return resume_stream(&session, last);
+            return resume_stream(&session, last).await;
         }
         let Some(mut rx) = session.open_stream() else {
             let error = ErrorObject::invalid_request("this session already has an open GET stream");
             return error_response(StatusCode::CONFLICT, error);
         };
-        session.touch();
+        self.touch(&session);
         let events = futures_util::stream::poll_fn(move |cx| {
             rx.poll_recv(cx).map(|message| message.map(|bytes| sse::message(None, &bytes)))
         });
         sse::response(events)
     }
 
-    /// End a session: its calls stop and its stream closes.
-    fn delete(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
-        match self.session_of(headers, claims) {
-            Ok(session) if self.sessions.remove(&session.id) => StatusCode::OK.into_response(),
-            Ok(_) => session_not_found(),
-            Err(response) => *response,
+    /// End a session: its calls stop and its stream closes, and no
+    /// replica takes it up again.
+    async fn delete(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
+        let session = match self.session_of(headers, claims).await {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        if let Some(store) = &self.options.stores.sessions
+            && let Err(error) = store.remove(&session.id).await
+        {
+            tracing::warn!(session = %session.id, %error, "could not remove an ended session from the store");
+        }
+        if let Some(news) = &self.news {
+            let _ = news.send(News::Ended(session.id.clone()));
+        }
+        match self.sessions.remove(&session.id) {
+            true => StatusCode::OK.into_response(),
+            false => session_not_found(),
         }
     }
 
     /// The request's session: one of its own subject's (another's is not
     /// found, so a stolen session id is no use without its owner's token).
-    fn session_of(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Result<Arc<HttpSession>, Box<Response>> {
+    async fn session_of(
+        &self,
+        headers: &HeaderMap,
+        claims: Option<&Claims>,
+    ) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(id) = headers.get(SESSION_ID) else {
             return Err(Box::new(missing_session(None)));
         };
-        let session = id.to_str().ok().and_then(|id| self.sessions.get(id));
-        session.filter(|s| s.owned_by(claims)).ok_or_else(|| Box::new(session_not_found()))
+        self.find_session(id, claims).await.ok_or_else(|| Box::new(session_not_found()))
     }
 
     /// The whole body, within the size and time limits. A refusal here
@@ -462,8 +560,9 @@ async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing) {
 }
 
 /// A reconnect to a call stream (`GET` with `Last-Event-ID`): what the
-/// client missed, then the rest live, until the call's answer.
-fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
+/// client missed, then the rest live, until the call's answer. A stream
+/// another replica ran (the session moved here) replays from the store.
+async fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
     let last = last.to_str().unwrap_or_default();
     let Some((number, after)) = resume::parse_event_id(last) else {
         let error = ErrorObject::invalid_request(format!("Last-Event-ID {last:?} is not an id this server sent"));
@@ -475,7 +574,11 @@ fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
         ));
         error_response(StatusCode::NOT_FOUND, error)
     };
-    let Some(reader) = session.stream(number).and_then(|hub| hub.read(after)) else { return gone() };
+    let reader = match session.stream(number) {
+        Some(hub) => hub.read(after).await,
+        None => resume::replay_kept(&**session.events(), &session.stream_key(number), after).await,
+    };
+    let Some(reader) = reader else { return gone() };
     session.touch();
     CallStream::resumable(number, reader, false).into_sse(Vec::new())
 }
@@ -485,12 +588,12 @@ fn resume_stream(session: &HttpSession, last: &HeaderValue) -> Response {
 async fn pump(mut rx: Drain<Vec<u8>>, hub: Arc<Hub>) {
     while let Some(message) = rx.recv().await {
         let end = message.is_empty();
-        hub.take(message);
+        hub.take(message).await;
         if end {
             return;
         }
     }
-    hub.push(Vec::new());
+    hub.push(Vec::new()).await;
 }
 
 /// Where a call stream's messages come from.

@@ -22,6 +22,7 @@ mod oauth;
 mod resume;
 mod sessions;
 mod sse;
+mod store;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,7 +36,12 @@ pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
 #[cfg(feature = "oauth")]
 pub use oauth::OAuth;
-pub use resume::{EventStore, MemoryEventStore};
+#[cfg(feature = "redis")]
+pub use store::RedisStore;
+pub use store::{
+    EventStore, Fanout, KeptEvent, LocalFanout, MemoryEventStore, MemorySessionStore, SessionStore, StoreError,
+    StoreFuture,
+};
 
 /// How the HTTP endpoint behaves: its path, who may call it and its
 /// limits. The defaults are the safe ones; each method says what it opens.
@@ -61,18 +67,26 @@ pub struct HttpOptions {
     pub(crate) idle_timeout: Duration,
     pub(crate) body_timeout: Duration,
     pub(crate) connections: conn::ConnectionLimits,
-    pub(crate) events: Events,
+    pub(crate) stores: Stores,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<OAuth>,
 }
 
-/// The event store of resumable streams (a wrapper so options stay `Debug`).
+/// What the endpoint keeps where replicas can share it (a struct of its
+/// own so options stay `Debug`).
 #[derive(Clone)]
-pub(crate) struct Events(pub(crate) Arc<dyn EventStore>);
+pub(crate) struct Stores {
+    pub(crate) events: Arc<dyn EventStore>,
+    pub(crate) sessions: Option<Arc<dyn SessionStore>>,
+    pub(crate) fanout: Option<Arc<dyn Fanout>>,
+}
 
-impl std::fmt::Debug for Events {
+impl std::fmt::Debug for Stores {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("EventStore")
+        f.debug_struct("Stores")
+            .field("sessions", &self.sessions.is_some())
+            .field("fanout", &self.fanout.is_some())
+            .finish_non_exhaustive()
     }
 }
 
@@ -88,7 +102,7 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(30 * 60),
             body_timeout: Duration::from_secs(60),
             connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
-            events: Events(Arc::new(MemoryEventStore::default())),
+            stores: Stores { events: Arc::new(MemoryEventStore::default()), sessions: None, fanout: None },
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -238,7 +252,52 @@ impl HttpOptions {
     /// nothing: [`MemoryEventStore`] (4 MiB, oldest streams dropped first)
     /// unless set. Replicas behind a load balancer need a shared one.
     pub fn event_store(mut self, store: impl EventStore) -> Self {
-        self.events = Events(Arc::new(store));
+        self.stores.events = Arc::new(store);
+        self
+    }
+
+    /// Save handshake sessions in `store`, so any replica can serve any
+    /// session: one that gets a request for a session it does not have
+    /// loads it from the store (see [`SessionStore`]). Without one, each
+    /// session lives in the memory of the replica that started it.
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.stores.sessions = Some(Arc::new(store));
+        self
+    }
+
+    /// Tell the other replicas through `fanout` when a list changes or a
+    /// resource is updated here, and pass on what they announce, so every
+    /// client hears of every change whichever replica it is connected to.
+    pub fn fanout(mut self, fanout: impl Fanout) -> Self {
+        self.stores.fanout = Some(Arc::new(fanout));
+        self
+    }
+
+    /// Share everything replicas must share through one store: the events
+    /// of resumable streams, handshake sessions and change announcements
+    /// (as [`event_store`](Self::event_store), [`session_store`](Self::session_store)
+    /// and [`fanout`](Self::fanout) each do). With the `redis` feature:
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")]
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::{HttpOptions, RedisStore, Server};
+    ///
+    /// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?;
+    /// let options = HttpOptions::new().shared_store(store).allow_any_host();
+    /// Server::new("notes", "1.0.0").serve_http_with("0.0.0.0:8080", options).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Replicas must also share the key that seals 2026-07-28 request
+    /// state ([`Server::request_state_keys`]).
+    pub fn shared_store<S>(mut self, store: S) -> Self
+    where
+        S: EventStore + SessionStore + Fanout,
+    {
+        let store = Arc::new(store);
+        self.stores = Stores { events: store.clone(), sessions: Some(store.clone()), fanout: Some(store) };
         self
     }
 }

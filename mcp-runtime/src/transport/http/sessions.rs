@@ -9,7 +9,8 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::resume::{EventStore, Hub};
+use super::resume::Hub;
+use super::store::EventStore;
 use crate::dispatch::Session;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::request::claims::Claims;
@@ -38,6 +39,8 @@ pub(crate) struct HttpSession {
     /// The open GET stream: where messages that belong to no request go.
     standalone: Arc<Mutex<Option<Outgoing>>>,
     last_active: Mutex<Instant>,
+    /// When the session store last heard it is in use.
+    refreshed: Mutex<Instant>,
     /// The most bytes of notifications a stream may leave unread.
     max_queued: usize,
 }
@@ -47,7 +50,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>, max_queued: usize) -> HttpSession {
+    /// A new session, under `id` if it is one another replica started.
+    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>, max_queued: usize, id: Option<String>) -> HttpSession {
         // Messages that belong to no request are relayed to the GET stream
         // open at the time, or dropped when none is (the spec leaves them
         // to the server; queueing them would grow without bound).
@@ -62,16 +66,21 @@ impl HttpSession {
                 }
             }
         });
+        // Stream numbers start anywhere, so a session that moves between
+        // replicas does not number a stream the way it numbered one before
+        // (their events share the store).
+        let first_stream = u64::from(uuid::Uuid::new_v4().as_u64_pair().0 as u32) << 16;
         HttpSession {
             // Unguessable: it is all a client shows to be in the session.
-            id: uuid::Uuid::new_v4().simple().to_string(),
+            id: id.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
             owner: None,
             session: Session::new(shared, Outgoing::new(out)),
             store,
-            streams: Mutex::default(),
+            streams: Mutex::new((first_stream, HashMap::new())),
             running: Mutex::default(),
             standalone,
             last_active: Mutex::new(Instant::now()),
+            refreshed: Mutex::new(Instant::now()),
             max_queued,
         }
     }
@@ -85,6 +94,19 @@ impl HttpSession {
 
     pub(crate) fn touch(&self) {
         *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Whether the session store should hear the session is in use: at
+    /// most once every `every`, which keeps a busy session from costing a
+    /// store write per request.
+    pub(crate) fn due_for_refresh(&self, every: Duration) -> bool {
+        let mut refreshed = lock(&self.refreshed);
+        let now = Instant::now();
+        let due = now.duration_since(*refreshed) >= every;
+        if due {
+            *refreshed = now;
+        }
+        due
     }
 
     /// Start a call with `spawn` and track it; `false` (and nothing
@@ -150,7 +172,7 @@ impl HttpSession {
         let mut streams = lock(&self.streams);
         streams.0 += 1;
         let number = streams.0;
-        (number, Hub::new(format!("{}/{number}", self.id), self.store.clone(), self.max_queued))
+        (number, Hub::new(self.stream_key(number), self.store.clone(), self.max_queued))
     }
 
     /// Track a call stream, so a client can reconnect to it.
@@ -176,10 +198,25 @@ impl HttpSession {
         lock(&self.streams).1.get(&number).cloned()
     }
 
+    /// Where its stream `number`'s events are kept.
+    pub(crate) fn stream_key(&self, number: u64) -> String {
+        format!("{}/{number}", self.id)
+    }
+
+    /// The event store of its streams.
+    pub(crate) fn events(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
     /// Stop every call and close the stream.
     fn end(&self) {
         lock(&self.streams).1.clear();
-        self.store.forget(&format!("{}/", self.id));
+        let (store, prefix) = (self.store.clone(), format!("{}/", self.id));
+        tokio::spawn(async move {
+            if let Err(error) = store.forget(&prefix).await {
+                tracing::debug!(%error, "the event store did not forget an ended session's streams");
+            }
+        });
         for (handle, cancellation) in lock(&self.running).drain().map(|(_, v)| v) {
             cancellation.cancel();
             handle.abort();
@@ -240,6 +277,7 @@ impl Sessions {
         self: &Arc<Self>,
         shared: Arc<Shared>,
         store: Arc<dyn EventStore>,
+        id: Option<String>,
     ) -> Result<HttpSession, Full> {
         self.start_sweeping();
         let map = lock(&self.map);
@@ -247,14 +285,14 @@ impl Sessions {
             return Err(Full);
         }
         drop(map);
-        Ok(HttpSession::new(shared, store, self.max_queued))
+        Ok(HttpSession::new(shared, store, self.max_queued, id))
     }
 
     /// List a session under its id. A full table makes room by ending its
     /// least recently used idle session: ending sessions only when they
     /// time out would let one client that opens `max` sessions lock every
     /// other client out for the idle timeout.
-    pub(crate) fn insert(&self, session: HttpSession) -> Result<String, Full> {
+    pub(crate) fn insert(&self, session: HttpSession) -> Result<Arc<HttpSession>, Full> {
         let mut map = lock(&self.map);
         while map.len() >= self.max {
             let Some(oldest) = least_recently_used_idle(&map) else { return Err(Full) };
@@ -263,9 +301,10 @@ impl Sessions {
                 evicted.end();
             }
         }
-        let id = session.id.clone();
-        map.insert(id.clone(), Arc::new(session));
-        Ok(id)
+        // Two requests restoring one session at once: the first one listed
+        // is the one both use.
+        let session = Arc::new(session);
+        Ok(map.entry(session.id.clone()).or_insert(session).clone())
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
