@@ -25,7 +25,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::process::{Child, Command};
 
 /// An error a client task can hand back.
-type SendError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type SendError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A peer over HTTP: its name, its package (and binary), the arguments that
 /// serve sessions, and those that serve stateless calls (`None`: it cannot).
@@ -355,7 +355,7 @@ impl Client {
 
 /// The JSON-RPC messages in an SSE body: each event's data lines, joined;
 /// events without data (priming events, comments) are skipped.
-fn sse_messages(body: &[u8]) -> Result<Vec<Value>, SendError> {
+pub(crate) fn sse_messages(body: &[u8]) -> Result<Vec<Value>, SendError> {
     let text = std::str::from_utf8(body)?;
     let mut messages = Vec::new();
     let mut data = String::new();

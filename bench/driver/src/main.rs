@@ -10,6 +10,7 @@
 //! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
+//! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
 //! ```
 
 use std::collections::HashMap;
@@ -22,6 +23,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 mod http;
+mod scale;
 mod soak;
 
 type Error = Box<dyn std::error::Error>;
@@ -94,6 +96,13 @@ async fn main() -> Result<(), Error> {
         (false, true) => (false, true),
         _ => (true, true),
     };
+    if let Some(at) = args.iter().position(|a| a == "--scale-out") {
+        let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
+        let seconds = args.iter().position(|a| a == "--seconds");
+        let seconds = seconds.and_then(|at| args.get(at + 1)).and_then(|n| n.parse().ok()).unwrap_or(10.0);
+        let plan = scale::Plan { calls, clients: 8, seconds };
+        return scale::run(plan).await.map_err(|e| e.to_string().into());
+    }
     let binaries = build()?;
     if let Some(at) = args.iter().position(|a| a == "--soak") {
         let total = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);

@@ -294,11 +294,14 @@ impl Endpoint {
                         tokio::spawn(pump(rx, hub.clone()));
                         let response = CallStream::resumable(number, reader, true).respond(true, ok).await;
                         // Answered as plain JSON: there are no event ids to
-                        // resume from, so keeping its events would only
-                        // cost memory (a session of many quick calls).
+                        // resume from, so its events never reach the store
+                        // (a session of many quick calls costs it nothing);
+                        // an event stream's do, before its first byte.
                         if response.headers().get(CONTENT_TYPE).is_some_and(|t| t == "application/json") {
                             session.forget_stream(number);
                             hub.forget().await;
+                        } else {
+                            hub.persist().await;
                         }
                         response
                     }

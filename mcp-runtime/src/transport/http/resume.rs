@@ -32,16 +32,20 @@ pub(crate) struct Hub {
     finished: AtomicBool,
 }
 
-#[derive(Default)]
 struct Live {
     reader: Option<(mpsc::UnboundedSender<Numbered>, Arc<Backlog>)>,
-    /// The number of the last event kept.
+    /// The number of the last event.
     last: u64,
+    /// The events not yet in the store: a new stream keeps them here until
+    /// it is known to be an event stream ([`persist`](Hub::persist)); one
+    /// answered as plain JSON never costs the store anything.
+    pending: Option<Vec<Numbered>>,
 }
 
 impl Hub {
     pub(crate) fn new(key: String, store: Arc<dyn EventStore>, limit: usize) -> Arc<Hub> {
-        Arc::new(Hub { key, store, limit, live: Mutex::default(), finished: AtomicBool::new(false) })
+        let live = Live { reader: None, last: 0, pending: Some(Vec::new()) };
+        Arc::new(Hub { key, store, limit, live: Mutex::new(live), finished: AtomicBool::new(false) })
     }
 
     /// Keep a message of the call and hand it to the reader; an empty one
@@ -49,10 +53,11 @@ impl Hub {
     pub(crate) async fn push(&self, message: Vec<u8>) {
         let mut live = self.live.lock().await;
         let number = live.last + 1;
-        // Kept before it is handed on: an event a client saw is one it
-        // can resume after, on any replica.
-        if let Err(error) = self.store.keep(&self.key, number, &message).await {
-            tracing::warn!(stream = %self.key, %error, "the event store did not keep an event; a reconnect cannot replay it");
+        match &mut live.pending {
+            Some(pending) => pending.push((number, message.clone())),
+            // Kept before it is handed on: an event a client saw is one it
+            // can resume after, on any replica.
+            None => self.keep(number, &message).await,
         }
         if message.is_empty() {
             self.finished.store(true, Ordering::Release);
@@ -79,6 +84,22 @@ impl Hub {
         }
     }
 
+    async fn keep(&self, number: u64, message: &[u8]) {
+        if let Err(error) = self.store.keep(&self.key, number, message).await {
+            tracing::warn!(stream = %self.key, %error, "the event store did not keep an event; a reconnect cannot replay it");
+        }
+    }
+
+    /// The stream is an event stream with ids a client may resume after:
+    /// keep what came so far in the store, and from now on each event as
+    /// it comes.
+    pub(crate) async fn persist(&self) {
+        let mut live = self.live.lock().await;
+        for (number, message) in live.pending.take().unwrap_or_default() {
+            self.keep(number, &message).await;
+        }
+    }
+
     /// Read the stream from after event `after`: what the store kept, then
     /// the rest live (a reader before replaces it). `None` if the store no
     /// longer has every event after `after`.
@@ -87,7 +108,11 @@ impl Hub {
         let backlog = Backlog::new(self.limit);
         let (tx, rx) = Drain::channel(backlog.clone());
         if after < live.last {
-            for event in replay(&*self.store, &self.key, after).await?.into_iter().filter(|e| !e.1.is_empty()) {
+            let missed = match &live.pending {
+                Some(pending) => pending.iter().filter(|(n, _)| *n > after).cloned().collect(),
+                None => replay(&*self.store, &self.key, after).await?,
+            };
+            for event in missed.into_iter().filter(|e| !e.1.is_empty()) {
                 backlog.queued(event.1.len());
                 let _ = tx.send(event);
             }
@@ -118,8 +143,11 @@ impl Hub {
         self.finished.load(Ordering::Acquire)
     }
 
-    /// Drop the stream's events from the store: no client can resume it.
+    /// Drop the stream's events: no client can resume it.
     pub(crate) async fn forget(&self) {
+        if self.live.lock().await.pending.take().is_some() {
+            return;
+        }
         if let Err(error) = self.store.remove(&self.key).await {
             tracing::debug!(stream = %self.key, %error, "the event store did not forget a stream");
         }
@@ -174,12 +202,28 @@ mod tests {
     use crate::transport::http::store::MemoryEventStore;
 
     #[tokio::test]
+    async fn a_stream_answered_as_json_never_reaches_the_store() {
+        let store: Arc<dyn EventStore> = Arc::new(MemoryEventStore::default());
+        let hub = Hub::new("s/1".into(), store.clone(), 1 << 20);
+        let mut reader = hub.read(0).await.unwrap();
+        hub.push(b"answer".to_vec()).await;
+        hub.push(Vec::new()).await;
+        assert_eq!(reader.try_recv().unwrap(), (1, b"answer".to_vec()));
+        let mut again = hub.read(0).await.unwrap();
+        assert_eq!(again.try_recv().unwrap(), (1, b"answer".to_vec()), "read again from memory");
+        hub.forget().await;
+        assert!(replay_kept(&*store, "s/1", 0).await.is_none());
+    }
+
+    #[tokio::test]
     async fn a_hub_hands_its_events_to_one_reader_and_a_new_reader_replays() {
         let store: Arc<dyn EventStore> = Arc::new(MemoryEventStore::default());
         let hub = Hub::new("s/1".into(), store.clone(), 1 << 20);
         let mut first = hub.read(0).await.unwrap();
         hub.push(b"progress".to_vec()).await;
         assert_eq!(first.try_recv().unwrap(), (1, b"progress".to_vec()));
+        assert!(replay_kept(&*store, "s/1", 0).await.is_none(), "nothing in the store before it is an event stream");
+        hub.persist().await;
         hub.take(crate::dispatch::outgoing::CLOSE_CONNECTION.to_vec()).await;
         hub.push(b"log".to_vec()).await;
         hub.push(b"answer".to_vec()).await;
