@@ -60,7 +60,8 @@ fn text_analyzer(
     format!("characters: {characters}\nwords: {words}")
 }
 
-#[tokio::main]
-async fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("calculator", env!("CARGO_PKG_VERSION")).run().await
+fn main() -> Result<(), mcp_runtime::Error> {
+    // stdio on one thread (the fast way to serve one client), or HTTP with
+    // `--http ADDR` on a multi-threaded runtime.
+    Server::new("calculator", env!("CARGO_PKG_VERSION")).run_blocking()
 }

@@ -390,6 +390,15 @@ impl Session {
     }
 }
 
+/// Poll `future` once, with the calling task's waker: its output if it is
+/// ready at once. Most calls complete on their first poll; answering
+/// those where they were read saves a task and the hand-offs to and from
+/// it (a call that is still pending goes on as a task of its own, whose
+/// first poll registers its own waker).
+pub(crate) async fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx))).await
+}
+
 /// Parse `params` into `T`; absent params read as `{}`.
 pub(crate) fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
     serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)

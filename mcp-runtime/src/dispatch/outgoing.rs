@@ -131,6 +131,11 @@ impl<T: Weighed> Drain<T> {
         Ok(item)
     }
 
+    /// Whether nothing is queued now.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rx.is_empty()
+    }
+
     pub(crate) async fn recv(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }

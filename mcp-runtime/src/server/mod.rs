@@ -298,9 +298,13 @@ impl Server {
         Ok(())
     }
 
-    /// [`serve_stdio`](Self::serve_stdio) on a multi-threaded runtime of its
-    /// own, for a `main` with no async runtime set up (and no `tokio`
-    /// dependency):
+    /// [`serve_stdio`](Self::serve_stdio) on a single-threaded runtime of
+    /// its own, for a `main` with no async runtime set up (and no `tokio`
+    /// dependency). One thread serves the one client with no hand-offs
+    /// between threads: a call costs a fifth of what it does on a
+    /// multi-threaded runtime (BENCHMARKS.md). Tools still run
+    /// concurrently while they wait; a synchronous tool holds the thread,
+    /// so keep slow work in `tokio::task::spawn_blocking`.
     ///
     /// ```no_run
     /// fn main() -> Result<(), mcp_runtime::Error> {
@@ -316,7 +320,10 @@ impl Server {
                 "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
             )));
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Runtime)?;
+        // One client, one connection: a single thread answers it with no
+        // hand-offs between threads, which is most of a call's cost on a
+        // multi-threaded runtime (see BENCHMARKS.md).
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
         runtime.block_on(self.serve_stdio())
     }
 
@@ -359,9 +366,10 @@ impl Server {
         )))
     }
 
-    /// [`run`](Self::run) on a multi-threaded runtime of its own, for a
-    /// `main` with no async runtime (as [`run_stdio`](Self::run_stdio) is
-    /// for [`serve_stdio`](Self::serve_stdio)):
+    /// [`run`](Self::run) on a runtime of its own, for a `main` with no
+    /// async runtime (as [`run_stdio`](Self::run_stdio) is for
+    /// [`serve_stdio`](Self::serve_stdio)): single-threaded for stdio, as
+    /// `run_stdio`; multi-threaded for HTTP, which serves many clients.
     ///
     /// ```no_run
     /// fn main() -> Result<(), mcp_runtime::Error> {
@@ -374,8 +382,12 @@ impl Server {
                 "`run_blocking` starts its own runtime and cannot run inside one; use `run().await`",
             )));
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Runtime)?;
-        runtime.block_on(self.run())
+        let launch = launch::Launch::of_this_process().map_err(Error::Launch)?;
+        let runtime = match launch {
+            launch::Launch::Stdio => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+            launch::Launch::Http { .. } => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+        };
+        runtime.map_err(Error::Runtime)?.block_on(self.run())
     }
 
     /// Serve one client over any byte stream of newline-delimited JSON-RPC.

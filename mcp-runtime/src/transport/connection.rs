@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use mcp_core::{ErrorObject, Message, RequestId};
 use serde_json::Value;
@@ -18,6 +19,7 @@ use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session};
 use crate::request::context::Cancellation;
 use crate::server::Shared;
+use crate::tools::BoxFuture;
 
 /// Limits of one connection.
 #[derive(Clone, Copy, Debug)]
@@ -139,7 +141,14 @@ where
         match action {
             Action::None => {}
             Action::Reply(answer) => out.send(&answer),
-            Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
+            Action::Call(id, mut future, cancellation) | Action::Listen(id, mut future, cancellation) => {
+                // A call that completes at once (most tools) is answered
+                // here: a task of its own would only hand its answer back
+                // across threads. One that waits goes on as its own task.
+                if !subscription && let std::task::Poll::Ready(answer) = first_poll(&mut future).await {
+                    out.send(&answer);
+                    continue;
+                }
                 let out = out.clone();
                 let task_id = id.clone();
                 let handle = calls.spawn(async move {
@@ -193,6 +202,27 @@ where
         Err(e) => Err(io::Error::other(e)),
     }
 }
+
+/// Poll a call once where its request was read (see
+/// [`poll_once`](crate::dispatch::poll_once)). Until it first waits, the
+/// connection reads nothing: a first poll longer than [`SLOW_FIRST_POLL`]
+/// (a synchronous tool doing slow work) is logged once, with what to do.
+async fn first_poll(future: &mut BoxFuture<'static, Answer>) -> std::task::Poll<Answer> {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    let started = Instant::now();
+    let polled = crate::dispatch::poll_once(future).await;
+    let took = started.elapsed();
+    if took > SLOW_FIRST_POLL && !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "a call ran {took:?} before it first waited, and the connection read nothing meanwhile: make slow \
+             tools `async` and move blocking work into `tokio::task::spawn_blocking` (logged once)"
+        );
+    }
+    polled
+}
+
+/// How long a call may run before it first waits without a warning.
+const SLOW_FIRST_POLL: Duration = Duration::from_millis(50);
 
 /// A call or subscription that ended: its id is free again.
 fn forget(

@@ -7,4 +7,6 @@ pub(crate) mod connection;
 pub(crate) mod http;
 pub(crate) mod lines;
 pub mod memory;
+#[cfg(unix)]
+mod pipe;
 pub(crate) mod stdio;

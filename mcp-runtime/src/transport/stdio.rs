@@ -4,10 +4,13 @@
 use std::io::{self, IsTerminal, Write};
 use std::pin::Pin;
 
-use tokio::io::AsyncWrite;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Where protocol messages are written.
 pub(crate) type ProtocolOut = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// Where protocol messages are read from.
+pub(crate) type ProtocolIn = Pin<Box<dyn AsyncRead + Send>>;
 
 /// Take stdout for the protocol and return (stdin, protocol output).
 ///
@@ -15,14 +18,31 @@ pub(crate) type ProtocolOut = Pin<Box<dyn AsyncWrite + Send>>;
 /// so child processes cannot write to it), and fd 1 is pointed at stderr:
 /// from then on `println!`, `print!` and any library writing to stdout land
 /// on stderr, where clients show logs, instead of breaking the protocol.
-pub(crate) fn streams(server_name: &str) -> io::Result<(tokio::io::Stdin, ProtocolOut)> {
+pub(crate) fn streams(server_name: &str) -> io::Result<(ProtocolIn, ProtocolOut)> {
     if io::stdin().is_terminal() {
         eprintln!(
             "{server_name} is an MCP server speaking JSON-RPC on stdin/stdout: start it from an MCP client \
              (e.g. `npx @modelcontextprotocol/inspector <this command>`), or type JSON-RPC lines here; Ctrl-D ends it."
         );
     }
-    Ok((tokio::io::stdin(), protocol_out()?))
+    Ok((protocol_in(), protocol_out()?))
+}
+
+/// stdin: a non-blocking pipe where it is one, else tokio's (which reads
+/// on its blocking thread pool).
+#[cfg(unix)]
+fn protocol_in() -> ProtocolIn {
+    use std::os::fd::AsFd;
+    let pipe = rustix::io::fcntl_dupfd_cloexec(io::stdin().as_fd(), 0).ok().map(super::pipe::Pipe::new);
+    match pipe {
+        Some(Ok(pipe)) => Box::pin(pipe),
+        _ => Box::pin(tokio::io::stdin()),
+    }
+}
+
+#[cfg(not(unix))]
+fn protocol_in() -> ProtocolIn {
+    Box::pin(tokio::io::stdin())
 }
 
 #[cfg(unix)]
@@ -45,7 +65,12 @@ fn protocol_out() -> io::Result<ProtocolOut> {
         }
     };
     let own = rustix::io::fcntl_dupfd_cloexec(protocol, 0)?;
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(own))))
+    // A pipe is written on the connection's worker; anything else through
+    // the blocking pool.
+    Ok(match super::pipe::Pipe::new(own) {
+        Ok(pipe) => Box::pin(pipe),
+        Err(own) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(own))),
+    })
 }
 
 #[cfg(not(unix))]

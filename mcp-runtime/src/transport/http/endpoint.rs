@@ -256,30 +256,51 @@ impl Endpoint {
                 let saves = snapshot::changes_snapshot(&request.method);
                 // A client that takes an event stream gets a resumable one.
                 let (stream, rx) = session.call_queue(sse);
-                let resumable = sse.then(|| session.new_stream());
-                match session.session.handle_authorized(Message::Request(request), &stream, claims) {
+                let action = session.session.handle_authorized(Message::Request(request), &stream, claims);
+                let call = matches!(action, Action::Call(..));
+                match action {
                     Action::Reply(answer) => {
                         if saves && answer.error_object().is_none() {
                             self.save(&session).await;
                         }
                         self.reply(StatusCode::OK, &answer)
                     }
-                    Action::Call(id, future, cancellation) | Action::Listen(id, future, cancellation) => {
-                        let task_session = session.clone();
-                        let task_id = id.clone();
-                        let started = session.start_call(id.clone(), cancellation, || {
-                            tokio::spawn(async move {
-                                answer(future, &stream).await;
-                                task_session.finish_call(&task_id);
-                            })
-                            .abort_handle()
-                        });
-                        if !started {
-                            let error = ErrorObject::invalid_request(format!(
-                                "request id {id} is already in use by a running request"
-                            ));
-                            return json_response(StatusCode::OK, &Answer::error(Some(id), error));
+                    Action::Call(id, mut future, cancellation) | Action::Listen(id, mut future, cancellation) => {
+                        // A call that completes at once (most tools) is
+                        // answered here: a task of its own would only hand
+                        // its answer back across threads.
+                        let done = match call && !session.is_running(&id) {
+                            true => crate::dispatch::poll_once(&mut future).await,
+                            false => std::task::Poll::Pending,
+                        };
+                        match done {
+                            // Nothing came before it: the answer is all there is.
+                            std::task::Poll::Ready(answer) if rx.is_empty() => {
+                                return json_response(StatusCode::OK, &answer);
+                            }
+                            std::task::Poll::Ready(answer) => {
+                                stream.send(&answer);
+                                stream.end();
+                            }
+                            std::task::Poll::Pending => {
+                                let task_session = session.clone();
+                                let task_id = id.clone();
+                                let started = session.start_call(id.clone(), cancellation, || {
+                                    tokio::spawn(async move {
+                                        answer(future, &stream).await;
+                                        task_session.finish_call(&task_id);
+                                    })
+                                    .abort_handle()
+                                });
+                                if !started {
+                                    let error = ErrorObject::invalid_request(format!(
+                                        "request id {id} is already in use by a running request"
+                                    ));
+                                    return json_response(StatusCode::OK, &Answer::error(Some(id), error));
+                                }
+                            }
                         }
+                        let resumable = sse.then(|| session.new_stream());
                         let ok = |_: &[u8]| StatusCode::OK;
                         let Some((number, hub)) = resumable else {
                             // Plain JSON cannot be resumed: hanging up cancels.
@@ -343,18 +364,47 @@ impl Endpoint {
                 let code = answer.error_object().map(|e| e.code);
                 self.reply(stateless_status(code), &answer)
             }
-            Action::Call(_, future, cancellation) | Action::Listen(_, future, cancellation) => {
-                let task = tokio::spawn(async move { answer(future, &queue).await });
-                let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
-                    task.abort();
-                    cancellation.cancel();
-                    drop(session);
-                });
-                let status = |answer: &[u8]| stateless_status(error_code(answer));
-                CallStream::direct(rx, Some(on_drop)).respond(sse, status).await
+            Action::Call(_, mut future, cancellation) => {
+                // As in a session: a call that completes at once is answered
+                // here, with no task.
+                if let std::task::Poll::Ready(answer) = crate::dispatch::poll_once(&mut future).await {
+                    if rx.is_empty() {
+                        let code = answer.error_object().map(|e| e.code);
+                        return self.reply(stateless_status(code), &answer);
+                    }
+                    queue.send(&answer);
+                    queue.end();
+                    let status = |answer: &[u8]| stateless_status(error_code(answer));
+                    return CallStream::direct(rx, None).respond(sse, status).await;
+                }
+                self.stateless_task(session, queue, rx, future, cancellation, sse).await
+            }
+            Action::Listen(_, future, cancellation) => {
+                self.stateless_task(session, queue, rx, future, cancellation, sse).await
             }
             Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         }
+    }
+
+    /// Run a stateless call (or subscription) as its own task, for as long
+    /// as its client waits for it.
+    async fn stateless_task(
+        &self,
+        session: Session,
+        queue: Outgoing,
+        rx: Drain<Vec<u8>>,
+        future: BoxFuture<'static, Answer>,
+        cancellation: crate::request::context::Cancellation,
+        sse: bool,
+    ) -> Response {
+        let task = tokio::spawn(async move { answer(future, &queue).await });
+        let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
+            task.abort();
+            cancellation.cancel();
+            drop(session);
+        });
+        let status = |answer: &[u8]| stateless_status(error_code(answer));
+        CallStream::direct(rx, Some(on_drop)).respond(sse, status).await
     }
 
     /// Start a session: it is kept (and its id sent) only if `initialize`

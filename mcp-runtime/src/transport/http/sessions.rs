@@ -126,6 +126,11 @@ impl HttpSession {
         true
     }
 
+    /// Whether a call with this id runs now.
+    pub(crate) fn is_running(&self, id: &RequestId) -> bool {
+        lock(&self.running).get(id).is_some_and(|(handle, _)| !handle.is_finished())
+    }
+
     pub(crate) fn finish_call(&self, id: &RequestId) {
         lock(&self.running).remove(id);
         self.touch();
