@@ -62,11 +62,12 @@ impl HttpSession {
                 }
             }
         });
+        // Unguessable: it is all a client shows to be in the session.
+        let id = uuid::Uuid::new_v4().simple().to_string();
         HttpSession {
-            // Unguessable: it is all a client shows to be in the session.
-            id: uuid::Uuid::new_v4().simple().to_string(),
             owner: None,
-            session: Session::new(shared, Outgoing::new(out)),
+            session: Session::new(shared, Outgoing::new(out)).over_http(Some(&id)),
+            id,
             store,
             streams: Mutex::default(),
             running: Mutex::default(),
