@@ -16,6 +16,7 @@ use crate::request::context::level_index;
 pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let params: InitializeParams = parse(params)?;
     let version = mcp_core::ProtocolVersion::negotiate(&params.protocol_version);
+    request.span.record("mcp.protocol.version", version.as_str());
     tracing::info!(
         client = %params.client_info.name,
         client_version = %params.client_info.version,

@@ -4,10 +4,13 @@
 
 pub(crate) mod lifecycle;
 pub(crate) mod listen;
+#[cfg(feature = "otel")]
+mod otel;
 pub(crate) mod outgoing;
 pub(crate) mod reply;
 #[cfg(feature = "http")]
 pub(crate) mod snapshot;
+pub(crate) mod span;
 pub(crate) mod table;
 
 use std::collections::HashMap;
@@ -20,6 +23,7 @@ use mcp_core::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tracing::Span;
 
 use crate::client::{Peer, PendingRequests};
 use crate::component::announce::Uris;
@@ -71,6 +75,9 @@ pub(crate) struct Incoming<'a> {
     /// The verified access token's claims: only over HTTP with OAuth.
     /// Without them nothing is scoped (stdio is local and trusted).
     pub(crate) claims: Option<Claims>,
+    /// The request's span, on which its method records what it is about
+    /// (see [`span`]).
+    pub(crate) span: &'a Span,
 }
 
 impl Incoming<'_> {
@@ -150,6 +157,12 @@ pub(crate) struct Session {
     pub(crate) subscriptions: Mutex<HashMap<RequestId, u64>>,
     /// The resource URIs this session subscribed to (`resources/subscribe`).
     pub(crate) resource_subscriptions: Uris,
+    /// How the client reaches it, as OpenTelemetry's `network.transport`
+    /// says: `pipe` (stdio), `tcp` (HTTP), or unknown (a stream of the
+    /// program's own, or memory).
+    transport: Option<&'static str>,
+    /// The HTTP session's `Mcp-Session-Id`, for its requests' spans.
+    id: Option<Arc<str>>,
 }
 
 impl Drop for Session {
@@ -192,6 +205,8 @@ impl Session {
             listener: OnceLock::new(),
             subscriptions: Mutex::default(),
             resource_subscriptions: Uris::default(),
+            transport: None,
+            id: None,
         }
     }
 
@@ -204,6 +219,20 @@ impl Session {
             let uris = self.resource_subscriptions.clone();
             let _ = self.listener.set(shared.announcer.listen(self.outgoing.clone(), None, kinds, uris));
         }
+    }
+
+    /// The session of a client on the other end of `transport`.
+    pub(crate) fn over(mut self, transport: &'static str) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// An HTTP session: the one with the `Mcp-Session-Id` `id`, or none for
+    /// a stateless request's.
+    #[cfg(feature = "http")]
+    pub(crate) fn over_http(mut self, id: Option<&str>) -> Self {
+        self.id = id.map(Arc::from);
+        self.over("tcp")
     }
 
     /// Count this session's calls against the allowance `key` shares with
@@ -288,14 +317,26 @@ impl Session {
         }
     }
 
+    /// Every request has its span ([`span`]), from routing to the answer,
+    /// whatever its method. The span is not entered while the request is
+    /// routed: `tracing-opentelemetry` starts the OpenTelemetry span when
+    /// it is first entered, and fixes its name then, while the name (the
+    /// tool's, the prompt's) is known only once the method has found it.
+    /// The call's future, where the handler's own code runs, runs inside it.
     fn request(&self, request: Request, stream: &Outgoing, claims: Option<Claims>) -> Action {
         let Request { id, method, params, .. } = request;
-        match self.route(&id, &method, params.as_ref(), stream, claims) {
+        let span = span::start(&method, &id, self.transport);
+        #[cfg(feature = "otel")]
+        if !span.is_disabled() {
+            otel::continue_trace(&span, params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object));
+        }
+        let action = match self.route(&id, &method, params.as_ref(), stream, claims, &span) {
             Ok((incoming, handler)) => {
                 handler(&incoming, params).unwrap_or_else(|error| Action::Reply(Answer::error(Some(id), error)))
             }
             Err(error) => Action::Reply(Answer::error(Some(id), error)),
-        }
+        };
+        span::finish(span, action)
     }
 
     /// Settle a request's era and find its method. The era is the
@@ -309,6 +350,7 @@ impl Session {
         params: Option<&JsonObject>,
         stream: &'a Outgoing,
         claims: Option<Claims>,
+        span: &'a Span,
     ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
         let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
         let found = table::find(method).filter(|m| self.shared.serves(m.capability));
@@ -322,6 +364,7 @@ impl Session {
             session: self,
             projection,
             claims: claims.clone(),
+            span,
         };
         if let Some(envelope) = Envelope::from_meta(meta)? {
             let method =
@@ -331,7 +374,12 @@ impl Session {
             let peer = Arc::new(Peer::new(Arc::new(AtomicU8::new(threshold)), client_info, capabilities, None));
             let ttl = method.cacheable.then(|| u64::try_from(self.shared.cache_ttl.as_millis()).unwrap_or(u64::MAX));
             let projection = Projection::stateless(self.shared.modern_info.clone(), ttl, private);
+            span.record("mcp.protocol.version", version.as_str());
             return Ok((incoming(version, peer, projection), method.handler));
+        }
+        // Only a handshake request belongs to a session: 2026-07-28 has none.
+        if let Some(id) = &self.id {
+            span.record("mcp.session.id", &**id);
         }
         let method_entry = found.ok_or_else(|| ErrorObject::method_not_found(method))?;
         if method_entry.eras == Eras::Stateless {
@@ -342,7 +390,10 @@ impl Session {
             )));
         }
         let (version, peer) = match self.negotiated.get() {
-            Some(negotiated) => (negotiated.version, negotiated.peer.clone()),
+            Some(negotiated) => {
+                span.record("mcp.protocol.version", negotiated.version.as_str());
+                (negotiated.version, negotiated.peer.clone())
+            }
             None if method_entry.before_initialize => (ProtocolVersion::LATEST_HANDSHAKE, self.anonymous.clone()),
             None => {
                 return Err(ErrorObject::invalid_request(format!(

@@ -152,7 +152,6 @@ impl Answer {
     }
 
     /// The error this answer carries, if it is one.
-    #[cfg(feature = "http")]
     pub(crate) fn error_object(&self) -> Option<&ErrorObject> {
         self.outcome.as_ref().err()
     }

@@ -7,12 +7,11 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes, methods};
 use serde_json::json;
-use tracing::Instrument;
 
 use super::PromptError;
 use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::reply::{Answer, ResultBody};
-use crate::dispatch::{Action, Incoming, parse};
+use crate::dispatch::{Action, Incoming, parse, span};
 
 impl ResultBody for GetPromptResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -32,6 +31,7 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     let prompts = shared.prompts.current();
     let entry =
         prompts.get(&name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?.clone();
+    span::prompt(request.span, &name);
     request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
     let arguments = arguments.unwrap_or_default();
     if let Some(unknown) = arguments
@@ -49,7 +49,6 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
         let error = PromptError::internal(panic_message(&*panic));
         Box::pin(std::future::ready(Err(error)))
     });
-    let span = tracing::info_span!("prompts/get", prompt = %name, id = %request.id);
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
     let run = async move {
         let future = rounds::run(rounds, future);
@@ -66,7 +65,7 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
             Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),
         }
     };
-    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
 }
 
 /// A failed rendering as the client sees it.

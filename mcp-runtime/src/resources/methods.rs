@@ -10,14 +10,13 @@ use std::sync::Arc;
 use futures_util::FutureExt;
 use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes, methods};
 use serde_json::{Value, json};
-use tracing::Instrument;
 
 use super::catalog::Entry;
 use super::contents::Failure;
 use super::{Contents, ResourceError};
 use crate::client::rounds::{self, Retry, Round};
 use crate::dispatch::reply::{Answer, Empty, ResultBody};
-use crate::dispatch::{Action, Incoming, parse};
+use crate::dispatch::{Action, Incoming, parse, span};
 use crate::server::Shared;
 
 impl ResultBody for ReadResourceResult {
@@ -64,6 +63,7 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let mut params = params.unwrap_or_default();
     let retry = Retry::take(&mut params);
     let ResourceUri { uri, meta } = parse(Some(params))?;
+    span::resource(request.span, &uri);
     let shared = request.shared();
     let version = request.version;
     let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
@@ -78,7 +78,6 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         let error = ResourceError::internal(panic_message(&*panic));
         Box::pin(std::future::ready(Err(error)))
     });
-    let span = tracing::info_span!("resources/read", uri = %uri, id = %request.id);
     let timeout = entry.definition.timeout;
     let (id, projection) = (request.id.clone(), request.projection.clone());
     let run = async move {
@@ -104,7 +103,7 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
             Err(error) => Answer::error(Some(id), read_error(&uri, error, version, show_details)),
         }
     };
-    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
 }
 
 /// A failed read as the client sees it: not found, the handler's own
@@ -133,6 +132,7 @@ pub(crate) fn readable(request: &Incoming<'_>, uri: &str) -> bool {
 
 pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let ResourceUri { uri, .. } = parse(params)?;
+    span::resource(request.span, &uri);
     let Some((entry, _)) = resolve(request.shared(), &uri) else {
         return Err(not_found(&uri, None, request.version));
     };
@@ -143,6 +143,7 @@ pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> R
 
 pub(crate) fn unsubscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let ResourceUri { uri, .. } = parse(params)?;
+    span::resource(request.span, &uri);
     request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(&uri);
     Ok(request.reply(Empty {}))
 }

@@ -294,7 +294,7 @@ impl Server {
             tools = shared.tools.current().entries().len(),
             "serving MCP over stdio"
         );
-        connection::serve(shared, stdin, stdout, limits).await?;
+        connection::serve_over(Some("pipe"), shared, stdin, stdout, limits).await?;
         Ok(())
     }
 

@@ -8,12 +8,11 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, envelope, methods};
 use serde_json::json;
-use tracing::Instrument;
 
 use super::arguments::problems_result;
 use super::catalog::Entry;
 use crate::client::rounds::{self, Retry, Round};
-use crate::dispatch::{Action, Incoming, parse};
+use crate::dispatch::{Action, Incoming, parse, span};
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     crate::component::list::list(request, params, &request.shared().tools, "tools")
@@ -33,11 +32,17 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         .get(&params.name)
         .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
         .clone();
+    // Only a tool the server has names the span: a name a client made up
+    // would make span names as many as clients' typos.
+    span::tool(request.span, &params.name);
     request.authorize(&entry.definition.scopes, format_args!("tool `{}`", params.name))?;
     let none = JsonObject::new();
     let sent = arguments.as_ref().and_then(serde_json::Value::as_object).unwrap_or(&none);
     let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?;
     let answered = |result: CallToolResult| {
+        if result.is_error() {
+            span::tool_error(request.span);
+        }
         let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
         Ok(Action::Reply(answer))
     };
@@ -73,7 +78,6 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let show_details = shared.show_internal_errors;
     let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(parts)))
         .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic, show_details))));
-    let span = tracing::info_span!("tools/call", tool = %params.name, id = %request.id);
     let timeout = entry.definition.timeout;
     let version = request.version;
     let wraps_output = entry.wraps_output && version.wraps_structured_output();
@@ -93,6 +97,10 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
             Ok(Err(panic)) => panicked(&*panic, show_details),
             Err(limit) => timed_out(&name, limit),
         };
+        if result.is_error() {
+            // This future runs inside the request's span.
+            span::tool_error(&tracing::Span::current());
+        }
         // The schema was wrapped, so the value is too, even when it is an
         // object itself (`for_version` wraps only non-objects).
         if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
@@ -104,7 +112,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         }
         projection.answer(id, result.for_version(version))
     };
-    Ok(Action::Call(request.id.clone(), Box::pin(run.instrument(span)), cancellation))
+    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
 }
 
 /// The result, unless its structured content breaks the tool's own output

@@ -42,12 +42,31 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_over(None, shared, reader, writer, limits).await
+}
+
+/// [`serve`] a client known to be on the other end of `transport` (its
+/// requests' spans say so: `pipe` for stdio).
+pub(crate) async fn serve_over<R, W>(
+    transport: Option<&'static str>,
+    shared: Arc<Shared>,
+    reader: R,
+    writer: W,
+    limits: Limits,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
     let backlog = Backlog::new(limits.max_queued_output);
     let writer = tokio::spawn(write_lines(writer, written, Some(backlog.clone())));
     let outgoing = Outgoing::counted(queue, backlog.clone());
     let out = outgoing.clone();
-    let session = Session::new(shared, outgoing.clone());
+    let mut session = Session::new(shared, outgoing.clone());
+    if let Some(transport) = transport {
+        session = session.over(transport);
+    }
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();

@@ -356,7 +356,9 @@ impl Endpoint {
         {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
-        let session = Session::new(self.shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES);
+        let session = Session::new(self.shared.clone(), Outgoing::nowhere())
+            .sharing_allowances(STATELESS_ALLOWANCES)
+            .over_http(None);
         let (queue, rx) = Outgoing::bounded(self.max_queued);
         let queue = queue.answer_only();
         match session.handle_authorized(Message::Request(request), &queue, claims) {

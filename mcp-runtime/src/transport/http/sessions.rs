@@ -70,11 +70,12 @@ impl HttpSession {
         // replicas does not number a stream the way it numbered one before
         // (their events share the store).
         let first_stream = u64::from(uuid::Uuid::new_v4().as_u64_pair().0 as u32) << 16;
+        // Unguessable: it is all a client shows to be in the session.
+        let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
         HttpSession {
-            // Unguessable: it is all a client shows to be in the session.
-            id: id.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
             owner: None,
-            session: Session::new(shared, Outgoing::new(out)),
+            session: Session::new(shared, Outgoing::new(out)).over_http(Some(&id)),
+            id,
             store,
             streams: Mutex::new((first_stream, HashMap::new())),
             running: Mutex::default(),
