@@ -57,13 +57,28 @@ impl Binding {
     }
 }
 
+/// Serialized JSON straight into the hasher, with no string in between.
+struct Feed<'a>(&'a mut Sha256);
+
+impl std::io::Write for Feed<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Feed an object to the hasher with its keys sorted (no copy of it).
 fn canonical_map(map: &JsonObject, hasher: &mut Sha256) {
     let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
+    keys.sort_unstable();
     hasher.update(b"{");
     for key in keys {
-        hasher.update(serde_json::to_string(key).unwrap_or_default().as_bytes());
+        // Writing to a hasher cannot fail.
+        let _ = serde_json::to_writer(Feed(hasher), key);
         hasher.update(b":");
         canonical(&map[key], hasher);
         hasher.update(b",");
@@ -83,7 +98,9 @@ fn canonical(value: &Value, hasher: &mut Sha256) {
             }
             hasher.update(b"]");
         }
-        scalar => hasher.update(scalar.to_string().as_bytes()),
+        scalar => {
+            let _ = serde_json::to_writer(Feed(hasher), scalar);
+        }
     }
 }
 

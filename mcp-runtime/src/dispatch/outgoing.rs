@@ -212,7 +212,10 @@ impl Outgoing {
     /// A queue whose messages go nowhere (for requests that send none).
     #[cfg(feature = "http")]
     pub(crate) fn nowhere() -> Outgoing {
-        Outgoing::new(mpsc::unbounded_channel().0).answer_only()
+        // One closed channel for all of them: a clone costs a count, where
+        // a channel of its own cost two allocations per request.
+        static NOWHERE: std::sync::OnceLock<mpsc::UnboundedSender<Vec<u8>>> = std::sync::OnceLock::new();
+        Outgoing::new(NOWHERE.get_or_init(|| mpsc::unbounded_channel().0).clone()).answer_only()
     }
 
     /// Send a notification; a closed connection drops it, and so does a

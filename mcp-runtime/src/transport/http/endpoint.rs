@@ -564,12 +564,18 @@ impl Endpoint {
     /// leaves the body partly unread, so it closes the connection.
     async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
         let limit = self.options.body_timeout;
-        let read = tokio::time::timeout(limit, self.read_body_untimed(headers, body)).await;
-        let mut outcome = read.unwrap_or_else(|_| {
-            tracing::debug!(?limit, "a request body took too long to arrive");
-            let error = ErrorObject::invalid_request(format!("the request body took longer than {limit:?} to arrive"));
-            Err(Box::new(error_response(StatusCode::REQUEST_TIMEOUT, error)))
-        });
+        let mut read = std::pin::pin!(self.read_body_untimed(headers, body));
+        // A body that has already arrived (most do: they are small) is read
+        // without arming a timer.
+        let mut outcome = match crate::dispatch::poll_once(&mut read).await {
+            std::task::Poll::Ready(outcome) => outcome,
+            std::task::Poll::Pending => tokio::time::timeout(limit, read).await.unwrap_or_else(|_| {
+                tracing::debug!(?limit, "a request body took too long to arrive");
+                let error =
+                    ErrorObject::invalid_request(format!("the request body took longer than {limit:?} to arrive"));
+                Err(Box::new(error_response(StatusCode::REQUEST_TIMEOUT, error)))
+            }),
+        };
         if let Err(response) = &mut outcome {
             close(response);
         }
@@ -587,8 +593,10 @@ impl Endpoint {
             return Err(too_large());
         }
         // Counted as it arrives: a chunked body declares no length.
+        // A body that came in one chunk (most) is kept as it came, uncopied.
         let mut chunks = body.into_data_stream();
-        let mut bytes = Vec::new();
+        let mut first = Bytes::new();
+        let mut joined = Vec::new();
         while let Some(chunk) = chunks.next().await {
             let chunk = chunk.map_err(|e| {
                 tracing::debug!(error = %e, "reading a request body failed");
@@ -597,12 +605,17 @@ impl Endpoint {
                     ErrorObject::invalid_request("the request body could not be read"),
                 )
             })?;
-            if bytes.len() + chunk.len() > self.max_body {
+            if first.len() + joined.len() + chunk.len() > self.max_body {
                 return Err(too_large());
             }
-            bytes.extend_from_slice(&chunk);
+            if first.is_empty() && joined.is_empty() {
+                first = chunk;
+            } else {
+                joined.extend_from_slice(&std::mem::take(&mut first));
+                joined.extend_from_slice(&chunk);
+            }
         }
-        Ok(Bytes::from(bytes))
+        Ok(if joined.is_empty() { first } else { Bytes::from(joined) })
     }
 }
 
