@@ -50,6 +50,7 @@ fn main() -> Result<(), mcp_runtime::Error> {
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
         // Streamable HTTP, for the HTTP soak.
+        #[cfg(feature = "http")]
         (Some("--http"), Some(addr)) => {
             let runtime = tokio::runtime::Runtime::new().map_err(mcp_runtime::Error::Runtime)?;
             runtime.block_on(server.serve_http(addr))
