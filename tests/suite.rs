@@ -1,9 +1,9 @@
 //! Every end-to-end test file as a module of one test binary: one link and
 //! one copy of the runtime's generic code instead of one per file, which
 //! is most of what a test build costs. Run one file's tests with
-//! `cargo test -p mcp-tests --test suite http::`. Three stay binaries of
-//! their own: `ui` (trybuild), `lints` (crate-level lint attributes) and
-//! `fuzz` (its own long run).
+//! `cargo test -p mcp-tests --test suite http::`. Two stay binaries of
+//! their own: `lints` (crate-level lint attributes) and `fuzz` (its own
+//! long run); the trybuild cases are the `ui-tests` crate's.
 
 mod common;
 
