@@ -319,6 +319,12 @@ async fn unknown_tools_and_malformed_params_are_protocol_errors() {
     let response = client.request("tools/call", json!({"name": "nope", "arguments": {}})).await.unwrap();
     assert_eq!(error_code(&response), -32602);
     assert_eq!(response["error"]["message"], "invalid params: unknown tool: nope");
+    // A near miss names the tool the model most likely meant.
+    let response = client.request("tools/call", json!({"name": "ad", "arguments": {}})).await.unwrap();
+    assert_eq!(error_code(&response), -32602);
+    assert_eq!(response["error"]["message"], "invalid params: unknown tool: ad (did you mean `add`?)");
+    let response = client.request("tools/call", json!({"name": "Greet", "arguments": {}})).await.unwrap();
+    assert_eq!(response["error"]["message"], "invalid params: unknown tool: Greet (did you mean `greet`?)");
     let response = client.request("tools/call", json!({"arguments": {}})).await.unwrap();
     assert_eq!(error_code(&response), -32602);
     let response = client.request("resources/list", json!({})).await.unwrap();

@@ -363,6 +363,11 @@ async fn a_missing_scope_gets_403_and_hides_what_it_guards() {
     assert_eq!(call.last()["id"], reader.next_id, "the refusal answers the request");
     assert_eq!(error["message"], "insufficient scope: tool `write_note` needs `notes:write`");
     assert_eq!(error["data"]["scope"], "notes:read notes:write");
+    // A near miss of a tool the token cannot see is not suggested to it.
+    let typo = reader.call("write_notes", json!({"text": "hi"})).await;
+    assert_eq!(typo.last()["error"]["message"], "invalid params: unknown tool: write_notes");
+    let typo = reader.call("whoam", json!({})).await;
+    assert_eq!(typo.last()["error"]["message"], "invalid params: unknown tool: whoam (did you mean `whoami`?)");
     let resources = reader.request("resources/list", json!({})).await;
     assert_eq!(names(&resources, "resources", "uri"), ["notes://all"]);
 
@@ -384,6 +389,11 @@ async fn a_missing_scope_gets_403_and_hides_what_it_guards() {
     writer.initialize().await;
     let tools = writer.request("tools/list", json!({})).await;
     assert_eq!(names(&tools, "tools", "name"), ["whoami", "write_note"]);
+    let typo = writer.call("write_notes", json!({"text": "hi"})).await;
+    assert_eq!(
+        typo.last()["error"]["message"],
+        "invalid params: unknown tool: write_notes (did you mean `write_note`?)"
+    );
     let call = writer.call("write_note", json!({"text": "hi"})).await;
     assert_eq!(call.status, StatusCode::OK);
     assert_eq!(call.last()["result"]["content"][0]["text"], "wrote hi");

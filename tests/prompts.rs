@@ -190,6 +190,8 @@ async fn bad_arguments_are_invalid_params_naming_each() {
         (-32602, "invalid params: prompt `code_review` has no argument `colour`")
     );
     assert_eq!(client.get_prompt("nothing", &[]).await.unwrap_err().code, -32602);
+    let typo = client.get_prompt("code_reveiw", &[]).await.unwrap_err();
+    assert_eq!(typo.message, "invalid params: unknown prompt: code_reveiw (did you mean `code_review`?)");
     // A value that is not a string is refused too.
     let raw =
         client.raw().request("prompts/get", json!({"name": "code_review", "arguments": {"code": 42}})).await.unwrap();

@@ -12,7 +12,7 @@ pub(crate) fn did_you_mean<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> 
     }
     known
         .iter()
-        .map(|k| (distance(&normal, k), *k))
+        .map(|k| (strsim::osa_distance(&normal, k), *k))
         .filter(|(d, k)| *d <= (k.len().max(normal.len()) / 3).max(1))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
@@ -37,30 +37,6 @@ fn normalize(key: &str) -> String {
         Some(stem) => stem.to_owned(),
         None => out,
     }
-}
-
-/// Edit distance over bytes (keys are ASCII identifiers), counting a swap
-/// of two neighbours as one edit, since that is the commonest typo.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]

@@ -362,6 +362,23 @@ impl<K: Kind> Snapshot<K> {
         &self.entries
     }
 
+    /// The error for a `noun` named `key` that is not here, naming the
+    /// closest name `visible` keeps when one is near (a model's typo, a
+    /// different case); never one the caller may not see.
+    pub(crate) fn unknown(&self, noun: &str, key: &str, visible: impl Fn(&K::Entry) -> bool) -> ErrorObject {
+        let near = self
+            .entries
+            .iter()
+            .filter(|e| visible(e))
+            .map(|e| (strsim::osa_distance(&key.to_lowercase(), &K::key(e).to_lowercase()), K::key(e)))
+            .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
+            .min_by_key(|(d, _)| *d);
+        ErrorObject::invalid_params(match near {
+            Some((_, near)) => format!("unknown {noun}: {key} (did you mean `{near}`?)"),
+            None => format!("unknown {noun}: {key}"),
+        })
+    }
+
     /// The page after `cursor` of the entries `visible` keeps, of at most
     /// `size` entries (all without a size), and the cursor of the next
     /// page. A cursor names the last key of the previous page, so paging

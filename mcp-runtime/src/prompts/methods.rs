@@ -29,8 +29,10 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     let GetPromptParams { name, arguments, meta } = parse(Some(params))?;
     let shared = request.shared();
     let prompts = shared.prompts.current();
-    let entry =
-        prompts.get(&name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?.clone();
+    let entry = prompts
+        .get(&name)
+        .ok_or_else(|| prompts.unknown("prompt", &name, |e| request.may_use(&e.definition.scopes)))?
+        .clone();
     span::prompt(request.span, &name);
     request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
     let arguments = arguments.unwrap_or_default();

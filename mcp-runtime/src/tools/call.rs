@@ -30,7 +30,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let tools = shared.tools.current();
     let entry = tools
         .get(&params.name)
-        .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {}", params.name)))?
+        .ok_or_else(|| tools.unknown("tool", &params.name, |e| request.may_use(&e.definition.scopes)))?
         .clone();
     // Only a tool the server has names the span: a name a client made up
     // would make span names as many as clients' typos.
