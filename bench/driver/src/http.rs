@@ -341,21 +341,27 @@ impl Client {
         .await
         .map_err(|_| "no answer within 60 s")??;
         let (parts, body) = response;
-        let kind = parts.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
-        let messages = if body.is_empty() {
-            Vec::new()
-        } else if kind.starts_with("text/event-stream") {
-            sse_messages(&body)?
-        } else {
-            vec![serde_json::from_slice(&body)?]
-        };
+        let messages = answer_messages(&parts.headers, &body)?;
         Ok((parts.status, parts.headers, messages))
     }
 }
 
+/// The JSON-RPC messages of an answer's body: none, one JSON message, or
+/// an SSE stream's, as its `Content-Type` says.
+pub(crate) fn answer_messages(headers: &hyper::HeaderMap, body: &[u8]) -> Result<Vec<Value>, SendError> {
+    let kind = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    Ok(if body.is_empty() {
+        Vec::new()
+    } else if kind.starts_with("text/event-stream") {
+        sse_messages(body)?
+    } else {
+        vec![serde_json::from_slice(body)?]
+    })
+}
+
 /// The JSON-RPC messages in an SSE body: each event's data lines, joined;
 /// events without data (priming events, comments) are skipped.
-pub(crate) fn sse_messages(body: &[u8]) -> Result<Vec<Value>, SendError> {
+fn sse_messages(body: &[u8]) -> Result<Vec<Value>, SendError> {
     let text = std::str::from_utf8(body)?;
     let mut messages = Vec::new();
     let mut data = String::new();

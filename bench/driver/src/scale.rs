@@ -24,7 +24,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
-use crate::http::{SendError, sse_messages};
+use crate::http::{SendError, answer_messages};
 
 /// What the run is asked to do.
 pub(crate) struct Plan {
@@ -64,6 +64,23 @@ struct Cluster {
 
 fn free_port() -> Result<u16, SendError> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Start replica `name` of the example on `port`, sharing Redis and the
+/// request-state key with the others, once it listens.
+async fn spawn_replica(binary: &Path, redis_url: &str, key: &str, name: &str, port: u16) -> Result<Child, SendError> {
+    let child = Command::new(binary)
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .env("REDIS_URL", redis_url)
+        .env("MCP_REQUEST_STATE_KEY", key)
+        .env("REPLICA", name)
+        .env("MCP_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    wait_for_port(port, &format!("replica {name}")).await?;
+    Ok(child)
 }
 
 async fn wait_for_port(port: u16, what: &str) -> Result<(), SendError> {
@@ -116,18 +133,7 @@ impl Cluster {
     }
 
     async fn spawn_replica(&self, n: usize, port: u16) -> Result<Child, SendError> {
-        let child = Command::new(&self.binary)
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .env("REDIS_URL", &self.redis_url)
-            .env("MCP_REQUEST_STATE_KEY", &self.key)
-            .env("REPLICA", format!("r{}", n + 1))
-            .env("MCP_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()?;
-        wait_for_port(port, "a replica").await?;
-        Ok(child)
+        spawn_replica(&self.binary, &self.redis_url, &self.key, &format!("r{}", n + 1), port).await
     }
 
     /// HAProxy in front of the replicas: round robin for requests without
@@ -260,14 +266,7 @@ impl Client {
                 return Err(error);
             }
         };
-        let kind = parts.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
-        let messages = if body.is_empty() {
-            Vec::new()
-        } else if kind.starts_with("text/event-stream") {
-            sse_messages(&body)?
-        } else {
-            vec![serde_json::from_slice(&body)?]
-        };
+        let messages = answer_messages(&parts.headers, &body)?;
         Ok((parts.status, parts.headers, messages))
     }
 
@@ -463,17 +462,7 @@ pub(crate) async fn run(plan: Plan) -> Result<(), SendError> {
             victim.wait().await?;
             log.lock().unwrap().push(format!("r2 killed (SIGKILL) at {:.2} s", started.elapsed().as_secs_f64()));
             tokio::time::sleep(Duration::from_millis(500)).await;
-            let child = Command::new(&binary)
-                .args(["--http", &format!("127.0.0.1:{victim_port}")])
-                .env("REDIS_URL", &redis_url)
-                .env("MCP_REQUEST_STATE_KEY", &key)
-                .env("REPLICA", "r2")
-                .env("MCP_LOG", "warn")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .kill_on_drop(true)
-                .spawn()?;
-            wait_for_port(victim_port, "the restarted replica").await?;
+            let child = spawn_replica(&binary, &redis_url, &key, "r2", victim_port).await?;
             log.lock().unwrap().push(format!("r2 listening again at {:.2} s", started.elapsed().as_secs_f64()));
             *restarted.lock().unwrap() = Some(child);
             Ok(())

@@ -320,9 +320,6 @@ impl Server {
                 "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
             )));
         }
-        // One client, one connection: a single thread answers it with no
-        // hand-offs between threads, which is most of a call's cost on a
-        // multi-threaded runtime (see BENCHMARKS.md).
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
         runtime.block_on(self.serve_stdio())
     }
@@ -382,12 +379,13 @@ impl Server {
                 "`run_blocking` starts its own runtime and cannot run inside one; use `run().await`",
             )));
         }
-        let launch = launch::Launch::of_this_process().map_err(Error::Launch)?;
-        let runtime = match launch {
-            launch::Launch::Stdio => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-            launch::Launch::Http { .. } => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-        };
-        runtime.map_err(Error::Runtime)?.block_on(self.run())
+        match launch::Launch::of_this_process().map_err(Error::Launch)? {
+            launch::Launch::Stdio => self.run_stdio(),
+            launch::Launch::Http { addr, asked_by } => {
+                let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
+                runtime.map_err(Error::Runtime)?.block_on(self.serve_http_launched(&addr, asked_by))
+            }
+        }
     }
 
     /// Serve one client over any byte stream of newline-delimited JSON-RPC.
