@@ -18,6 +18,7 @@ mod hardening;
 mod http;
 mod interop;
 mod limits;
+mod ordinary;
 mod oauth;
 mod otel;
 mod prompts;

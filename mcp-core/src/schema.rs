@@ -58,6 +58,9 @@ use serde_json::{Map, Value};
 use crate::jsonrpc::JsonObject;
 
 mod merge;
+mod nulls;
+
+pub use nulls::omit_optional_nulls;
 
 /// The largest integer a JavaScript number holds exactly, 2^53 − 1
 /// (`Number.MAX_SAFE_INTEGER`): the portable profile's widest integer bound.
@@ -66,10 +69,21 @@ pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 /// What a shaped schema is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Purpose {
-    /// Shown to clients.
+    /// An input schema shown to clients.
     Advertise,
     /// Checked against a call's arguments: never narrower than the type.
     Check,
+    /// An output schema: shown to clients (so clear for their rules) and
+    /// checked by them against what the server sends, so never narrower
+    /// than what serde writes once [`omit_optional_nulls`] has shaped it.
+    Output,
+}
+
+impl Purpose {
+    /// Whether every value of the type must pass (nothing narrowed).
+    fn loose(self) -> bool {
+        self != Purpose::Advertise
+    }
 }
 
 /// How schemas are shaped before they are advertised.
@@ -204,6 +218,22 @@ pub fn apply_checked(profile: SchemaProfile, raw: Value) -> Result<Value, Schema
     shape(profile, raw, Purpose::Check)
 }
 
+/// Shape a tool's output schema (the schema of `T` in `Json<T>`) with
+/// `profile`: clear for every client rule, like an input schema, yet
+/// never narrower than what serde writes, because clients validate
+/// `structuredContent` against it. Send values through
+/// [`omit_optional_nulls`] with this schema first: a `None` field is
+/// advertised as an optional plain `T` and must be left out, not sent as
+/// `null`; a `null` that cannot be left out (an element of
+/// `Vec<Option<T>>`, a map's value, a required field) keeps its schema
+/// open to `null` (no `type`, "May be null." in the description) rather
+/// than take a type list or an `anyOf` that clients refuse. Integer
+/// bounds beyond ±(2^53 − 1) are left out rather than clamped, and a
+/// field whose type depends on an enum's variant constrains nothing.
+pub fn output_schema(profile: SchemaProfile, raw: Value) -> Result<Value, SchemaError> {
+    shape(profile, raw, Purpose::Output)
+}
+
 fn shape(profile: SchemaProfile, raw: Value, purpose: Purpose) -> Result<Value, SchemaError> {
     match profile {
         SchemaProfile::Strict => Ok(raw),
@@ -221,7 +251,7 @@ fn portable(mut raw: Value, purpose: Purpose) -> Result<Value, SchemaError> {
         }
     }
     let mut out = inline(raw, &defs, &mut Vec::new())?;
-    clean(&mut out, purpose);
+    clean(&mut out, purpose, false);
     Ok(out)
 }
 
@@ -314,12 +344,14 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 
 /// The keyword-level rules of the portable profile, applied to one schema
 /// and then to each of its subschemas (never to a property *named* like a
-/// keyword).
-fn clean(schema: &mut Value, purpose: Purpose) {
+/// keyword). `omittable`: the schema is of a property that is not
+/// required, so a `null` there can be left out instead of sent.
+fn clean(schema: &mut Value, purpose: Purpose, omittable: bool) {
     let Value::Object(map) = schema else { return };
     // First merge a lone non-null branch into this schema, so the keyword
-    // rules below also see what it brought in.
-    strip_null(map);
+    // rules below also see what it brought in. The checked schema keeps
+    // `null` wherever serde reads it.
+    let nullable = purpose != Purpose::Check && strip_null(map);
     string_enum(map);
     map.remove("$schema");
     map.remove("nullable");
@@ -334,21 +366,30 @@ fn clean(schema: &mut Value, purpose: Purpose) {
         }
         map.remove("format");
     }
-    if purpose == Purpose::Advertise {
-        clamp_to_safe_integers(map);
+    match purpose {
+        Purpose::Advertise => clamp_to_safe_integers(map),
+        Purpose::Output => drop_unsafe_integer_bounds(map),
+        Purpose::Check => {}
     }
+    let required = required_names(map);
     for (key, child) in map.iter_mut() {
         let key = key.as_str();
-        if SCHEMA_MAP_KEYS.contains(&key) {
+        if key == "properties" {
             if let Value::Object(named) = child {
-                named.values_mut().for_each(|s| clean(s, purpose));
+                for (name, s) in named.iter_mut() {
+                    clean(s, purpose, !required.contains(name));
+                }
+            }
+        } else if SCHEMA_MAP_KEYS.contains(&key) {
+            if let Value::Object(named) = child {
+                named.values_mut().for_each(|s| clean(s, purpose, false));
             }
         } else if SCHEMA_ARRAY_KEYS.contains(&key) && child.is_array() {
             if let Value::Array(items) = child {
-                items.iter_mut().for_each(|s| clean(s, purpose));
+                items.iter_mut().for_each(|s| clean(s, purpose, false));
             }
         } else if SCHEMA_KEYS.contains(&key) {
-            clean(child, purpose);
+            clean(child, purpose, false);
         }
     }
     // The branches are shaped by now, so a data enum's variants merge as
@@ -357,6 +398,50 @@ fn clean(schema: &mut Value, purpose: Purpose) {
     object_properties(map, purpose);
     array_items(map);
     shared_branch_type(map);
+    if nullable && purpose == Purpose::Output && !omittable {
+        may_be_null(map);
+    }
+}
+
+/// The names in a schema's `required`.
+fn required_names(map: &JsonObject) -> Vec<String> {
+    let names = map.get("required").and_then(Value::as_array).into_iter().flatten();
+    names.filter_map(Value::as_str).map(str::to_owned).collect()
+}
+
+/// An output schema whose `null` cannot be left out of the value: open it
+/// to `null` without a type list or an `anyOf` (Cursor and Gemini refuse
+/// both). Every keyword left applies to one JSON type only, so dropping
+/// `type` lets `null` through; an `enum` or alternatives take it as one
+/// more choice.
+fn may_be_null(map: &mut JsonObject) {
+    map.remove("type");
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.push(Value::Null);
+    }
+    if let Some(value) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![value, Value::Null]));
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = map.get_mut(key) {
+            branches.push(serde_json::json!({"type": "null"}));
+        }
+    }
+    merge::append_description(map, "May be null.");
+}
+
+/// Bounds of an output integer beyond ±(2^53 − 1) are left out: clamped,
+/// they would refuse values serde writes; as they are, a JavaScript
+/// client reads them rounded.
+fn drop_unsafe_integer_bounds(map: &mut JsonObject) {
+    if map.get("type").and_then(Value::as_str) != Some("integer") {
+        return;
+    }
+    let limit = MAX_SAFE_INTEGER as f64;
+    map.retain(|key, bound| {
+        !matches!(key.as_str(), "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum")
+            || bound.as_f64().is_none_or(|b| b.abs() <= limit)
+    });
 }
 
 /// Bounds of an integer beyond ±(2^53 − 1) come back to it: a JavaScript
@@ -446,21 +531,34 @@ fn shared_branch_type(map: &mut JsonObject) {
 }
 
 /// `Option<T>`: drop the `null` alternative, leaving the plain `T` schema
-/// (optionality is expressed by `required` alone).
-fn strip_null(map: &mut JsonObject) {
-    if let Some(Value::Array(types)) = map.get_mut("type") {
+/// (optionality is expressed by `required` alone). Whether there was one.
+/// A schema that is only `null` (a unit struct) keeps it.
+fn strip_null(map: &mut JsonObject) -> bool {
+    let mut stripped = false;
+    if let Some(Value::Array(types)) = map.get_mut("type")
+        && types.iter().any(|t| t != "null")
+    {
+        let before = types.len();
         types.retain(|t| t != "null");
+        stripped |= types.len() < before;
         if types.len() == 1 {
             let only = types.remove(0);
             map.insert("type".into(), only);
         }
     }
     if let Some(Value::Array(values)) = map.get_mut("enum") {
+        let before = values.len();
         values.retain(|v| !v.is_null());
+        stripped |= values.len() < before;
     }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = map.get_mut(key) else { continue };
+        if branches.iter().all(is_null_schema) {
+            continue;
+        }
+        let before = branches.len();
         branches.retain(|b| !is_null_schema(b));
+        stripped |= branches.len() < before;
         if branches.len() == 1 {
             let Some(Value::Array(mut branches)) = map.remove(key) else { unreachable!() };
             if let Value::Object(only) = branches.remove(0) {
@@ -471,6 +569,7 @@ fn strip_null(map: &mut JsonObject) {
             }
         }
     }
+    stripped
 }
 
 fn is_null_schema(schema: &Value) -> bool {
@@ -579,6 +678,50 @@ mod tests {
                 "y": {"type": "string"}
             }})
         );
+    }
+
+    #[test]
+    fn the_checked_schema_keeps_null_wherever_serde_reads_it() {
+        let raw = json!({"type": "object", "properties": {
+            "n": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+            "x": {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "null"}]},
+            "list": {"type": "array", "items": {"type": ["string", "null"]}}
+        }, "$defs": {"P": {"type": "object", "properties": {"a": {"type": "string"}}}}});
+        assert_eq!(
+            checked(raw),
+            json!({"type": "object", "properties": {
+                "n": {"type": ["integer", "null"], "minimum": 0, "maximum": 4294967295u32},
+                "x": {"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "null"}]},
+                "list": {"type": "array", "items": {"type": ["string", "null"]}}
+            }})
+        );
+    }
+
+    #[test]
+    fn output_schemas_leave_optional_nulls_out_and_open_the_others_without_type_lists() {
+        let raw = json!({"type": "object", "properties": {
+            "note": {"type": ["string", "null"]},
+            "tags": {"type": "array", "items": {"type": ["string", "null"]}},
+            "kind": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]},
+            "big": {"type": "integer", "format": "uint64", "minimum": 0},
+            "unit": {"type": "null"}
+        }, "required": ["kind", "big", "unit"]});
+        let output = output_schema(SchemaProfile::Portable, raw).unwrap();
+        assert_eq!(
+            output,
+            json!({"type": "object", "properties": {
+                "note": {"type": "string"},
+                "tags": {"type": "array", "items": {"description": "May be null."}},
+                "kind": {"enum": ["a", "b", null], "description": "May be null."},
+                "big": {"minimum": 0, "type": "integer"},
+                "unit": {"type": "null"}
+            }, "required": ["kind", "big", "unit"]})
+        );
+        let tool = crate::Tool { output_schema: output.as_object().cloned(), ..crate::Tool::new("t", Map::new()) };
+        let problems = crate::clients::check_tool(&tool);
+        // Only the standing note that Claude Desktop has greyed out tools
+        // with any output schema.
+        assert!(problems.iter().all(|p| p.client.id() == "claude-desktop"), "{problems:?}");
     }
 
     #[test]

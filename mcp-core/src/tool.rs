@@ -89,13 +89,20 @@ impl Tool {
 
 /// `{"type":"object","properties":{"result": schema},"required":["result"]}`
 /// for a schema whose root is not an object; an object schema as it is.
-pub fn wrap_output_schema(schema: JsonObject) -> JsonObject {
+/// The root's own `$schema` and definitions move to the new root, where
+/// the schema's `$ref`s (`#/$defs/…`) still find them.
+pub fn wrap_output_schema(mut schema: JsonObject) -> JsonObject {
     if schema.get("type").and_then(serde_json::Value::as_str) == Some("object") {
         return schema;
     }
+    let mut wrapped = JsonObject::new();
+    for key in ["$schema", "$defs", "definitions"] {
+        if let Some(value) = schema.remove(key) {
+            wrapped.insert(key.into(), value);
+        }
+    }
     let mut properties = JsonObject::new();
     properties.insert("result".into(), serde_json::Value::Object(schema));
-    let mut wrapped = JsonObject::new();
     wrapped.insert("type".into(), "object".into());
     wrapped.insert("properties".into(), serde_json::Value::Object(properties));
     wrapped.insert("required".into(), serde_json::json!(["result"]));

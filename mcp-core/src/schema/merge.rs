@@ -67,7 +67,7 @@ pub(super) fn variants(map: &mut JsonObject, purpose: Purpose) {
     if let Some(note) = note {
         append_description(map, &note);
     }
-    if !strings.is_empty() && purpose == Purpose::Check {
+    if !strings.is_empty() && purpose.loose() {
         // A unit variant is a plain string, which an object type would refuse.
         map.remove("type");
     }
@@ -251,7 +251,7 @@ fn merge_field(schemas: &[&Value], whens: &[Option<Condition<'_>>], purpose: Pur
     let note = format!("Its type depends on the variant: {}.", parts.join("; "));
     let mut schema = match purpose {
         Purpose::Advertise => first.as_object().cloned().unwrap_or_default(),
-        Purpose::Check => Map::new(),
+        Purpose::Check | Purpose::Output => Map::new(),
     };
     schema.remove("description");
     let mut schema = match with_description(schema) {

@@ -22,9 +22,8 @@ pub(crate) struct ArgumentCheck {
     structural: HashSet<String>,
     /// The arguments the tool declares, for "unknown argument" messages.
     declared: Vec<String>,
-    /// Declared but not required: `null` for one of these means "not sent"
-    /// (the portable schema has no `null` branch for `Option<T>`).
-    optional: HashSet<String>,
+    /// The schema, for leaving out `null`s that mean "not sent".
+    schema: JsonObject,
 }
 
 impl ArgumentCheck {
@@ -40,10 +39,8 @@ impl ArgumentCheck {
             .filter(|(_, property)| is_structural(property, &schema))
             .map(|(name, _)| name.clone())
             .collect();
-        let required: HashSet<&str> =
-            schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-        let optional = declared.iter().filter(|n| !required.contains(n.as_str())).cloned().collect();
-        Ok(ArgumentCheck { validator, structural, declared, optional })
+        let Value::Object(schema) = schema else { unreachable!("built as an object above") };
+        Ok(ArgumentCheck { validator, structural, declared, schema })
     }
 
     /// The arguments as the tool should see them, or every problem with
@@ -63,7 +60,6 @@ impl ArgumentCheck {
             },
             Some(other) => return Err(vec![format!("`arguments` must be a JSON object, got {}", describe(&other))]),
         };
-        arguments.retain(|name, value| !(value.is_null() && self.optional.contains(name)));
         if lenient {
             for name in &self.structural {
                 if let Some(value @ Value::String(_)) = arguments.get_mut(name)
@@ -74,7 +70,11 @@ impl ArgumentCheck {
                 }
             }
         }
-        let instance = Value::Object(arguments);
+        let mut instance = Value::Object(arguments);
+        // `null` for a field that is not required means "not sent", at any
+        // depth: models send it for fields they leave empty, and a type
+        // with a default (`#[serde(default)]`) must get it.
+        mcp_core::schema::omit_optional_nulls(&mut instance, &self.schema);
         // The common case, valid arguments, takes the validator's fast path.
         if self.validator.is_valid(&instance) {
             let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
@@ -230,8 +230,11 @@ fn type_names(kind: &TypeKind) -> String {
     match kind {
         TypeKind::Single(t) => article(&t.to_string()),
         TypeKind::Multiple(set) => {
-            let names: Vec<String> = set.iter().map(|t| article(&t.to_string())).collect();
-            names.join(" or ")
+            // `null` is there for an `Option`, which may be left out: the
+            // type is what the caller needs to hear.
+            let names: Vec<String> = set.iter().map(|t| t.to_string()).filter(|t| t != "null").collect();
+            let names = if names.is_empty() { vec!["null".to_owned()] } else { names };
+            names.iter().map(|t| article(t)).collect::<Vec<_>>().join(" or ")
         }
     }
 }
@@ -244,7 +247,8 @@ fn list(options: &Value) -> String {
 }
 
 /// Whether `schema` (a property of `root`) describes an object or array,
-/// following one local `$ref` (the strict profile keeps them).
+/// maybe `null` too (`Option<T>`: a type list, or an `anyOf` with a `null`
+/// branch), following one local `$ref` (the strict profile keeps them).
 fn is_structural(schema: &Value, root: &Value) -> bool {
     let resolved = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/")) {
         Some(pointer) => root.pointer(&format!("/{pointer}")).unwrap_or(schema),
@@ -254,7 +258,12 @@ fn is_structural(schema: &Value, root: &Value) -> bool {
     match resolved.get("type") {
         Some(Value::Array(types)) => types.iter().any(structural) && !types.iter().any(|t| t == "string"),
         Some(t) => structural(t),
-        None => false,
+        None => {
+            let branches = ["anyOf", "oneOf"].iter().filter_map(|k| resolved.get(*k)?.as_array()).flatten();
+            let (null, others): (Vec<&Value>, Vec<&Value>) =
+                branches.partition(|b| b.get("type").is_some_and(|t| t == "null"));
+            !null.is_empty() && others.len() == 1 && is_structural(others[0], root)
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::{CallToolParams, CallToolResult, ErrorObject, JsonObject, envelope, methods};
+use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, envelope, methods};
 use serde_json::json;
 
 use super::arguments::problems_result;
@@ -115,27 +115,53 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
 }
 
-/// The result, unless its structured content breaks the tool's own output
-/// schema: then an error result (a client that validates would reject the
-/// result anyway), logged as the server bug it is.
-fn checked_output(entry: &Entry, result: CallToolResult, show_details: bool) -> CallToolResult {
+/// The result as clients are sent it: structured content shaped to the
+/// advertised output schema (`null`s of optional fields left out, and its
+/// text mirror with it), unless it still breaks that schema: then an error
+/// result (a client that validates would reject the result anyway),
+/// logged as the server bug it is.
+fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool) -> CallToolResult {
     if result.is_error == Some(true) {
         return result;
+    }
+    let Some(structured) = result.structured_content.as_mut() else {
+        return result;
+    };
+    if has_null(structured) {
+        let before = structured.to_string();
+        if entry.shape_output(structured) {
+            let after = structured.to_string();
+            for content in &mut result.content {
+                if let Content::Text(text) = content
+                    && text.text == before
+                {
+                    text.text.clone_from(&after);
+                }
+            }
+        }
     }
     let Some(problem) = result.structured_content.as_ref().and_then(|s| entry.output_problem(s)) else {
         return result;
     };
     let name = &entry.definition.tool.name;
-    let detail = format!(
-        "tool `{name}` returned structured content that does not match its outputSchema {problem} \
-         (a NaN or infinite float becomes null in JSON)"
-    );
+    let detail = format!("tool `{name}` returned structured content that does not match its outputSchema {problem}");
     crate::incident::report(
         "a tool's output broke its output schema",
         &detail,
         &entry.definition.rust_path,
         show_details,
     )
+}
+
+/// Whether a `null` stands anywhere in `value`: most output has none, and
+/// then there is nothing to shape.
+fn has_null(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Null => true,
+        serde_json::Value::Array(items) => items.iter().any(has_null),
+        serde_json::Value::Object(fields) => fields.values().any(has_null),
+        _ => false,
+    }
 }
 
 /// A call ran past its tool's timeout and was stopped.

@@ -55,12 +55,22 @@ impl Entry {
             .map_err(String::as_str)
     }
 
+    /// Structured output as clients are sent it: `null`s for fields the
+    /// output schema leaves optional are left out (see
+    /// `mcp_core::schema::omit_optional_nulls`). Whether anything changed.
+    pub(crate) fn shape_output(&self, structured: &mut Value) -> bool {
+        match &self.definition.tool.output_schema {
+            Some(schema) => mcp_core::schema::omit_optional_nulls(structured, schema),
+            None => false,
+        }
+    }
+
     /// Why `structured` does not fit the tool's output schema, if it does
     /// not: a server bug (e.g. a NaN or an infinity, which JSON writes as
     /// `null`), caught before a client that validates rejects the result.
     pub(crate) fn output_problem(&self, structured: &Value) -> Option<String> {
         let validator = self.output.get_or_init(|| {
-            let schema = Value::Object(self.definition.checked_output_schema()?.clone());
+            let schema = Value::Object(self.definition.tool.output_schema.clone()?);
             jsonschema::draft202012::new(&schema)
                 .inspect_err(
                     |e| tracing::warn!(tool = %self.definition.tool.name, error = %e, "output schema does not compile"),
@@ -68,7 +78,8 @@ impl Entry {
                 .ok()
         });
         let error = validator.as_ref()?.iter_errors(structured).next()?;
-        Some(format!("at `{}`: {error}", error.instance_path()))
+        let hint = if error.instance().is_null() { " (a NaN or infinite float becomes null in JSON)" } else { "" };
+        Some(format!("at `{}`: {error}{hint}", error.instance_path()))
     }
 }
 

@@ -32,19 +32,11 @@ pub struct ToolDefinition {
     pub(crate) unknown_header_arguments: Vec<String>,
     /// What an access token must grant to see and call it.
     pub(crate) scopes: Vec<String>,
-    /// The schemas calls are checked against, where they differ from the
-    /// advertised ones (set when a server shapes the definition).
-    pub(crate) checked: Checked,
-}
-
-/// The schemas a server checks a tool's arguments and structured output
-/// against, where the portable profile advertises a narrower shape than the
-/// type's (see `mcp_core::schema::checked_input_schema`); `None` where the
-/// advertised schema is the one.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Checked {
-    pub(crate) input: Option<JsonObject>,
-    pub(crate) output: Option<JsonObject>,
+    /// The schema a call's arguments are checked against, where the
+    /// portable profile advertises a narrower shape than the type's (see
+    /// `mcp_core::schema::checked_input_schema`); set when a server shapes
+    /// the definition.
+    pub(crate) checked_input: Option<JsonObject>,
 }
 
 impl ToolDefinition {
@@ -84,12 +76,7 @@ impl ToolDefinition {
     /// The schema a call's arguments are checked against: the advertised
     /// input schema unless the profile advertises a narrower shape.
     pub(crate) fn checked_input_schema(&self) -> &JsonObject {
-        self.checked.input.as_ref().unwrap_or(&self.tool.input_schema)
-    }
-
-    /// The schema structured output is checked against, if the tool has one.
-    pub(crate) fn checked_output_schema(&self) -> Option<&JsonObject> {
-        self.checked.output.as_ref().or(self.tool.output_schema.as_ref())
+        self.checked_input.as_ref().unwrap_or(&self.tool.input_schema)
     }
 }
 
@@ -399,7 +386,7 @@ impl ToolBuilder {
             profile: self.profile,
             unknown_header_arguments,
             scopes: self.scopes,
-            checked: Checked::default(),
+            checked_input: None,
         }
     }
 }
@@ -418,22 +405,21 @@ pub(crate) fn title_from_name(name: &str) -> String {
 }
 
 /// Shape a definition's input and output schemas with `profile`, keeping
-/// the schemas calls are checked against where they differ.
+/// the schema calls are checked against where it differs from the
+/// advertised one. Structured output is checked against the advertised
+/// output schema itself (clients validate against that one), which the
+/// profile never makes narrower than what serde writes.
 pub(crate) fn shape(mut def: ToolDefinition, profile: SchemaProfile) -> Result<ToolDefinition, mcp_core::SchemaError> {
     let raw = Value::Object(std::mem::take(&mut def.tool.input_schema));
     let checked = mcp_core::schema::checked_input_schema(profile, raw.clone())?;
     def.tool.input_schema = mcp_core::schema::input_schema(profile, raw)?;
-    def.checked.input = (checked != def.tool.input_schema).then_some(checked);
+    def.checked_input = (checked != def.tool.input_schema).then_some(checked);
     if let Some(raw) = def.tool.output_schema.take() {
-        let raw = Value::Object(raw);
-        let as_object = |schema: Value| match schema {
+        def.tool.output_schema = Some(match mcp_core::schema::output_schema(profile, Value::Object(raw))? {
             Value::Object(schema) => schema,
+            // `true` (any value: `serde_json::Value`) is the empty schema.
             _ => JsonObject::new(),
-        };
-        let checked = as_object(mcp_core::schema::apply_checked(profile, raw.clone())?);
-        let advertised = as_object(mcp_core::schema::apply(profile, raw)?);
-        def.checked.output = (checked != advertised).then_some(checked);
-        def.tool.output_schema = Some(advertised);
+        });
     }
     Ok(def)
 }
