@@ -19,6 +19,7 @@ mod http;
 mod interop;
 mod limits;
 mod ordinary;
+mod ordinary_types;
 mod oauth;
 mod otel;
 mod prompts;
