@@ -34,16 +34,37 @@
 //!   9007199254740991.
 //! - **An array without `items`** (a tuple, `Vec<Value>`) gets one.
 //!
-//! Where the advertised shape is looser or narrower than the type, the
-//! arguments are still checked exactly: [`checked_input_schema`] is the
-//! schema the server validates a call against (it keeps the type's own
-//! bounds, map values and `additionalProperties: false`, and does not
-//! constrain a field whose type depends on the variant), and serde reads
-//! the arguments into the real type after that, so a wrong variant's
-//! fields get serde's own message ("missing field `r`"). A client that
-//! validates against the advertised schema may refuse an integer above
+//! One type has three shapes, one for each use:
+//!
+//! - **Advertised input** ([`input_schema`]): what clients and models are
+//!   shown. `Option<T>` is the plain `T`, left out of `required`; where the
+//!   portable shape is narrower than the type (a clamped bound, the first
+//!   variant's type for a field whose type depends on the variant), the
+//!   server still takes what serde reads.
+//! - **Checked input** ([`checked_input_schema`]): what a call's arguments
+//!   are validated against, never narrower than what serde reads. It keeps
+//!   `null` wherever serde takes it, the type's own bounds, map values and
+//!   `additionalProperties: false`, and does not constrain a field whose
+//!   type depends on the variant; serde then reads the arguments into the
+//!   real type, so a wrong variant's fields get serde's own message
+//!   ("missing field `r`").
+//! - **Output** ([`output_schema`]): advertised and validated by clients
+//!   against `structuredContent`, so clear for their rules like the input
+//!   and never narrower than what serde writes. A `None` field is an
+//!   optional plain `T` and the runtime leaves it out of the value
+//!   ([`omit_optional_nulls`]); a `null` that cannot be left out (an
+//!   element of `Vec<Option<T>>`, a map's value) keeps its schema open to
+//!   `null` by dropping `type` and saying "May be null.", since type lists
+//!   and `anyOf` are what Cursor and Gemini refuse. Bounds beyond
+//!   ±(2^53 − 1) are left out rather than clamped.
+//!
+//! The same [`omit_optional_nulls`] applies to arguments: `null` for a field
+//! that is not required means "not sent", at any depth, so a field with a
+//! default (`#[serde(default)]`) gets its default. A client that validates
+//! against the advertised input schema may refuse an integer above
 //! 2^53 − 1 that the server would take; a JavaScript client cannot send
-//! one exactly anyway.
+//! one exactly anyway. `tests/ordinary_types.rs` holds all of this as a
+//! property over a corpus of ordinary types.
 //!
 //! A recursive type (a tree, a linked list) cannot be inlined. Rather than
 //! cut it off at some depth, which would advertise a schema that rejects
