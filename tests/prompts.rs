@@ -50,6 +50,7 @@ fn code_review(
 async fn cities(mut completing: Completing) -> Vec<String> {
     let calls = completing.extract::<State<AtomicU64>>().map(|s| s.fetch_add(1, Ordering::SeqCst)).unwrap_or(99);
     let typed = completing.value().to_lowercase();
+    assert!(typed != "boom", "exploded at /srv/secret");
     let all: &[&str] = match completing.argument("country") {
         Some("france") => &["Paris", "Pau", "Perpignan"],
         _ => &["Paris", "Prague", "Porto", "Lima"],
@@ -248,6 +249,19 @@ async fn completions_come_from_types_and_functions() {
     assert_eq!(french["result"]["completion"]["values"], json!(["Paris", "Pau", "Perpignan", "(call 1)"]));
     let unknown = client.complete("trip", "planet", "").await.unwrap_err();
     assert_eq!(unknown.code, -32602);
+}
+
+#[tokio::test]
+async fn completion_functions_fail_like_every_handler_and_near_names_are_suggested() {
+    let mut client = TestClient::connect(server().show_internal_errors(false)).await.unwrap();
+    let failed = client.complete("trip", "city", "boom").await.unwrap_err();
+    assert_eq!(failed.code, -32603);
+    assert!(failed.message.starts_with("internal error (incident "), "{}", failed.message);
+    assert!(!failed.message.contains("secret"), "{}", failed.message);
+    // The connection goes on.
+    assert_eq!(client.complete("trip", "city", "l").await.unwrap().values[0], "Lima");
+    let typo = client.complete("tirp", "city", "").await.unwrap_err();
+    assert_eq!(typo.message, "invalid params: unknown prompt: tirp (did you mean `trip`?)");
 }
 
 #[tokio::test]

@@ -5,14 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
 
-use crate::dispatch::reply::ResultBody;
+use crate::dispatch::reply::{Answer, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
+use crate::invoke::{self, Outcome, Steps};
 use crate::request::{FromRequest, Rejection, RequestParts};
 use crate::tools::BoxFuture;
 
@@ -142,8 +141,9 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
     let completions = match &reference {
         CompleteRef::Prompt { name } => {
             let prompts = shared.prompts.current();
-            let entry =
-                prompts.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?;
+            let entry = prompts
+                .get(name)
+                .ok_or_else(|| prompts.unknown("prompt", name, |e| request.may_use(&e.definition.scopes)))?;
             request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
             let found = entry.definition.completions.iter().find(|(n, _)| *n == argument.name);
             found.map(|(_, c)| c.clone()).ok_or_else(|| {
@@ -163,7 +163,9 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
                 }
                 // A resource with a fixed URI has nothing to complete.
                 None if shared.resources.statics.current().get(uri).is_some() => Completions::None,
-                None => return Err(ErrorObject::invalid_params(format!("unknown resource template: {uri}"))),
+                None => {
+                    return Err(templates.unknown("resource template", uri, |e| request.may_use(&e.definition.scopes)));
+                }
             }
         }
     };
@@ -178,25 +180,18 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
         CompleteRef::Resource { uri } => uri.clone(),
     };
     let parts = request.request_parts(target, JsonObject::new(), meta);
-    let cancellation = parts.cancellation.clone();
-    let completing =
-        Completing { value: argument.value, arguments: context.and_then(|c| c.arguments).unwrap_or_default(), parts };
     let (id, projection, show) = (request.id.clone(), request.projection.clone(), shared.show_internal_errors);
-    let future = std::panic::catch_unwind(AssertUnwindSafe(|| completer(completing)));
-    let run = async move {
-        let outcome = match future {
-            Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(|_| ()),
-            Err(_) => Err(()),
+    let (value, arguments) = (argument.value, context.and_then(|c| c.arguments).unwrap_or_default());
+    let start = |parts| completer(Completing { value, arguments, parts });
+    Ok(invoke::call(request, Steps::default(), parts, start, move |outcome| {
+        let summary = match outcome {
+            Outcome::Done(values) => return projection.answer(id, answer(values)),
+            Outcome::Panicked(message) => format!("completion function panicked: {message}"),
+            Outcome::TimedOut(limit) => format!("completion function timed out after {}", invoke::seconds(limit)),
         };
-        match outcome {
-            Ok(values) => projection.answer(id, answer(values)),
-            Err(()) => {
-                let text = crate::incident::masked("a completion function panicked", &"panic", &"panic", show);
-                crate::dispatch::reply::Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-            }
-        }
-    };
-    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
+        let text = crate::incident::masked("a completion function failed", &summary, &summary, show);
+        Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+    }))
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ mod component;
 mod dispatch;
 mod error;
 mod incident;
+mod invoke;
 pub mod logging;
 mod prompts;
 mod request;

@@ -2,16 +2,14 @@
 //! serialized once per version) and `prompts/get` (arguments read from
 //! their strings, the prompt rendered, failures as the protocol's errors).
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes, methods};
 use serde_json::json;
 
 use super::PromptError;
-use crate::client::rounds::{self, Retry, Round};
+use crate::client::rounds::Retry;
 use crate::dispatch::reply::{Answer, ResultBody};
 use crate::dispatch::{Action, Incoming, parse, span};
+use crate::invoke::{self, Outcome, Steps};
 
 impl ResultBody for GetPromptResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -43,31 +41,29 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
         return Err(ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{unknown}`")));
     }
     let rounds = retry.begin(request, methods::PROMPTS_GET, &name, &arguments)?;
-    let mut parts = request.request_parts(name.clone(), arguments, meta);
-    parts.rounds = rounds.clone();
-    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
+    let parts = request.request_parts(name.clone(), arguments, meta);
     let show_details = shared.show_internal_errors;
-    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.get(parts))).unwrap_or_else(|panic| {
-        let error = PromptError::internal(panic_message(&*panic));
-        Box::pin(std::future::ready(Err(error)))
-    });
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
-    let run = async move {
-        let future = rounds::run(rounds, future);
-        let outcome = match crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind()).await {
-            Ok(Round::Done(outcome)) => outcome,
-            Ok(Round::InputRequired(input)) => return projection.answer(id, input),
-            Err(panic) => Err(PromptError::internal(panic_message(&*panic))),
-        };
-        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
-            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
-        }
-        match outcome {
-            Ok(result) => projection.answer(id, result.for_version(version)),
-            Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),
-        }
-    };
-    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
+    let steps = Steps { rounds, timeout: None };
+    Ok(invoke::call(
+        request,
+        steps,
+        parts,
+        |parts| entry.handler.get(parts),
+        move |outcome| {
+            let outcome = match outcome {
+                Outcome::Done(outcome) => outcome,
+                Outcome::Panicked(message) => Err(PromptError::internal(format!("prompt panicked: {message}"))),
+                Outcome::TimedOut(limit) => {
+                    Err(PromptError::new(format!("rendering timed out after {}", invoke::seconds(limit))))
+                }
+            };
+            match outcome {
+                Ok(result) => projection.answer(id, result.for_version(version)),
+                Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),
+            }
+        },
+    ))
 }
 
 /// A failed rendering as the client sees it.
@@ -82,8 +78,4 @@ fn get_error(name: &str, error: PromptError, show_details: bool) -> ErrorObject 
             ErrorObject::new(codes::INTERNAL_ERROR, text)
         }
     }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    format!("prompt panicked: {}", crate::incident::panic_message(panic))
 }

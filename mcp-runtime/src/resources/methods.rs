@@ -4,19 +4,18 @@
 //! `unsubscribe` (handshake sessions; 2026-07-28 subscribes on
 //! `subscriptions/listen`).
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes, methods};
 use serde_json::{Value, json};
 
 use super::catalog::Entry;
 use super::contents::Failure;
 use super::{Contents, ResourceError};
-use crate::client::rounds::{self, Retry, Round};
+use crate::client::rounds::Retry;
 use crate::dispatch::reply::{Answer, Empty, ResultBody};
 use crate::dispatch::{Action, Incoming, parse, span};
+use crate::invoke::{self, Outcome, Steps};
 use crate::server::Shared;
 
 impl ResultBody for ReadResourceResult {
@@ -70,40 +69,31 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;
     let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
     let rounds = retry.begin(request, methods::RESOURCES_READ, &uri, &JsonObject::new())?;
-    let mut parts = request.request_parts(uri.clone(), arguments, meta);
-    parts.rounds = rounds.clone();
-    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
+    let parts = request.request_parts(uri.clone(), arguments, meta);
     let show_details = shared.show_internal_errors;
-    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.read(parts))).unwrap_or_else(|panic| {
-        let error = ResourceError::internal(panic_message(&*panic));
-        Box::pin(std::future::ready(Err(error)))
-    });
-    let timeout = entry.definition.timeout;
+    let steps = Steps { rounds, timeout: entry.definition.timeout };
     let (id, projection) = (request.id.clone(), request.projection.clone());
-    let run = async move {
-        let future = rounds::run(rounds, future);
-        let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
-        let round = match timeout {
-            Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                let why = format!("reading {uri} timed out after {} s", limit.as_secs_f64());
-                Ok(Round::Done(Err(ResourceError::new(why))))
-            }),
-            None => run.await,
-        }
-        .unwrap_or_else(|panic| Round::Done(Err(ResourceError::internal(panic_message(&*panic)))));
-        let outcome: Contents = match round {
-            Round::Done(outcome) => outcome,
-            Round::InputRequired(input) => return projection.answer(id, input),
-        };
-        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
-            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
-        }
-        match outcome {
-            Ok(contents) => projection.answer(id, ReadResourceResult { contents, meta: None }.for_version(version)),
-            Err(error) => Answer::error(Some(id), read_error(&uri, error, version, show_details)),
-        }
-    };
-    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
+    Ok(invoke::call(
+        request,
+        steps,
+        parts,
+        |parts| entry.handler.read(parts),
+        move |outcome| {
+            let outcome: Contents = match outcome {
+                Outcome::Done(outcome) => outcome,
+                Outcome::Panicked(message) => {
+                    Err(ResourceError::internal(format!("resource read panicked: {message}")))
+                }
+                Outcome::TimedOut(limit) => {
+                    Err(ResourceError::new(format!("reading {uri} timed out after {}", invoke::seconds(limit))))
+                }
+            };
+            match outcome {
+                Ok(contents) => projection.answer(id, ReadResourceResult { contents, meta: None }.for_version(version)),
+                Err(error) => Answer::error(Some(id), read_error(&uri, error, version, show_details)),
+            }
+        },
+    ))
 }
 
 /// A failed read as the client sees it: not found, the handler's own
@@ -118,10 +108,6 @@ fn read_error(uri: &str, error: ResourceError, version: ProtocolVersion, show_de
             ErrorObject::new(codes::INTERNAL_ERROR, text).with_data(json!({ "uri": uri }))
         }
     }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    format!("resource read panicked: {}", crate::incident::panic_message(panic))
 }
 
 /// Whether a resource (or a template's) is at `uri` that `request` may

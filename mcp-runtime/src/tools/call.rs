@@ -3,16 +3,14 @@
 //! limits applied, the tool run as its own task with a timeout, panics and
 //! internal errors masked).
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
-use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, envelope, methods};
+use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, methods};
 use serde_json::json;
 
 use super::arguments::problems_result;
 use super::catalog::Entry;
-use crate::client::rounds::{self, Retry, Round};
+use crate::client::rounds::Retry;
 use crate::dispatch::{Action, Incoming, parse, span};
+use crate::invoke::{self, Outcome, Steps};
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     crate::component::list::list(request, params, &request.shared().tools, "tools")
@@ -70,49 +68,38 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     if let Some(refusal) = refusal {
         return answered(CallToolResult::error_text(refusal));
     }
-    let mut parts = request.request_parts(params.name.clone(), arguments, params.meta);
-    parts.rounds = rounds.clone();
-    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
-    // A hand-written tool may panic before it even returns its future;
-    // that must not unwind into the connection.
+    let parts = request.request_parts(params.name.clone(), arguments, params.meta);
+    let steps = Steps { rounds, timeout: entry.definition.timeout };
     let show_details = shared.show_internal_errors;
-    let future = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(parts)))
-        .unwrap_or_else(|panic| Box::pin(std::future::ready(panicked(&*panic, show_details))));
-    let timeout = entry.definition.timeout;
-    let version = request.version;
-    let wraps_output = entry.wraps_output && version.wraps_structured_output();
-    let (id, projection, name) = (request.id.clone(), request.projection.clone(), params.name);
-    let run = async move {
-        let future = rounds::run(rounds, future);
-        let run = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
-        let outcome = match timeout {
-            // Dropping the future at the deadline is what stops the
-            // tool: its next `.await` never resumes.
-            Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
-            None => Ok(run.await),
-        };
-        let mut result = match outcome {
-            Ok(Ok(Round::Done(result))) => checked_output(&entry, result, show_details),
-            Ok(Ok(Round::InputRequired(input))) => return projection.answer(id, input),
-            Ok(Err(panic)) => panicked(&*panic, show_details),
-            Err(limit) => timed_out(&name, limit),
-        };
-        if result.is_error() {
-            // This future runs inside the request's span.
-            span::tool_error(&tracing::Span::current());
-        }
-        // The schema was wrapped, so the value is too, even when it is an
-        // object itself (`for_version` wraps only non-objects).
-        if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
-            *value = json!({ "result": value.take() });
-        }
-        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
-            let error = envelope::missing_capability(json!({ capability: {} }));
-            return crate::dispatch::reply::Answer::error(Some(id), error);
-        }
-        projection.answer(id, result.for_version(version))
-    };
-    Ok(Action::Call(request.id.clone(), Box::pin(run), cancellation))
+    let wraps_output = entry.wraps_output && request.version.wraps_structured_output();
+    let (id, projection, version, name) =
+        (request.id.clone(), request.projection.clone(), request.version, params.name);
+    let handler = entry.handler.clone();
+    Ok(invoke::call(
+        request,
+        steps,
+        parts,
+        |parts| handler.call(parts),
+        move |outcome| {
+            let mut result = match outcome {
+                Outcome::Done(result) => checked_output(&entry, result, show_details),
+                Outcome::Panicked(message) => {
+                    crate::incident::report("tool panicked", &message, &message, show_details)
+                }
+                Outcome::TimedOut(limit) => timed_out(&name, limit),
+            };
+            if result.is_error() {
+                // This runs inside the request's span.
+                span::tool_error(&tracing::Span::current());
+            }
+            // The schema was wrapped, so the value is too, even when it is an
+            // object itself (`for_version` wraps only non-objects).
+            if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
+                *value = json!({ "result": value.take() });
+            }
+            projection.answer(id, result.for_version(version))
+        },
+    ))
 }
 
 /// The result as clients are sent it: structured content shaped to the
@@ -167,13 +154,5 @@ fn has_null(value: &serde_json::Value) -> bool {
 /// A call ran past its tool's timeout and was stopped.
 fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
     tracing::warn!(tool, timeout = ?limit, "tool call timed out and was stopped");
-    let seconds = limit.as_secs_f64();
-    let unit = if seconds == 1.0 { "second" } else { "seconds" };
-    CallToolResult::error_text(format!("tool `{tool}` timed out after {seconds} {unit} and was stopped"))
-}
-
-/// A tool panicked: log the panic, tell the client only "internal error".
-fn panicked(panic: &(dyn std::any::Any + Send), show_details: bool) -> CallToolResult {
-    let message = crate::incident::panic_message(panic);
-    crate::incident::report("tool panicked", &message, &message, show_details)
+    CallToolResult::error_text(format!("tool `{tool}` timed out after {} and was stopped", invoke::seconds(limit)))
 }
