@@ -458,3 +458,31 @@ fn inspect_prints_the_tools_as_a_model_apis_definitions() {
         "{unknown}"
     );
 }
+
+#[test]
+fn a_lone_http_server_starts_without_warnings() {
+    use std::io::{BufRead, BufReader};
+    let port = free_port();
+    let mut child = Command::new(fixture())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting the fixture");
+    let stderr = child.stderr.take().expect("the fixture's stderr");
+    let _running = Running(child);
+    // Everything up to the line that says it serves: the start-up.
+    let mut said = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("the fixture's stderr");
+        let serving = line.contains("serving MCP over Streamable HTTP");
+        said.push(line);
+        if serving {
+            break;
+        }
+    }
+    let said = said.join("\n");
+    assert!(said.contains("serving MCP over Streamable HTTP"), "{said}");
+    assert!(!said.contains("WARN") && !said.contains("request_state_keys"), "{said}");
+}

@@ -359,10 +359,14 @@ impl Server {
     /// ```
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router, Error> {
         let (shared, limits) = self.build()?;
-        if shared.request_state.random {
+        // A key made by this process is right for a lone server; only a
+        // store shared with replicas says there are others to agree with.
+        let replicated = options.stores.sessions.is_some() || options.stores.fanout.is_some();
+        if shared.request_state.random && replicated {
             tracing::warn!(
-                "no Server::request_state_keys: 2026-07-28 requests that ask the client something carry state \
-                 signed with a key made by this process; replicas behind a load balancer need one shared key"
+                "a store for replicas is configured, but no Server::request_state_keys: 2026-07-28 requests that \
+                 ask the client something carry state signed with a key made by this process, which the other \
+                 replicas cannot check; give every replica the same keys"
             );
         }
         if !protected(&options) && scoped(&shared) {
