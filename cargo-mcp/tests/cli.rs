@@ -460,6 +460,23 @@ fn inspect_prints_the_tools_as_a_model_apis_definitions() {
 }
 
 #[test]
+fn a_mistyped_http_flag_is_refused_and_the_servers_own_flags_pass() {
+    let direct = Command::new(fixture()).args(["--htpp", "127.0.0.1:0"]).stdin(Stdio::null()).output().unwrap();
+    let said = String::from_utf8_lossy(&direct.stderr);
+    assert!(!direct.status.success(), "{said}");
+    assert!(said.contains("`--htpp`") && said.contains("did you mean `--http`?"), "{said}");
+    // `cargo mcp run` passes the arguments after `--` on; the server refuses.
+    let passed = cargo_mcp(&["run", "--example", "fixture-server", "--", "--htpp", "127.0.0.1:0"]).failure(1);
+    assert!(passed.contains("did you mean `--http`?"), "{passed}");
+    // `cargo mcp run`'s own flag is clap's to check.
+    let own = cargo_mcp(&["run", "--example", "fixture-server", "--htpp", "127.0.0.1:0"]).failure(2);
+    assert!(own.contains("--http"), "{own}");
+    // A flag of the server's own, further from `--http`, still passes.
+    let sum = against_fixture(&["call", "add", "a=1", "b=2"], &["--http-port", "9"]).success();
+    assert_eq!(sum.trim(), "3");
+}
+
+#[test]
 fn a_lone_http_server_starts_without_warnings() {
     use std::io::{BufRead, BufReader};
     let port = free_port();

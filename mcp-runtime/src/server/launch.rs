@@ -32,7 +32,9 @@ impl Launch {
 
 /// `--http ADDR` (or `--http=ADDR`) anywhere before a `--` wins, as the
 /// most explicit choice; then `MCP_TRANSPORT`. Other arguments are the
-/// server's own business and are left alone.
+/// server's own business and are left alone, except a flag one edit from
+/// `--http` (`--htpp`, `-http`, `--HTTP`), refused rather than quietly
+/// serving stdio; `--http-port` and such are further and pass.
 fn choose(
     args: impl IntoIterator<Item = OsString>,
     transport: Option<OsString>,
@@ -57,6 +59,14 @@ fn choose(
                 return Err("`--http=` needs an address to listen on, such as `--http=127.0.0.1:8000`".to_owned());
             }
             return Ok(Launch::Http { addr: addr.to_owned(), asked_by: "`--http`" });
+        }
+        if let Some(flag) = arg.to_str().filter(|a| a.starts_with('-')) {
+            let name = flag.split_once('=').map_or(flag, |(name, _)| name);
+            if strsim::levenshtein(&name.to_lowercase(), "--http") <= 1 {
+                return Err(format!(
+                    "unknown flag `{name}`: did you mean `--http`? (`--http ADDR` serves Streamable HTTP at ADDR)"
+                ));
+            }
         }
     }
     let Some(transport) = transport else { return Ok(Launch::Stdio) };
@@ -104,6 +114,20 @@ mod tests {
         // The argument wins over the environment.
         let both = choose(args(&["--http", "127.0.0.1:2"]), Some("stdio".into()), None);
         assert_eq!(both, Ok(http("127.0.0.1:2", "`--http`")));
+    }
+
+    #[test]
+    fn a_flag_one_edit_from_http_is_refused_with_the_suggestion() {
+        for typo in ["--htpp", "--htp", "--httpp", "-http", "--HTTP", "--htpp=127.0.0.1:1"] {
+            let error = choose(args(&["--verbose", typo, "127.0.0.1:1"]), None, None).unwrap_err();
+            assert!(error.contains("did you mean `--http`?"), "{typo}: {error}");
+            assert!(error.contains(&format!("`{}`", typo.split('=').next().unwrap())), "{typo}: {error}");
+        }
+        // The server's own flags, further from `--http`, pass; so does a
+        // typo after `--`.
+        for own in [&["--http-port", "8080"][..], &["--port", "1"], &["-h"], &["--", "--htpp", "x"]] {
+            assert_eq!(choose(args(own), None, None), Ok(Launch::Stdio), "{own:?}");
+        }
     }
 
     #[test]
