@@ -208,6 +208,13 @@ fn deny_fails_only_when_a_named_client_has_a_problem() {
     assert!(denied.contains("Visual Studio Copilot would have problems with this server (--deny)"), "{denied}");
     against_fixture(&["inspect", "--deny", "claude-code,codex"], &[]).success();
     against_fixture(&["inspect", "--deny", "all", "--json"], &["--clean"]).success();
+    // In JSON the problems are in the document, not "above": no such hint.
+    let json = against_fixture(&["inspect", "--deny", "all", "--json"], &[]);
+    let stderr = json.failure(1);
+    assert!(stderr.contains("would have problems with this server (--deny)"), "{stderr}");
+    assert!(!stderr.contains("hint:") && !stderr.contains("above"), "{stderr}");
+    let doc: Value = serde_json::from_str(&json.stdout()).expect("stdout is one JSON document");
+    assert!(!doc["problems"].as_array().unwrap().is_empty());
     against_fixture(&["inspect", "--deny", "visual-studio"], &["--clean"]).success();
     let unknown = against_fixture(&["inspect", "--deny", "notepad"], &[]).failure(2);
     assert!(unknown.contains("`notepad` is not a client") && unknown.contains("visual-studio"), "{unknown}");

@@ -50,11 +50,11 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
         }
     };
     let problems = problems(&found);
-    match report {
+    match &report {
         Report::Json => println!("{}", output::pretty(&document(&connection, &found, &problems), 0)),
         Report::Text => print!("{}", text(&connection, &found, &problems, &Style::stdout())),
         Report::Provider(provider) => {
-            let tools = providers::convert_all(provider, found.tools.iter().map(|(tool, _)| tool));
+            let tools = providers::convert_all(*provider, found.tools.iter().map(|(tool, _)| tool));
             println!("{}", output::pretty(&Value::Array(tools), 0));
         }
     }
@@ -64,8 +64,14 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
     if failing.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    Err(Failure::new(format!("{} would have problems with this server (--deny)", failing.join(", ")))
-        .hint("each problem above says how to fix it"))
+    let failure = Failure::new(format!("{} would have problems with this server (--deny)", failing.join(", ")));
+    // Only the text report shows the problems "above"; JSON carries its
+    // own `problems`, and scripts want no prose.
+    Err(match report {
+        Report::Text => failure.hint("each problem above says how to fix it"),
+        Report::Json => failure,
+        Report::Provider(_) => failure.hint("run without --format to see each problem and how to fix it"),
+    })
 }
 
 /// `--deny` as clients: ids, or `all`.
