@@ -82,7 +82,7 @@ const INSTALL_EXAMPLES: &str = "\
 Examples:
   cargo mcp install claude-desktop --example calculator
   cargo mcp install cursor --bin my-server --name tools
-  cargo mcp install vscode --dry-run                  show the resulting file, write nothing
+  cargo mcp install vscode --dry-run                  show the build, the entry and the file; do nothing
   cargo mcp install gemini-cli --config ./settings.json
   cargo mcp install claude-code -- --verbose          arguments for the server
 
@@ -242,7 +242,8 @@ pub struct InstallArgs {
     /// The server's name in the client (by default the binary's or example's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// Show the resulting file and write nothing
+    /// Build nothing and write nothing: show the build command, the entry
+    /// and the resulting file
     #[arg(long)]
     pub dry_run: bool,
     /// Change this file instead of the client's own

@@ -57,9 +57,31 @@ pub struct Built {
     pub name: String,
 }
 
-/// Build what `args` name with cargo (`profile` when `args` name none)
-/// and find the executable among cargo's artifacts.
-pub fn build(args: &BuildArgs, default_profile: Option<&str>) -> Result<Built, Failure> {
+/// How a target of the project would be built, and where its executable
+/// would be: what `install --dry-run` shows without building.
+#[derive(Debug)]
+pub struct Plan {
+    /// `cargo build`'s arguments (after `build`).
+    args: Vec<String>,
+    /// What is built, for messages: "example `calculator` (release)".
+    what: String,
+    kind: Kind,
+    /// The target's name (the binary's or example's).
+    pub name: String,
+    /// Where cargo puts the executable (as an absolute path).
+    pub executable: PathBuf,
+}
+
+impl Plan {
+    /// The command, as a person would type it.
+    pub fn command_line(&self) -> String {
+        format!("cargo build {}", self.args.join(" "))
+    }
+}
+
+/// What `args` name (built with `profile` when `args` name none) and how
+/// it would be built, from cargo's metadata alone: nothing is built.
+pub fn plan(args: &BuildArgs, default_profile: Option<&str>) -> Result<Plan, Failure> {
     let metadata = metadata()?;
     let (package, kind, name) = choose(&metadata, args)?;
     let profile = match (&args.profile, args.release) {
@@ -67,13 +89,35 @@ pub fn build(args: &BuildArgs, default_profile: Option<&str>) -> Result<Built, F
         (None, true) => Some("release"),
         (None, false) => default_profile,
     };
-    let mut command = Command::new(cargo());
-    command.args(["build", "--message-format=json-render-diagnostics", "--package", &package.spec()]);
-    command.args([kind.flag(), &name]);
+    let mut build_args = vec!["--package".to_owned(), package.spec(), kind.flag().to_owned(), name.clone()];
     if let Some(profile) = profile {
-        command.args(["--profile", profile]);
+        build_args.extend(["--profile".to_owned(), profile.to_owned()]);
     }
+    // Cargo's own layout: `dev` builds into `debug`, every other profile
+    // into its name; examples into `examples`.
+    let mut executable = metadata.target_directory.clone();
+    if let Some(triple) = std::env::var("CARGO_BUILD_TARGET").ok().filter(|t| !t.is_empty()) {
+        executable.push(triple);
+    }
+    executable.push(match profile {
+        None | Some("dev" | "test") => "debug",
+        Some("bench") => "release",
+        Some(other) => other,
+    });
+    if kind == Kind::Example {
+        executable.push("examples");
+    }
+    executable.push(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let what = format!("{} `{name}`{}", kind.noun(), profile.map(|p| format!(" ({p})")).unwrap_or_default());
+    Ok(Plan { args: build_args, what, kind, name, executable })
+}
+
+/// Build what `args` name with cargo (`profile` when `args` name none)
+/// and find the executable among cargo's artifacts.
+pub fn build(args: &BuildArgs, default_profile: Option<&str>) -> Result<Built, Failure> {
+    let Plan { args, what, kind, name, .. } = plan(args, default_profile)?;
+    let mut command = Command::new(cargo());
+    command.args(["build", "--message-format=json-render-diagnostics"]).args(&args);
     output::progress("Building", &what);
     let result =
         command.stderr(Stdio::inherit()).stdout(Stdio::piped()).output().map_err(|e| {
@@ -124,6 +168,7 @@ struct Metadata {
     packages: Vec<Package>,
     workspace_members: Vec<String>,
     workspace_root: PathBuf,
+    target_directory: PathBuf,
 }
 
 #[derive(Deserialize)]

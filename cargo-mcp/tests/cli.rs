@@ -384,8 +384,17 @@ fn install_merges_into_the_clients_file_and_keeps_a_backup() {
         cargo_mcp(&args)
     };
 
-    // A dry run shows the result and changes nothing.
-    let shown: Value = serde_json::from_str(&install(&["--dry-run", "--name", "fx"]).success()).unwrap();
+    // A dry run builds nothing and changes nothing: it shows the build
+    // command, the entry and the resulting file.
+    let dry = install(&["--dry-run", "--name", "fx"]);
+    let shown: Value = serde_json::from_str(&dry.success()).unwrap();
+    let said = dry.stderr();
+    assert!(!said.contains("Building"), "{said}");
+    assert!(said.contains("nothing is built or written"), "{said}");
+    assert!(said.contains("would build with `cargo build --package mcp-runtime-cli@"), "{said}");
+    assert!(said.contains("--example fixture-server --profile dev`"), "{said}");
+    assert!(said.contains("would add `fx` under `mcpServers`:") && said.contains("\"command\": "), "{said}");
+    assert!(said.contains(&format!("would write {}", config.display())), "{said}");
     assert_eq!(shown["theme"], "dark");
     assert_eq!(shown["mcpServers"]["other"]["command"], "/bin/other");
     let command = shown["mcpServers"]["fx"]["command"].as_str().unwrap().to_owned();
@@ -393,7 +402,8 @@ fn install_merges_into_the_clients_file_and_keeps_a_backup() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
     assert!(!dir.0.join("claude_desktop_config.json.bak").exists());
 
-    // The real thing: merged, with the old file kept.
+    // The real thing: merged, with the old file kept (and the executable
+    // where the dry run said it would be).
     install(&["--name", "fx", "--", "--clean"]).success();
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(

@@ -22,9 +22,16 @@ pub fn run(args: InstallArgs) -> Result<ExitCode, Failure> {
     let existing = read(&path)?;
     let parsed = parse(existing.as_deref(), &path, client)?;
 
-    let built = select::build(&args.build, Some("release"))?;
-    let executable = std::path::absolute(&built.executable)?;
-    let name = args.name.clone().unwrap_or(built.name);
+    // A dry run builds nothing: the executable is where cargo would put it.
+    let (executable, target_name, plan) = if args.dry_run {
+        let plan = select::plan(&args.build, Some("release"))?;
+        (plan.executable.clone(), plan.name.clone(), Some(plan))
+    } else {
+        let built = select::build(&args.build, Some("release"))?;
+        (built.executable, built.name, None)
+    };
+    let executable = std::path::absolute(&executable)?;
+    let name = args.name.clone().unwrap_or(target_name);
     let entry = entry(client, &executable, &args.server_args);
     let (merged, previous) = merge(parsed, client, &name, entry.clone(), &path)?;
     let text = format!("{}\n", serde_json::to_string_pretty(&merged).unwrap_or_default());
@@ -35,8 +42,13 @@ pub fn run(args: InstallArgs) -> Result<ExitCode, Failure> {
         let note = if *previous == entry { "is already there, unchanged" } else { "replaces the entry there" };
         eprintln!("{} `{name}` {note} (was {})", stderr.yellow("note:"), previous);
     }
-    if args.dry_run {
-        eprintln!("{} {} would become (nothing is written):", stderr.bold("dry run:"), path.display());
+    if let Some(plan) = plan {
+        let dry = stderr.bold("dry run:");
+        eprintln!("{dry} nothing is built or written");
+        eprintln!("{dry} would build with `{}`", plan.command_line());
+        eprintln!("{dry} would add `{name}` under `{}`:", servers_key(client));
+        eprintln!("  {}", output::pretty(&entry, 2));
+        eprintln!("{dry} would write {} (shown below):", path.display());
         print!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
