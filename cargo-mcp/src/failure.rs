@@ -36,13 +36,23 @@ impl Failure {
         self
     }
 
+    /// Forget the hint (when a better story replaces it).
+    pub fn without_hint(mut self) -> Self {
+        self.hint = None;
+        self
+    }
+
     /// Add text the user may need to see (a server's stderr, a response
-    /// body), shown indented below the message.
+    /// body), shown indented below the message, after any given before.
     pub fn detail(mut self, detail: impl Into<String>) -> Self {
         let detail = detail.into();
-        if !detail.trim().is_empty() {
-            self.detail = Some(detail);
+        if detail.trim().is_empty() {
+            return self;
         }
+        self.detail = Some(match self.detail.take() {
+            Some(before) => format!("{}\n{detail}", before.trim_end()),
+            None => detail,
+        });
         self
     }
 

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod connect;
 mod failure;
+mod incident;
 mod output;
 mod select;
 

@@ -144,7 +144,7 @@ fn inspect_lists_every_kind_of_definition_and_each_clients_verdict() {
         "fixture 1.2.3",
         "protocol 2026-07-28",
         "A fixture for cargo mcp's tests.",
-        "Tools (8)",
+        "Tools (9)",
         "Count the words of a text",
         "\"description\": \"The left operand\"",
         "output schema:",
@@ -172,7 +172,7 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
     let doc = against_fixture(&["inspect", "--json"], &[]).json();
     assert_eq!(doc["server"], json!({"name": "fixture", "version": "1.2.3"}));
     assert_eq!(doc["era"], "modern");
-    assert_eq!(doc["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["tools"].as_array().unwrap().len(), 9);
     let route = doc["tools"].as_array().unwrap().iter().find(|t| t["name"] == "route").unwrap();
     assert_eq!(route["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region", "tools as the server sent them");
     assert_eq!(doc["resources"][0]["uri"], "fixture://greeting");
@@ -199,7 +199,7 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
     let handshake = against_fixture(&["inspect", "--json", "--era", "handshake"], &[]).json();
     assert_eq!(handshake["era"], "handshake");
     assert_eq!(handshake["protocolVersion"], "2025-11-25");
-    assert_eq!(handshake["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(handshake["tools"].as_array().unwrap().len(), 9);
 }
 
 #[test]
@@ -284,7 +284,7 @@ fn call_over_http_in_both_eras_with_event_streams_and_mirrored_headers() {
         }
     }
     let doc = cargo_mcp(&["inspect", "--json", "--url", &url, "--era", "handshake"]).json();
-    assert_eq!(doc["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["tools"].as_array().unwrap().len(), 9);
 
     let nobody = format!("http://127.0.0.1:{}/mcp", free_port());
     let refused = cargo_mcp(&["call", "add", "--url", &nobody]).failure(1);
@@ -474,6 +474,39 @@ fn inspect_prints_the_tools_as_a_model_apis_definitions() {
         unknown.contains("`cobol` is not a model API") && unknown.contains("openai, anthropic, gemini"),
         "{unknown}"
     );
+}
+
+#[test]
+fn internal_errors_show_the_servers_log_of_their_incident() {
+    // The fixture started by cargo mcp: its stderr has the details.
+    let call = against_fixture(&["call", "broken"], &[]).failure(1);
+    assert!(call.contains("internal error (incident "), "{call}");
+    assert!(call.contains("the server's log of incident "), "{call}");
+    assert!(call.contains("the fixture's database is on fire"), "{call}");
+    assert!(!call.contains("hint:"), "{call}");
+    let read = against_fixture(&["read", "fixture://items/13"], &[]).failure(1);
+    assert!(read.contains("the server's log of incident ") && read.contains("item 13 is cursed"), "{read}");
+    assert!(!read.contains("hint:"), "{read}");
+    let prompt = against_fixture(&["prompt", "review", "code=crash"], &[]).failure(1);
+    assert!(prompt.contains("the server's log of incident ") && prompt.contains("the reviewer crashed"), "{prompt}");
+    // With --json, stdout is the result alone; the lines go to stderr.
+    let json = against_fixture(&["call", "broken", "--json"], &[]);
+    let stderr = json.failure(1);
+    let result: Value = serde_json::from_str(&json.stdout()).expect("stdout is one JSON document");
+    assert_eq!(result["isError"], true);
+    assert!(stderr.contains("the fixture's database is on fire"), "{stderr}");
+
+    // A server of its own: its log is out of reach, a hint says where.
+    let (_server, url) = http_fixture();
+    for run in
+        [cargo_mcp(&["call", "broken", "--url", &url]), cargo_mcp(&["read", "fixture://items/13", "--url", &url])]
+    {
+        let remote = run.failure(1);
+        assert!(remote.contains("internal error (incident "), "{remote}");
+        assert!(remote.contains("hint:") && remote.contains("-v"), "{remote}");
+        assert!(remote.contains("Server::show_internal_errors(true)"), "{remote}");
+        assert!(!remote.contains("on fire") && !remote.contains("cursed"), "{remote}");
+    }
 }
 
 #[test]

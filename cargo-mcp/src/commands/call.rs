@@ -7,8 +7,9 @@ use mcp_core::{CallToolResult, Content, JsonObject, Tool, methods};
 use serde_json::{Value, json};
 
 use crate::cli::CallArgs;
-use crate::connect::{Connection, Era, header_text};
+use crate::connect::{Connection, Era, ServerLog, header_text};
 use crate::failure::Failure;
+use crate::incident;
 use crate::output::{self, Style};
 
 pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
@@ -22,11 +23,19 @@ pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
     let params = json!({"name": args.tool, "arguments": arguments});
     let params = params.as_object().cloned().unwrap_or_default();
     let answer = connection.request_with(methods::TOOLS_CALL, params, &headers).await;
+    let log = connection.server_log();
     connection.close().await;
-    let result = answer.map_err(|e| e.into_failure(methods::TOOLS_CALL))?;
+    let result = answer.map_err(|e| incident::annotate(e.into_failure(methods::TOOLS_CALL), log.as_ref()))?;
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let explained = if is_error { explain(&result, log.as_ref()) } else { None };
     if args.json {
         println!("{}", output::pretty(&result, 0));
+        // The server's log lines of an internal error, on stderr; stdout
+        // stays one JSON document.
+        if let Some(detail) = explained.and_then(|e| e.detail) {
+            let lines = incident::Explained { detail: Some(detail), hint: None };
+            eprintln!("{}", incident::render(&lines, &Style::stderr()));
+        }
         return Ok(if is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
     }
     let result: CallToolResult = serde_json::from_value(result.clone()).map_err(|e| {
@@ -37,6 +46,9 @@ pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
         let style = Style::stderr();
         eprintln!("{} the tool `{}` reported an error:", style.red_bold("error:"), args.tool);
         eprintln!("{}", render(&result, &style));
+        if let Some(explained) = &explained {
+            eprintln!("{}", incident::render(explained, &style));
+        }
         return Err(Failure::silent(1));
     }
     let rendered = render(&result, &Style::stdout());
@@ -44,6 +56,16 @@ pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
         println!("{rendered}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to add to a tool error that names an incident (in its first
+/// text block that names one).
+fn explain(result: &Value, log: Option<&ServerLog>) -> Option<incident::Explained> {
+    let content = result.get("content").and_then(Value::as_array)?;
+    content
+        .iter()
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .find_map(|text| incident::explain(text, log))
 }
 
 /// `--args` with the `KEY=VALUE` pairs set on top.

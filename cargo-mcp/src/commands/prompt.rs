@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::cli::PromptArgs;
 use crate::connect::Connection;
 use crate::failure::Failure;
+use crate::incident;
 use crate::output::{self, Style};
 
 pub async fn run(args: PromptArgs) -> Result<ExitCode, Failure> {
@@ -16,8 +17,9 @@ pub async fn run(args: PromptArgs) -> Result<ExitCode, Failure> {
     let mut connection = Connection::open(&args.connect).await?;
     let params = json!({"name": args.name, "arguments": arguments}).as_object().cloned().unwrap_or_default();
     let answer = connection.request(methods::PROMPTS_GET, params).await;
+    let log = connection.server_log();
     connection.close().await;
-    let result = answer.map_err(|e| e.into_failure(methods::PROMPTS_GET))?;
+    let result = answer.map_err(|e| incident::annotate(e.into_failure(methods::PROMPTS_GET), log.as_ref()))?;
     if args.json {
         println!("{}", output::pretty(&result, 0));
         return Ok(ExitCode::SUCCESS);

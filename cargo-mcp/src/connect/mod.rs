@@ -5,6 +5,7 @@ mod http;
 mod stdio;
 
 pub use http::header_text;
+pub use stdio::Tail as ServerLog;
 
 use std::time::Duration;
 
@@ -264,6 +265,15 @@ impl Connection {
         match self.transport {
             Transport::Stdio(stdio) => stdio.close().await,
             Transport::Http(http) => http.close().await,
+        }
+    }
+
+    /// The server's stderr, when cargo mcp started the server (stdio); read
+    /// it after [`close`](Self::close) to have every line.
+    pub fn server_log(&self) -> Option<ServerLog> {
+        match &self.transport {
+            Transport::Stdio(stdio) => stdio.server_log(),
+            Transport::Http(_) => None,
         }
     }
 

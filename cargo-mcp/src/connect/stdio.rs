@@ -1,6 +1,6 @@
 //! stdio: the server as a child process, newline-delimited JSON-RPC on its
-//! stdin and stdout, its stderr kept (the last lines, for error messages)
-//! or shown with `-v`.
+//! stdin and stdout, its stderr kept (the last lines, for error messages
+//! and the log lines of an internal error) and shown too with `-v`.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -14,13 +14,17 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, Command};
+use tokio::task::JoinHandle;
 
 use super::answer_server_request;
 use crate::failure::Failure;
 use crate::output;
 
-/// How many lines of the server's stderr are kept for error messages.
+/// How many lines of the server's stderr a failure shows.
 const TAIL_LINES: usize = 20;
+/// How many lines of the server's stderr are kept, to find the lines of
+/// an internal error in.
+const KEPT_LINES: usize = 500;
 
 type Reader = Lines<BufReader<Pin<Box<dyn AsyncRead + Send>>>>;
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
@@ -31,24 +35,33 @@ pub struct Stdio {
     reader: Reader,
     child: Option<Child>,
     stderr: Tail,
+    /// The task that reads the server's stderr into `stderr`.
+    stderr_reader: Option<JoinHandle<()>>,
 }
 
 /// The last lines the server wrote on stderr.
 #[derive(Clone, Default)]
-struct Tail(Arc<Mutex<VecDeque<String>>>);
+pub struct Tail(Arc<Mutex<VecDeque<String>>>);
 
 impl Tail {
     fn push(&self, line: String) {
         let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if lines.len() == TAIL_LINES {
+        if lines.len() == KEPT_LINES {
             lines.pop_front();
         }
         lines.push_back(line);
     }
 
+    /// The last [`TAIL_LINES`] lines, for a failure.
     fn text(&self) -> String {
         let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        lines.iter().map(String::as_str).collect::<Vec<_>>().join("\n")
+        let skip = lines.len().saturating_sub(TAIL_LINES);
+        lines.iter().skip(skip).map(String::as_str).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Every line kept.
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
     }
 }
 
@@ -72,7 +85,7 @@ impl Stdio {
         };
         let tail = Tail::default();
         let kept = tail.clone();
-        tokio::spawn(async move {
+        let reader = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 if verbose {
@@ -84,12 +97,24 @@ impl Stdio {
         let mut stdio = Stdio::over(Box::pin(stdout), Box::pin(stdin));
         stdio.child = Some(child);
         stdio.stderr = tail;
+        stdio.stderr_reader = Some(reader);
         Ok(stdio)
     }
 
     /// A connection over any pair of streams (a child's pipes, or a test's).
     fn over(reader: Pin<Box<dyn AsyncRead + Send>>, writer: Writer) -> Stdio {
-        Stdio { writer: Some(writer), reader: BufReader::new(reader).lines(), child: None, stderr: Tail::default() }
+        Stdio {
+            writer: Some(writer),
+            reader: BufReader::new(reader).lines(),
+            child: None,
+            stderr: Tail::default(),
+            stderr_reader: None,
+        }
+    }
+
+    /// The server's stderr, when this connection started the server.
+    pub fn server_log(&self) -> Option<Tail> {
+        self.child.is_some().then(|| self.stderr.clone())
     }
 
     /// Send `request` and read until its response, answering the server's
@@ -175,13 +200,17 @@ impl Stdio {
     }
 
     /// Close the server's input and give it a moment to exit, as a client
-    /// does at the end of a session; then stop it.
+    /// does at the end of a session; then stop it. Its stderr is read to
+    /// the end (or for a moment more, should another process hold it).
     pub async fn close(mut self) {
         drop(self.writer.take());
         if let Some(mut child) = self.child.take()
             && tokio::time::timeout(Duration::from_secs(3), child.wait()).await.is_err()
         {
             let _ = child.kill().await;
+        }
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
         }
     }
 }
