@@ -18,6 +18,7 @@ mod hardening;
 mod http;
 mod interop;
 mod limits;
+mod middleware;
 mod ordinary;
 mod ordinary_types;
 mod oauth;

@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
 
-use crate::dispatch::reply::{Answer, ResultBody};
+use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse};
 use crate::invoke::{self, Outcome, Steps};
+use crate::middleware::{Kind, Reply};
 use crate::request::{FromRequest, Rejection, RequestParts};
 use crate::tools::BoxFuture;
 
@@ -182,16 +183,21 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
     let parts = request.request_parts(target, JsonObject::new(), meta);
     let (id, projection, show) = (request.id.clone(), request.projection.clone(), shared.show_internal_errors);
     let (value, arguments) = (argument.value, context.and_then(|c| c.arguments).unwrap_or_default());
-    let start = |parts| completer(Completing { value, arguments, parts });
-    Ok(invoke::call(request, Steps::default(), parts, start, move |outcome| {
+    let start = move |parts| completer(Completing { value, arguments, parts });
+    let settle = move |outcome| {
         let summary = match outcome {
-            Outcome::Done(values) => return projection.answer(id, answer(values)),
+            Outcome::Done(values) => return Ok(Reply::Completion(answer(values))),
             Outcome::Panicked(message) => format!("completion function panicked: {message}"),
             Outcome::TimedOut(limit) => format!("completion function timed out after {}", invoke::seconds(limit)),
         };
         let text = crate::incident::masked("a completion function failed", &summary, &summary, show);
-        Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-    }))
+        Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+    };
+    let finish = move |reply| match reply {
+        Reply::Completion(result) => Some(projection.answer(id, result)),
+        _ => None,
+    };
+    Ok(invoke::call(request, Kind::Completion, Steps::default(), parts, start, settle, finish))
 }
 
 #[cfg(test)]

@@ -9,20 +9,31 @@
 //! protocol's errors (or a tool's error result) and run no user code.
 //!
 //! Then, from the outside in:
-//! 1. **Timeout**: outermost, so the deadline covers everything below;
-//!    dropping the handler's future is what stops it (its next `.await`
-//!    never resumes).
-//! 2. **Incident scope and `catch_unwind`**: a panic in the handler (or in
+//! 1. **The user's middleware** (`Server::layer`, see
+//!    [`crate::middleware`]): outermost, so a layer runs only for admitted
+//!    requests and sees the answer as the client would (step 5). A server
+//!    without layers boxes nothing here.
+//! 2. **Timeout**: around the handler's run, so the deadline covers all of
+//!    it; dropping the handler's future is what stops it (its next
+//!    `.await` never resumes).
+//! 3. **Incident scope and `catch_unwind`**: a panic in the handler (or in
 //!    building its future) becomes an internal error masked behind an
 //!    incident id, and what the handler logs knows whether details show.
-//! 3. **Rounds** (2026-07-28's multi-round requests): right around the
+//! 4. **Rounds** (2026-07-28's multi-round requests): right around the
 //!    handler, because it watches each poll of it: a handler that waits on
 //!    a question the request did not answer is stopped, and the request is
 //!    answered with an `InputRequiredResult`.
-//! 4. **The era check**: after the handler, because only running it shows
-//!    that it needed a capability a 2026-07-28 client did not declare.
-//! 5. **The answer**: each kind turns the [`Outcome`] into its result or
-//!    error, in one function of its own.
+//!
+//! On the way back:
+//! 5. **Settling**, inside the middleware: each kind turns the handler's
+//!    [`Outcome`] into what the client would see ([`Reply`] or a protocol
+//!    error), in one function of its own: a tool's failures become error
+//!    results, a prompt's or a resource's become errors, internal ones
+//!    masked behind an incident id.
+//! 6. **The era check**: only running the handler shows that it needed a
+//!    capability a 2026-07-28 client did not declare.
+//! 7. **The answer**: each kind projects its reply for the request's
+//!    protocol version.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -30,12 +41,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcp_core::InputRequiredResult;
+use mcp_core::{ErrorObject, InputRequiredResult};
 use serde_json::json;
+use tower::ServiceExt;
 
 use crate::client::rounds::{self, Round, Rounds};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Incoming};
+use crate::middleware::{Invocation, Kind, Reply};
 use crate::request::RequestParts;
 
 /// How one handler's run ended.
@@ -56,14 +69,19 @@ pub(crate) struct Steps {
     pub(crate) timeout: Option<Duration>,
 }
 
-/// Run `start(parts)` through the pipeline as `request`'s call; `answer`
-/// turns its outcome into the answer (it runs inside the request's span).
+/// Run `start(parts)` through the pipeline as `request`'s call, a request
+/// of `kind`: `settle` turns the handler's outcome into what the client
+/// would see, the server's middleware sees that, and `finish` makes it the
+/// answer (`None` for a reply of another kind, which a layer may have made
+/// by mistake). Both run inside the request's span.
 pub(crate) fn call<R, F>(
     request: &Incoming<'_>,
+    kind: Kind,
     steps: Steps,
     mut parts: RequestParts,
-    start: impl FnOnce(RequestParts) -> F,
-    answer: impl FnOnce(Outcome<R>) -> Answer + Send + 'static,
+    start: impl FnOnce(RequestParts) -> F + Send + 'static,
+    settle: impl FnOnce(Outcome<R>) -> Result<Reply, ErrorObject> + Send + 'static,
+    finish: impl FnOnce(Reply) -> Option<Answer> + Send + 'static,
 ) -> Action
 where
     F: Future<Output = R> + Send + 'static,
@@ -71,28 +89,58 @@ where
 {
     parts.rounds = steps.rounds.clone();
     let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
-    let show_details = request.shared().show_internal_errors;
-    // A hand-written handler may panic before it even returns its future;
-    // that must not unwind into the connection.
-    let future = std::panic::catch_unwind(AssertUnwindSafe(|| start(parts)));
+    let shared = request.shared();
+    let show_details = shared.show_internal_errors;
+    let middleware = shared.middleware.clone();
+    let handler = move |parts: RequestParts| {
+        // A hand-written handler may panic before it even returns its
+        // future; that must not unwind into the connection.
+        let future = std::panic::catch_unwind(AssertUnwindSafe(|| start(parts)));
+        async move {
+            let outcome = match future {
+                Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
+                Ok(future) => match run(steps, show_details, future).await {
+                    Ok(outcome) => outcome,
+                    Err(input) => return Ok(Reply::InputRequired(input)),
+                },
+            };
+            settle(outcome)
+        }
+    };
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
     let run = async move {
-        let outcome = match future {
-            Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
-            Ok(future) => match run(steps, show_details, future).await {
-                Ok(outcome) => outcome,
-                Err(input) => return projection.answer(id, input),
-            },
+        let answered = match middleware {
+            None => handler(parts).await,
+            Some(pipeline) => {
+                let invocation = Invocation::new(kind, parts, move |parts| Box::pin(handler(parts)));
+                let layers = crate::incident::scope(show_details, pipeline.oneshot(invocation));
+                AssertUnwindSafe(layers).catch_unwind().await.unwrap_or_else(|panic| {
+                    let message = crate::incident::panic_message(&*panic);
+                    let text = crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
+                    Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+                })
+            }
+        };
+        let reply = match answered {
+            Ok(Reply::InputRequired(input)) => return projection.answer(id, input),
+            Ok(reply) => reply,
+            Err(error) => return Answer::error(Some(id), error),
         };
         if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
             return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
         }
-        answer(outcome)
+        let given = reply.kind().map_or("?", Kind::method);
+        finish(reply).unwrap_or_else(|| {
+            let what = format!("a middleware layer answered a {} request with a {given} reply", kind.method());
+            let text =
+                crate::incident::masked("a middleware layer answered the wrong kind", &what, &what, show_details);
+            Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+        })
     };
     Action::Call(request.id.clone(), Box::pin(run), cancellation)
 }
 
-/// Steps 1 to 3 around a handler's future; `Err` when it stopped to ask
+/// Steps 2 to 4 around a handler's future; `Err` when it stopped to ask
 /// the client for input.
 async fn run<R>(
     steps: Steps,

@@ -36,6 +36,7 @@ mod error;
 mod incident;
 mod invoke;
 pub mod logging;
+pub mod middleware;
 mod prompts;
 mod request;
 mod resources;

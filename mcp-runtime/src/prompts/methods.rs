@@ -7,9 +7,10 @@ use serde_json::json;
 
 use super::PromptError;
 use crate::client::rounds::Retry;
-use crate::dispatch::reply::{Answer, ResultBody};
+use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
+use crate::middleware::{Kind, Reply};
 
 impl ResultBody for GetPromptResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -44,26 +45,25 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
     let parts = request.request_parts(name.clone(), arguments, meta);
     let show_details = shared.show_internal_errors;
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
+    let handler = entry.handler.clone();
+    let settle = move |outcome| match outcome {
+        Outcome::Done(Ok(result)) => Ok(Reply::Prompt(result)),
+        Outcome::Done(Err(error)) => Err(get_error(&name, error, show_details)),
+        Outcome::Panicked(message) => {
+            Err(get_error(&name, PromptError::internal(format!("prompt panicked: {message}")), show_details))
+        }
+        Outcome::TimedOut(limit) => Err(get_error(
+            &name,
+            PromptError::new(format!("rendering timed out after {}", invoke::seconds(limit))),
+            show_details,
+        )),
+    };
+    let finish = move |reply| match reply {
+        Reply::Prompt(result) => Some(projection.answer(id, result.for_version(version))),
+        _ => None,
+    };
     let steps = Steps { rounds, timeout: None };
-    Ok(invoke::call(
-        request,
-        steps,
-        parts,
-        |parts| entry.handler.get(parts),
-        move |outcome| {
-            let outcome = match outcome {
-                Outcome::Done(outcome) => outcome,
-                Outcome::Panicked(message) => Err(PromptError::internal(format!("prompt panicked: {message}"))),
-                Outcome::TimedOut(limit) => {
-                    Err(PromptError::new(format!("rendering timed out after {}", invoke::seconds(limit))))
-                }
-            };
-            match outcome {
-                Ok(result) => projection.answer(id, result.for_version(version)),
-                Err(error) => Answer::error(Some(id), get_error(&name, error, show_details)),
-            }
-        },
-    ))
+    Ok(invoke::call(request, Kind::Prompt, steps, parts, move |parts| handler.get(parts), settle, finish))
 }
 
 /// A failed rendering as the client sees it.

@@ -13,9 +13,10 @@ use super::catalog::Entry;
 use super::contents::Failure;
 use super::{Contents, ResourceError};
 use crate::client::rounds::Retry;
-use crate::dispatch::reply::{Answer, Empty, ResultBody};
+use crate::dispatch::reply::{Empty, ResultBody};
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
+use crate::middleware::{Kind, Reply};
 use crate::server::Shared;
 
 impl ResultBody for ReadResourceResult {
@@ -73,27 +74,25 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let show_details = shared.show_internal_errors;
     let steps = Steps { rounds, timeout: entry.definition.timeout };
     let (id, projection) = (request.id.clone(), request.projection.clone());
-    Ok(invoke::call(
-        request,
-        steps,
-        parts,
-        |parts| entry.handler.read(parts),
-        move |outcome| {
-            let outcome: Contents = match outcome {
-                Outcome::Done(outcome) => outcome,
-                Outcome::Panicked(message) => {
-                    Err(ResourceError::internal(format!("resource read panicked: {message}")))
-                }
-                Outcome::TimedOut(limit) => {
-                    Err(ResourceError::new(format!("reading {uri} timed out after {}", invoke::seconds(limit))))
-                }
-            };
-            match outcome {
-                Ok(contents) => projection.answer(id, ReadResourceResult { contents, meta: None }.for_version(version)),
-                Err(error) => Answer::error(Some(id), read_error(&uri, error, version, show_details)),
+    let handler = entry.handler.clone();
+    let settle = move |outcome| {
+        let outcome: Contents = match outcome {
+            Outcome::Done(outcome) => outcome,
+            Outcome::Panicked(message) => Err(ResourceError::internal(format!("resource read panicked: {message}"))),
+            Outcome::TimedOut(limit) => {
+                Err(ResourceError::new(format!("reading {uri} timed out after {}", invoke::seconds(limit))))
             }
-        },
-    ))
+        };
+        match outcome {
+            Ok(contents) => Ok(Reply::Resource(ReadResourceResult { contents, meta: None })),
+            Err(error) => Err(read_error(&uri, error, version, show_details)),
+        }
+    };
+    let finish = move |reply| match reply {
+        Reply::Resource(result) => Some(projection.answer(id, result.for_version(version))),
+        _ => None,
+    };
+    Ok(invoke::call(request, Kind::Resource, steps, parts, move |parts| handler.read(parts), settle, finish))
 }
 
 /// A failed read as the client sees it: not found, the handler's own

@@ -52,6 +52,8 @@ pub struct Server {
     request_state_keys: Option<Vec<Vec<u8>>>,
     request_state_lifetime: Duration,
     limits: Limits,
+    /// The user's middleware, the first added the outermost.
+    layers: Vec<crate::middleware::Wrap>,
 }
 
 impl Server {
@@ -91,6 +93,7 @@ impl Server {
                 max_running_calls: 256,
                 max_queued_output: 16 * 1024 * 1024,
             },
+            layers: Vec::new(),
         }
     }
 
@@ -202,6 +205,28 @@ impl Server {
     /// leak paths, queries and secrets.
     pub fn show_internal_errors(mut self, show: bool) -> Self {
         self.show_internal_errors = show;
+        self
+    }
+
+    /// Add middleware: a [tower](https://docs.rs/tower) layer around every
+    /// request that runs a handler (tool calls, prompt gets, resource
+    /// reads, completions), which sees the typed request and reply (see
+    /// [`middleware`](crate::middleware)). The first layer added is the
+    /// outermost: it runs first and sees the reply last.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: crate::middleware::Layer<crate::middleware::Pipeline> + Send + Sync + 'static,
+        L::Service: tower::Service<
+                crate::middleware::Invocation,
+                Response = crate::middleware::Reply,
+                Error = mcp_core::ErrorObject,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::middleware::Invocation>>::Future: Send + 'static,
+    {
+        self.layers.push(crate::middleware::wrap(layer));
         self
     }
 
@@ -438,8 +463,9 @@ impl Server {
     ///
     /// Without keys, each process makes a random one at start-up: right for
     /// one process, wrong for replicas behind a load balancer (a retry that
-    /// reaches another replica is refused), so serving HTTP without keys
-    /// logs a warning. Give every replica the same keys.
+    /// reaches another replica is refused), so serving HTTP with a store for
+    /// replicas but without keys logs a warning. Give every replica the
+    /// same keys.
     pub fn request_state_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
         self.request_state_keys = Some(keys.into_iter().map(|k| k.as_ref().to_vec()).collect());
         self
@@ -485,6 +511,7 @@ impl Server {
             cache_ttl: self.cache_ttl,
             client_request_timeout: self.client_request_timeout,
             request_state: Arc::new(request_state),
+            middleware: crate::middleware::build(&self.layers),
         };
         Ok((Arc::new(shared), self.limits))
     }

@@ -45,6 +45,9 @@ pub(crate) struct Shared {
     pub(crate) client_request_timeout: Duration,
     /// What signs multi-round requests' state (`Server::request_state_keys`).
     pub(crate) request_state: Arc<Keys>,
+    /// The user's middleware as one service (`Server::layer`); `None`
+    /// without any.
+    pub(crate) middleware: Option<crate::middleware::Pipeline>,
 }
 
 impl Shared {

@@ -11,6 +11,7 @@ use super::catalog::Entry;
 use crate::client::rounds::Retry;
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
+use crate::middleware::{Kind, Reply};
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     crate::component::list::list(request, params, &request.shared().tools, "tools")
@@ -75,31 +76,27 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let (id, projection, version, name) =
         (request.id.clone(), request.projection.clone(), request.version, params.name);
     let handler = entry.handler.clone();
-    Ok(invoke::call(
-        request,
-        steps,
-        parts,
-        |parts| handler.call(parts),
-        move |outcome| {
-            let mut result = match outcome {
-                Outcome::Done(result) => checked_output(&entry, result, show_details),
-                Outcome::Panicked(message) => {
-                    crate::incident::report("tool panicked", &message, &message, show_details)
-                }
-                Outcome::TimedOut(limit) => timed_out(&name, limit),
-            };
-            if result.is_error() {
-                // This runs inside the request's span.
-                span::tool_error(&tracing::Span::current());
-            }
-            // The schema was wrapped, so the value is too, even when it is an
-            // object itself (`for_version` wraps only non-objects).
-            if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
-                *value = json!({ "result": value.take() });
-            }
-            projection.answer(id, result.for_version(version))
-        },
-    ))
+    let settle = move |outcome| {
+        Ok(Reply::Tool(match outcome {
+            Outcome::Done(result) => checked_output(&entry, result, show_details),
+            Outcome::Panicked(message) => crate::incident::report("tool panicked", &message, &message, show_details),
+            Outcome::TimedOut(limit) => timed_out(&name, limit),
+        }))
+    };
+    let finish = move |reply| {
+        let Reply::Tool(mut result) = reply else { return None };
+        if result.is_error() {
+            // This runs inside the request's span.
+            span::tool_error(&tracing::Span::current());
+        }
+        // The schema was wrapped, so the value is too, even when it is an
+        // object itself (`for_version` wraps only non-objects).
+        if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
+            *value = json!({ "result": value.take() });
+        }
+        Some(projection.answer(id, result.for_version(version)))
+    };
+    Ok(invoke::call(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
 }
 
 /// The result as clients are sent it: structured content shaped to the

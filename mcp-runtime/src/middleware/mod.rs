@@ -1,0 +1,364 @@
+//! Middleware: code that runs around every handler a request reaches (a
+//! tool call, a prompt get, a resource read, a completion), written once
+//! as a [tower](https://docs.rs/tower) [`Layer`] and added with
+//! [`Server::layer`](crate::Server::layer).
+//!
+//! A layer sees the typed request ([`Invocation`]: which kind, which
+//! component, its arguments and everything a handler's [`Context`] knows)
+//! and the typed answer ([`Reply`]), or the protocol error that stands in
+//! for one ([`ErrorObject`]). It may run code before and after, answer
+//! without calling on (a refusal, a cached reply), change the arguments,
+//! or change the reply. [`from_fn`] makes one from an async function,
+//! [`when`] limits one to the requests a predicate picks, and
+//! [`Logging`] and [`map_failure`] are ready to use.
+//!
+//! ```
+//! use mcp_runtime::middleware::{self, ErrorObject, Kind};
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Delete a file.
+//! #[tool]
+//! fn delete(path: String) -> String {
+//!     format!("deleted {path}")
+//! }
+//!
+//! let server = Server::new("files", "1.0.0")
+//!     // Every request is logged with its time and outcome.
+//!     .layer(middleware::Logging::default())
+//!     // A read-only policy: tools whose name starts with `delete` are refused.
+//!     .layer(middleware::from_fn(|invocation, next| async move {
+//!         if invocation.kind() == Kind::Tool && invocation.name().starts_with("delete") {
+//!             return Err(ErrorObject::invalid_params("this server is read-only"));
+//!         }
+//!         next.run(invocation).await
+//!     }));
+//! # drop(server);
+//! ```
+//!
+//! ## Where layers run
+//! After the request is admitted (its params parsed, the component found,
+//! scopes checked; a tool's arguments checked against its schema and its
+//! rate limits applied) and around the rest: the handler with its timeout,
+//! panic masking and multi-round requests (see the runtime's `invoke`
+//! module). So a layer sees what the client would see: a tool's failures
+//! as error results (`isError`), a prompt's or a resource's as protocol
+//! errors, internal errors already masked behind an incident id. The
+//! first layer added is the outermost: it runs first and sees the reply
+//! last. A panic in a layer is masked like a handler's. Arguments a layer
+//! changes are not checked against the schema again; the handler still
+//! reads them with serde, and a mistake becomes an error result.
+
+mod logging;
+mod map;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+pub use logging::Logging;
+pub use map::{MapFailure, map_failure};
+/// The protocol error a layer answers with instead of a reply.
+pub use mcp_core::ErrorObject;
+use mcp_core::{
+    CallToolResult, CompleteResult, GetPromptResult, InputRequiredResult, JsonObject, ProtocolVersion,
+    ReadResourceResult, RequestId,
+};
+use serde_json::Value;
+pub use tower::Layer;
+use tower::util::BoxCloneSyncService;
+use tower::{Service, ServiceExt};
+
+use crate::request::{FromRequest, Rejection, RequestParts};
+use crate::tools::BoxFuture;
+
+/// Which kind of handler a request reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kind {
+    /// `tools/call`: [`Invocation::name`] is the tool's name.
+    Tool,
+    /// `prompts/get`: the prompt's name; the arguments are strings.
+    Prompt,
+    /// `resources/read`: the resource's URI; the arguments are a
+    /// template's variables.
+    Resource,
+    /// `completion/complete`: the prompt's name or the template's URI.
+    Completion,
+}
+
+impl Kind {
+    /// The protocol method (`tools/call`, …).
+    pub fn method(self) -> &'static str {
+        match self {
+            Kind::Tool => mcp_core::methods::TOOLS_CALL,
+            Kind::Prompt => mcp_core::methods::PROMPTS_GET,
+            Kind::Resource => mcp_core::methods::RESOURCES_READ,
+            Kind::Completion => mcp_core::methods::COMPLETION_COMPLETE,
+        }
+    }
+}
+
+/// One request on its way to its handler, as a layer sees it.
+pub struct Invocation {
+    kind: Kind,
+    parts: RequestParts,
+    /// The rest of the way: the handler, run through the pipeline's steps.
+    handler: Option<Handler>,
+}
+
+type Handler = Box<dyn FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send>;
+
+impl Invocation {
+    pub(crate) fn new(
+        kind: Kind,
+        parts: RequestParts,
+        handler: impl FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + 'static,
+    ) -> Self {
+        Invocation { kind, parts, handler: Some(Box::new(handler)) }
+    }
+
+    /// Which kind of handler it reaches.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The tool's or prompt's name, or the resource's URI.
+    pub fn name(&self) -> &str {
+        self.parts.target()
+    }
+
+    /// The arguments (see [`Kind`] for what they are for each kind).
+    pub fn arguments(&self) -> &JsonObject {
+        self.parts.arguments()
+    }
+
+    /// The arguments, to change before the handler reads them.
+    pub fn arguments_mut(&mut self) -> &mut JsonObject {
+        &mut self.parts.arguments
+    }
+
+    /// One argument, if it was sent.
+    pub fn argument(&self, name: &str) -> Option<&Value> {
+        self.parts.arguments().get(name)
+    }
+
+    /// The request's id.
+    pub fn request_id(&self) -> &RequestId {
+        self.parts.request_id()
+    }
+
+    /// The protocol version the request speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.parts.protocol_version()
+    }
+
+    /// The request's `_meta`.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.parts.meta()
+    }
+
+    /// Anything a handler can take as a parameter that the runtime
+    /// supplies: [`Context`](crate::Context) (to log to the client or
+    /// report progress), [`State<T>`](crate::State), `Claims`, the client.
+    pub fn extract<T: FromRequest>(&mut self) -> Result<T, Rejection> {
+        T::from_request(&mut self.parts)
+    }
+
+    /// The request as handlers see it.
+    pub fn parts(&self) -> &RequestParts {
+        &self.parts
+    }
+
+    /// Run the handler (what the innermost service does).
+    fn run(mut self) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        match self.handler.take() {
+            Some(handler) => handler(self.parts),
+            None => Box::pin(std::future::ready(Err(ErrorObject::internal_error()))),
+        }
+    }
+}
+
+impl std::fmt::Debug for Invocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invocation")
+            .field("kind", &self.kind)
+            .field("name", &self.name())
+            .field("arguments", self.arguments())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a handler answered, by kind.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// A tool's result (its failures too, as `isError` results).
+    Tool(CallToolResult),
+    /// A prompt's messages.
+    Prompt(GetPromptResult),
+    /// A resource's contents.
+    Resource(ReadResourceResult),
+    /// Completion values.
+    Completion(CompleteResult),
+    /// The handler stopped to ask the client something (a 2026-07-28
+    /// multi-round request): pass it on; the client will retry with the
+    /// answers, and the request runs again.
+    InputRequired(InputRequiredResult),
+}
+
+impl Reply {
+    /// The kind of request this reply answers, if it answers one itself.
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            Reply::Tool(_) => Some(Kind::Tool),
+            Reply::Prompt(_) => Some(Kind::Prompt),
+            Reply::Resource(_) => Some(Kind::Resource),
+            Reply::Completion(_) => Some(Kind::Completion),
+            Reply::InputRequired(_) => None,
+        }
+    }
+}
+
+/// The rest of the pipeline, as a layer made with [`from_fn`] calls it.
+pub struct Next(Pipeline);
+
+impl Next {
+    /// Run the rest of the pipeline (the next layers, then the handler).
+    pub async fn run(self, invocation: Invocation) -> Result<Reply, ErrorObject> {
+        self.0.oneshot(invocation).await
+    }
+}
+
+/// The pipeline behind a layer, boxed: what each layer wraps.
+pub type Pipeline = BoxCloneSyncService<Invocation, Reply, ErrorObject>;
+
+/// The innermost service: runs the handler.
+pub(crate) fn handler() -> Pipeline {
+    BoxCloneSyncService::new(tower::service_fn(|invocation: Invocation| invocation.run()))
+}
+
+/// A layer as the server keeps it: wraps a pipeline in one more step.
+pub(crate) type Wrap = Arc<dyn Fn(Pipeline) -> Pipeline + Send + Sync>;
+
+/// Keep `layer` as a [`Wrap`].
+pub(crate) fn wrap<L>(layer: L) -> Wrap
+where
+    L: Layer<Pipeline> + Send + Sync + 'static,
+    L::Service: Service<Invocation, Response = Reply, Error = ErrorObject> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Invocation>>::Future: Send + 'static,
+{
+    Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))
+}
+
+/// The pipeline of `wraps`, the first the outermost; `None` without any,
+/// so that a server without middleware boxes nothing.
+pub(crate) fn build(wraps: &[Wrap]) -> Option<Pipeline> {
+    if wraps.is_empty() {
+        return None;
+    }
+    Some(wraps.iter().rev().fold(handler(), |inner, wrap| wrap(inner)))
+}
+
+/// A layer from an async function of the invocation and the rest of the
+/// pipeline; see the [module docs](self).
+pub fn from_fn<F, Fut>(f: F) -> FromFn<F>
+where
+    F: Fn(Invocation, Next) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
+{
+    FromFn { f }
+}
+
+/// The layer [`from_fn`] makes.
+#[derive(Clone)]
+pub struct FromFn<F> {
+    f: F,
+}
+
+impl<F: Clone> Layer<Pipeline> for FromFn<F> {
+    type Service = FromFnService<F>;
+
+    fn layer(&self, inner: Pipeline) -> Self::Service {
+        FromFnService { f: self.f.clone(), inner }
+    }
+}
+
+/// The service of a [`FromFn`] layer.
+#[derive(Clone)]
+pub struct FromFnService<F> {
+    f: F,
+    inner: Pipeline,
+}
+
+impl<F, Fut> Service<Invocation> for FromFnService<F>
+where
+    F: Fn(Invocation, Next) -> Fut,
+    Fut: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
+{
+    type Response = Reply;
+    type Error = ErrorObject;
+    type Future = Pin<Box<dyn Future<Output = Result<Reply, ErrorObject>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, invocation: Invocation) -> Self::Future {
+        Box::pin((self.f)(invocation, Next(self.inner.clone())))
+    }
+}
+
+/// `layer`, only for the requests `applies` picks; the others go straight
+/// on. E.g. `when(|i| i.kind() == Kind::Tool && i.name() == "deploy", …)`.
+pub fn when<P, L>(applies: P, layer: L) -> When<P, L>
+where
+    P: Fn(&Invocation) -> bool + Clone + Send + Sync + 'static,
+{
+    When { applies, layer }
+}
+
+/// The layer [`when`] makes.
+#[derive(Clone)]
+pub struct When<P, L> {
+    applies: P,
+    layer: L,
+}
+
+impl<P, L> Layer<Pipeline> for When<P, L>
+where
+    P: Fn(&Invocation) -> bool + Clone + Send + Sync + 'static,
+    L: Layer<Pipeline>,
+    L::Service: Service<Invocation, Response = Reply, Error = ErrorObject> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Invocation>>::Future: Send + 'static,
+{
+    type Service = WhenService<P>;
+
+    fn layer(&self, inner: Pipeline) -> Self::Service {
+        let wrapped = BoxCloneSyncService::new(self.layer.layer(inner.clone()));
+        WhenService { applies: self.applies.clone(), wrapped, inner }
+    }
+}
+
+/// The service of a [`When`] layer.
+#[derive(Clone)]
+pub struct WhenService<P> {
+    applies: P,
+    wrapped: Pipeline,
+    inner: Pipeline,
+}
+
+impl<P: Fn(&Invocation) -> bool> Service<Invocation> for WhenService<P> {
+    type Response = Reply;
+    type Error = ErrorObject;
+    type Future = tower::util::Oneshot<Pipeline, Invocation>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, invocation: Invocation) -> Self::Future {
+        let next = if (self.applies)(&invocation) { self.wrapped.clone() } else { self.inner.clone() };
+        next.oneshot(invocation)
+    }
+}

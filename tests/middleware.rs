@@ -1,0 +1,262 @@
+//! Middleware (`Server::layer`) through the protocol, in both eras: the
+//! order layers run in, every kind of request they see, changes to
+//! arguments and replies, answering without the handler, `when`, panics,
+//! multi-round requests passing through, and the ready layers.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_core::{ElicitAction, ElicitResult, ProtocolVersion};
+use mcp_runtime::middleware::{self, ErrorObject, Invocation, Kind, Next, Reply};
+use mcp_runtime::prelude::*;
+use mcp_runtime::{GetPromptResult, TestClient};
+use serde_json::json;
+
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
+
+/// Add two numbers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Ask a name, then greet.
+#[tool]
+async fn greet(ctx: Context) -> Result<String, ToolError> {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Name {
+        /// Your name
+        name: String,
+    }
+    Ok(match ctx.elicit::<Name>("Who are you?").await? {
+        Elicited::Accept(n) => format!("hello {}", n.name),
+        _ => "hello nobody".into(),
+    })
+}
+
+/// Say something.
+#[prompt]
+fn say(
+    /// What
+    what: String,
+) -> String {
+    what
+}
+
+/// A note.
+#[resource("notes://{id}")]
+fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+/// Fails as prompts do.
+#[prompt]
+fn broken() -> Result<String, PromptError> {
+    Err(PromptError::new("cannot render"))
+}
+
+fn server() -> Server {
+    Server::empty("m", "1")
+        .tool(add::Tool)
+        .tool(greet::Tool)
+        .prompt(say::Prompt)
+        .prompt(broken::Prompt)
+        .resource(note::Resource)
+}
+
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// A layer that writes `label kind name` before and `label done` after.
+fn recorder(
+    label: &'static str,
+    seen: Seen,
+) -> impl Fn(Invocation, Next) -> std::pin::Pin<Box<dyn Future<Output = Result<Reply, ErrorObject>> + Send>>
++ Clone
++ Send
++ Sync
++ 'static {
+    move |invocation: Invocation, next: Next| {
+        let seen = seen.clone();
+        Box::pin(async move {
+            seen.lock().unwrap().push(format!("{label} {:?} {}", invocation.kind(), invocation.name()));
+            let reply = next.run(invocation).await;
+            seen.lock().unwrap().push(format!("{label} done"));
+            reply
+        })
+    }
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().unwrap()
+}
+
+#[tokio::test]
+async fn layers_run_in_the_order_added_around_every_kind_of_handler() {
+    for version in ERAS {
+        let seen = Seen::default();
+        let server = server()
+            .layer(middleware::from_fn(recorder("outer", seen.clone())))
+            .layer(middleware::from_fn(recorder("inner", seen.clone())));
+        let mut client = TestClient::connect_as(server, version).await.unwrap();
+        assert_eq!(text(&client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap()), "3");
+        let prompt = client.get_prompt("say", &[("what", "hi")]).await.unwrap();
+        assert_eq!(prompt.messages.len(), 1);
+        client.read_resource("notes://7").await.unwrap();
+        assert_eq!(
+            seen.lock().unwrap().clone(),
+            [
+                "outer Tool add",
+                "inner Tool add",
+                "inner done",
+                "outer done",
+                "outer Prompt say",
+                "inner Prompt say",
+                "inner done",
+                "outer done",
+                "outer Resource notes://7",
+                "inner Resource notes://7",
+                "inner done",
+                "outer done",
+            ],
+            "{version:?}"
+        );
+        // Lists are not handler runs: no layer sees them.
+        seen.lock().unwrap().clear();
+        client.list_tools().await.unwrap();
+        assert!(seen.lock().unwrap().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_layer_changes_arguments_and_replies_or_answers_itself() {
+    let rewrite = middleware::from_fn(|mut invocation: Invocation, next: Next| async move {
+        if invocation.kind() == Kind::Tool && invocation.argument("a") == Some(&json!(100)) {
+            // Answer without the handler.
+            return Ok(Reply::Tool(CallToolResult::success(vec![Content::text("cached")])));
+        }
+        if invocation.argument("b") == Some(&json!(0)) {
+            invocation.arguments_mut().insert("b".into(), json!(10));
+        }
+        match next.run(invocation).await? {
+            Reply::Tool(mut result) => {
+                let checked = format!("{} (checked)", text(&result));
+                result.content = vec![Content::text(checked)];
+                Ok(Reply::Tool(result))
+            }
+            other => Ok(other),
+        }
+    });
+    for version in ERAS {
+        let mut client = TestClient::connect_as(server().layer(rewrite.clone()), version).await.unwrap();
+        assert_eq!(text(&client.call_tool("add", json!({"a": 1, "b": 0})).await.unwrap()), "11 (checked)");
+        assert_eq!(text(&client.call_tool("add", json!({"a": 100, "b": 1})).await.unwrap()), "cached");
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_is_a_protocol_error_and_when_picks_what_a_layer_applies_to() {
+    let refuse = middleware::from_fn(|_: Invocation, _: Next| async { Err(ErrorObject::invalid_params("read-only")) });
+    let only_add = middleware::when(|i: &Invocation| i.kind() == Kind::Tool && i.name() == "add", refuse);
+    for version in ERAS {
+        let mut client = TestClient::connect_as(server().layer(only_add.clone()), version).await.unwrap();
+        let refused = client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap_err();
+        assert_eq!((refused.code, refused.message.as_str()), (-32602, "invalid params: read-only"));
+        // Everything else goes straight on.
+        assert_eq!(client.get_prompt("say", &[("what", "x")]).await.unwrap().messages.len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_layer_is_masked_and_the_connection_goes_on() {
+    let panics = middleware::from_fn(|invocation: Invocation, next: Next| async move {
+        assert!(invocation.name() != "say", "layer exploded at /srv/secret");
+        next.run(invocation).await
+    });
+    for version in ERAS {
+        let server = server().layer(panics.clone()).show_internal_errors(false);
+        let mut client = TestClient::connect_as(server, version).await.unwrap();
+        let error = client.get_prompt("say", &[("what", "x")]).await.unwrap_err();
+        assert_eq!(error.code, -32603);
+        assert!(error.message.starts_with("internal error (incident "), "{}", error.message);
+        assert!(!error.message.contains("secret"));
+        assert_eq!(text(&client.call_tool("add", json!({"a": 2, "b": 2})).await.unwrap()), "4");
+    }
+}
+
+#[tokio::test]
+async fn a_reply_of_the_wrong_kind_is_an_internal_error() {
+    let wrong = middleware::from_fn(|_: Invocation, _: Next| async {
+        Ok(Reply::Prompt(GetPromptResult { description: None, messages: vec![], meta: None }))
+    });
+    let mut client = TestClient::connect(server().layer(wrong).show_internal_errors(true)).await.unwrap();
+    let error = client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap_err();
+    assert_eq!(error.code, -32603);
+    assert!(error.message.contains("answered a tools/call request with a prompts/get reply"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn multi_round_requests_pass_through_layers_in_both_eras() {
+    for version in ERAS {
+        let seen = Seen::default();
+        let server = server().layer(middleware::from_fn(recorder("layer", seen.clone())));
+        let mut client = TestClient::builder(server)
+            .version(version)
+            .on_elicit(|_| ElicitResult {
+                action: ElicitAction::Accept,
+                content: json!({"name": "Ada"}).as_object().cloned(),
+            })
+            .connect()
+            .await
+            .unwrap();
+        assert_eq!(text(&client.call_tool("greet", json!({})).await.unwrap()), "hello Ada", "{version:?}");
+        // 2026-07-28 runs the handler twice: once to ask, once with the answer.
+        let runs = if version.uses_handshake() { 1 } else { 2 };
+        assert_eq!(seen.lock().unwrap().iter().filter(|s| s.as_str() == "layer Tool greet").count(), runs);
+    }
+}
+
+#[tokio::test]
+async fn map_failure_translates_protocol_errors_and_leaves_replies_alone() {
+    let translate = middleware::map_failure(|error: ErrorObject, kind, name: &str| ErrorObject {
+        message: format!("{kind:?} {name}: {} (see the manual)", error.message),
+        ..error
+    });
+    for version in ERAS {
+        let mut client = TestClient::connect_as(server().layer(translate.clone()), version).await.unwrap();
+        let error = client.get_prompt("broken", &[]).await.unwrap_err();
+        assert_eq!(error.message, "Prompt broken: cannot render (see the manual)");
+        assert_eq!(text(&client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap()), "2");
+    }
+}
+
+/// A `tracing` writer into memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_logging_layer_logs_each_request_with_its_time_and_outcome() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let mut client = TestClient::connect(server().layer(middleware::Logging::default())).await.unwrap();
+    client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap();
+    client.get_prompt("broken", &[]).await.unwrap_err();
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains("request handled")).collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    assert!(lines[0].contains("method=\"tools/call\"") && lines[0].contains("name=\"add\""), "{}", lines[0]);
+    assert!(lines[0].contains("elapsed_ms=") && lines[0].contains("outcome=\"ok\""), "{}", lines[0]);
+    assert!(lines[1].contains("outcome=\"error -32603: cannot render\""), "{}", lines[1]);
+    // Arguments stay out of the log.
+    assert!(!lines[0].contains("\"a\""), "{}", lines[0]);
+}
