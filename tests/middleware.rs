@@ -260,3 +260,109 @@ async fn the_logging_layer_logs_each_request_with_its_time_and_outcome() {
     // Arguments stay out of the log.
     assert!(!lines[0].contains("\"a\""), "{}", lines[0]);
 }
+
+/// The `middleware` example, started with `args`: stdin and stdout are
+/// the protocol's, stderr's lines arrive on the returned channel.
+fn start_example(args: &[&str]) -> (tokio::process::Child, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(crate::common::example("middleware"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let (lines, received) = tokio::sync::mpsc::unbounded_channel();
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = stderr.next_line().await {
+            let _ = lines.send(line);
+        }
+    });
+    (child, received)
+}
+
+/// Every line that has arrived on `lines` so far.
+fn drain(lines: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> Vec<String> {
+    std::iter::from_fn(|| lines.try_recv().ok()).collect()
+}
+
+#[tokio::test]
+async fn the_example_audits_caches_and_refuses_over_stdio() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut child, mut stderr) = start_example(&[]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut id = 0;
+    let mut request = async |method: &str, params: serde_json::Value| {
+        id += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string() + "\n";
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        if method == "initialize" {
+            stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();
+        }
+        let answer: serde_json::Value = serde_json::from_str(&stdout.next_line().await.unwrap().unwrap()).unwrap();
+        answer
+    };
+    let init =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    request("initialize", init).await;
+    let call = |name: &str, arguments: serde_json::Value| json!({"name": name, "arguments": arguments});
+    let first = request("tools/call", call("price", json!({"item": "apple"}))).await;
+    let second = request("tools/call", call("price", json!({"item": "apple"}))).await;
+    assert_eq!(first["result"], second["result"]);
+    let restocked = request("tools/call", call("restock", json!({"item": "apple", "count": 2}))).await;
+    assert_eq!(restocked["result"]["content"][0]["text"], "apple: 5 in stock");
+    let third = request("tools/call", call("price", json!({"item": "apple"}))).await;
+    assert_eq!(third["result"], first["result"]);
+    drop(stdin);
+    child.wait().await.unwrap();
+    let lines = drain(&mut stderr);
+    let asked = lines.iter().filter(|l| l.contains("asking the supplier for the price of apple")).count();
+    // Once for the first call, once more after the restock emptied the cache.
+    assert_eq!(asked, 2, "{lines:#?}");
+    let audited: Vec<&String> = lines.iter().filter(|l| l.starts_with("audit: tools/call")).collect();
+    assert_eq!(audited.len(), 4, "{lines:#?}");
+    assert!(audited[2].contains("restock {\"item\":\"apple\",\"count\":2} -> ok"), "{}", audited[2]);
+}
+
+#[tokio::test]
+async fn the_example_is_read_only_over_http_in_both_eras() {
+    let (_child, mut stderr) = start_example(&["--read-only", "--http", "127.0.0.1:0"]);
+    let url = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let line = stderr.recv().await.expect("the example says where it listens");
+            if let Some((_, url)) = line.split_once("serving MCP over Streamable HTTP at ") {
+                return url.to_owned();
+            }
+        }
+    })
+    .await
+    .unwrap();
+    // A session of the handshake era.
+    let mut session = crate::common::http::Client::new(&url);
+    session.initialize().await;
+    let refused = session.call("restock", json!({"item": "pear", "count": 1})).await;
+    assert_eq!(refused.last()["error"]["code"], -32602, "{refused:?}");
+    let counted = session.call("count", json!({"item": "apple"})).await;
+    assert_eq!(counted.last()["result"]["content"][0]["text"], "3", "{counted:?}");
+    // 2026-07-28: each request on its own.
+    let stateless = crate::common::http::Client::new(&url);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let message = |id: u32, name: &str, arguments: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}})
+    };
+    let refused = stateless.message(&message(1, "restock", json!({"item": "pear", "count": 1}))).await;
+    let error = &refused.last()["error"];
+    assert_eq!(error["message"], "invalid params: `restock` changes stock, and this server is read-only");
+    let counted = stateless.message(&message(2, "count", json!({"item": "pear"}))).await;
+    assert_eq!(counted.last()["result"]["content"][0]["text"], "0", "{counted:?}");
+    let lines = drain(&mut stderr);
+    assert!(
+        lines.iter().any(|l| l == "audit: tools/call restock {\"item\":\"pear\",\"count\":1} -> refused"),
+        "{lines:#?}"
+    );
+}
