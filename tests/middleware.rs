@@ -366,3 +366,50 @@ async fn the_example_is_read_only_over_http_in_both_eras() {
         "{lines:#?}"
     );
 }
+
+/// Search the web.
+#[tool]
+fn search(
+    /// The query
+    query: String,
+    /// Which engine
+    engine: String,
+    /// How many results
+    limit: Option<u32>,
+) -> String {
+    format!("{} results for {query} on {engine}", limit.unwrap_or(10))
+}
+
+#[tokio::test]
+async fn a_transformed_tool_is_listed_and_called_as_its_new_self() {
+    for version in ERAS {
+        let server = Server::empty("t", "1").tool(docs_search());
+        let mut client = TestClient::connect_as(server, version).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        assert_eq!(tools.len(), 1);
+        let tool = &tools[0];
+        assert_eq!(tool.name, "search_docs");
+        assert_eq!(tool.description.as_deref(), Some("Search the documentation."));
+        let properties = tool.input_schema["properties"].as_object().unwrap();
+        assert_eq!(properties.keys().collect::<Vec<_>>(), ["question", "limit"]);
+        assert_eq!(properties["question"]["description"], "What to look for");
+        assert_eq!(tool.input_schema["required"], json!(["question"]));
+        let answered = client.call_tool("search_docs", json!({"question": "layers", "limit": 3})).await.unwrap();
+        assert_eq!(text(&answered), "3 results for layers on docs");
+        // A fixed argument sent anyway is replaced.
+        let sent_anyway = client.call_tool("search_docs", json!({"question": "x", "engine": "web"})).await.unwrap();
+        assert_eq!(text(&sent_anyway), "10 results for x on docs");
+        let missing = client.call_tool("search_docs", json!({})).await.unwrap();
+        assert_eq!(text(&missing), "argument `question`: required but not sent");
+    }
+}
+
+/// `search`, shown as a search of the documentation only.
+fn docs_search() -> middleware::Transform<search::Tool> {
+    middleware::Transform::new(search::Tool)
+        .name("search_docs")
+        .description("Search the documentation.")
+        .rename_argument("query", "question")
+        .describe_argument("question", "What to look for")
+        .fix("engine", json!("docs"))
+}

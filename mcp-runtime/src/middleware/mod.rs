@@ -10,7 +10,9 @@
 //! without calling on (a refusal, a cached reply), change the arguments,
 //! or change the reply. [`from_fn`] makes one from an async function,
 //! [`when`] limits one to the requests a predicate picks, and
-//! [`Logging`] and [`map_failure`] are ready to use.
+//! [`Logging`] and [`map_failure`] are ready to use. [`Transform`] shows a
+//! tool to clients as another (renamed, reworded, arguments renamed or
+//! fixed) without touching its function.
 //!
 //! ```
 //! use mcp_runtime::middleware::{self, ErrorObject, Kind};
@@ -50,6 +52,7 @@
 
 mod logging;
 mod map;
+mod transform;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -68,6 +71,7 @@ use serde_json::Value;
 pub use tower::Layer;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
+pub use transform::Transform;
 
 use crate::request::{FromRequest, Rejection, RequestParts};
 use crate::tools::BoxFuture;
