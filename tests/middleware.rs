@@ -413,3 +413,57 @@ fn docs_search() -> middleware::Transform<search::Tool> {
         .describe_argument("question", "What to look for")
         .fix("engine", json!("docs"))
 }
+
+/// How many times `counted` ran.
+struct Reads(std::sync::atomic::AtomicUsize);
+
+/// A resource that says how often it was read.
+#[resource("counted://{name}")]
+fn counted(name: String, reads: State<Reads>) -> String {
+    let n = reads.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    format!("{name} read {n} times")
+}
+
+fn counted_server(cache: middleware::Cache) -> Server {
+    Server::empty("c", "1").resource(counted::Resource).with_state(Reads(0.into())).layer(cache)
+}
+
+async fn read(client: &mut TestClient, uri: &str) -> String {
+    let result = client.read_resource(uri).await.unwrap();
+    serde_json::to_value(&result.contents[0]).unwrap()["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_cache_answers_repeated_reads_until_a_change_is_announced() {
+    use std::time::Duration;
+    for version in ERAS {
+        let server = counted_server(middleware::Cache::new(10, Duration::from_secs(3600)));
+        let resources = server.resources_handle();
+        let mut client = TestClient::connect_as(server, version).await.unwrap();
+        assert_eq!(read(&mut client, "counted://a").await, "a read 1 times");
+        assert_eq!(read(&mut client, "counted://a").await, "a read 1 times", "{version:?}: kept");
+        assert_eq!(read(&mut client, "counted://b").await, "b read 2 times");
+        resources.updated("counted://b");
+        assert_eq!(read(&mut client, "counted://a").await, "a read 3 times", "{version:?}: a change empties it");
+        assert_eq!(read(&mut client, "counted://a").await, "a read 3 times");
+    }
+}
+
+#[tokio::test]
+async fn the_cache_is_bounded_and_expires() {
+    use std::time::Duration;
+    let mut client =
+        TestClient::connect(counted_server(middleware::Cache::new(1, Duration::from_secs(3600)))).await.unwrap();
+    assert_eq!(read(&mut client, "counted://a").await, "a read 1 times");
+    assert_eq!(read(&mut client, "counted://b").await, "b read 2 times");
+    // Room for one: `b` pushed `a` out.
+    assert_eq!(read(&mut client, "counted://a").await, "a read 3 times");
+    let mut client = TestClient::connect(counted_server(middleware::Cache::new(10, Duration::ZERO))).await.unwrap();
+    assert_eq!(read(&mut client, "counted://a").await, "a read 1 times");
+    assert_eq!(read(&mut client, "counted://a").await, "a read 2 times", "nothing outlives a zero TTL");
+    // Only the kinds it caches.
+    let tools = counted_server(middleware::Cache::new(10, Duration::from_secs(3600)).kinds([Kind::Tool]));
+    let mut client = TestClient::connect(tools).await.unwrap();
+    assert_eq!(read(&mut client, "counted://a").await, "a read 1 times");
+    assert_eq!(read(&mut client, "counted://a").await, "a read 2 times");
+}

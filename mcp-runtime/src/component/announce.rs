@@ -90,6 +90,9 @@ pub(crate) struct Announcer {
     next: AtomicU64,
     /// Where this server's own announcements go on to other replicas.
     relay: OnceLock<Relay>,
+    /// How many changes were announced (here or on another replica): what
+    /// was read before a change may be stale since.
+    changes: AtomicU64,
 }
 
 /// Passes announcements on to other replicas.
@@ -167,10 +170,16 @@ impl Announcer {
     /// Tell this server's listeners of a change (made here, or on another
     /// replica).
     pub(crate) fn deliver(&self, announcement: &Announcement) {
+        self.changes.fetch_add(1, Ordering::Release);
         match announcement {
             Announcement::List(kind) => self.tell_list(*kind),
             Announcement::Updated(uri) => self.tell_updated(uri),
         }
+    }
+
+    /// How many changes have been announced so far.
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
     }
 
     /// Tell every listener subscribed to the resource at `uri` that it

@@ -10,7 +10,7 @@
 //! without calling on (a refusal, a cached reply), change the arguments,
 //! or change the reply. [`from_fn`] makes one from an async function,
 //! [`when`] limits one to the requests a predicate picks, and
-//! [`Logging`] and [`map_failure`] are ready to use. [`Transform`] shows a
+//! [`Logging`], [`Cache`] and [`map_failure`] are ready to use. [`Transform`] shows a
 //! tool to clients as another (renamed, reworded, arguments renamed or
 //! fixed) without touching its function.
 //!
@@ -50,6 +50,7 @@
 //! changes are not checked against the schema again; the handler still
 //! reads them with serde, and a mistake becomes an error result.
 
+mod cache;
 mod logging;
 mod map;
 mod transform;
@@ -59,6 +60,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
+pub use cache::Cache;
 pub use logging::Logging;
 pub use map::{MapFailure, map_failure};
 /// The protocol error a layer answers with instead of a reply.
@@ -107,6 +109,8 @@ impl Kind {
 pub struct Invocation {
     kind: Kind,
     parts: RequestParts,
+    /// How many changes the server had announced when the request came.
+    changes: u64,
     /// The rest of the way: the handler, run through the pipeline's steps.
     handler: Option<Handler>,
 }
@@ -117,9 +121,17 @@ impl Invocation {
     pub(crate) fn new(
         kind: Kind,
         parts: RequestParts,
+        changes: u64,
         handler: impl FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + 'static,
     ) -> Self {
-        Invocation { kind, parts, handler: Some(Box::new(handler)) }
+        Invocation { kind, parts, changes, handler: Some(Box::new(handler)) }
+    }
+
+    /// How many changes (list changes and resource updates, on this
+    /// replica or another) the server had announced when the request came:
+    /// a reply kept from before a later change may be stale.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// Which kind of handler it reaches.
