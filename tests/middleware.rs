@@ -467,3 +467,39 @@ async fn the_cache_is_bounded_and_expires() {
     assert_eq!(read(&mut client, "counted://a").await, "a read 1 times");
     assert_eq!(read(&mut client, "counted://a").await, "a read 2 times");
 }
+
+#[tokio::test]
+async fn throttle_limits_each_name_and_only_the_kinds_it_limits() {
+    use mcp_runtime::RateLimit;
+    use std::time::Duration;
+    let limit = RateLimit::new(2, Duration::from_secs(3600));
+    let throttle = middleware::Throttle::per_client(limit).unwrap().per_name();
+    let mut first = TestClient::connect(server_with(throttle)).await.unwrap();
+    for _ in 0..2 {
+        assert_eq!(text(&first.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap()), "2");
+    }
+    let refused = first.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).starts_with("tool `add` is rate limited to 2 calls per hour; retry in "),
+        "{}",
+        text(&refused)
+    );
+    // Another name has its own allowance.
+    assert_eq!(first.get_prompt("say", &[("what", "x")]).await.unwrap().messages.len(), 1);
+    // Only the kinds it limits.
+    let prompts_only = middleware::Throttle::per_client(limit).unwrap().kinds([Kind::Prompt]);
+    let mut client = TestClient::connect(server_with(prompts_only)).await.unwrap();
+    for _ in 0..3 {
+        client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    }
+    client.get_prompt("say", &[("what", "x")]).await.unwrap();
+    client.get_prompt("say", &[("what", "x")]).await.unwrap();
+    let refused = client.get_prompt("say", &[("what", "x")]).await.unwrap_err();
+    assert_eq!(refused.code, -32600);
+    assert!(refused.message.starts_with("prompt `say` is rate limited"), "{}", refused.message);
+}
+
+fn server_with(throttle: middleware::Throttle) -> Server {
+    server().layer(throttle)
+}

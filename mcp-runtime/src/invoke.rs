@@ -93,6 +93,7 @@ where
     let show_details = shared.show_internal_errors;
     let middleware = shared.middleware.clone();
     let changes = if middleware.is_some() { shared.announcer.changes() } else { 0 };
+    let client_key = request.session.key;
     let handler = move |parts: RequestParts| {
         // A hand-written handler may panic before it even returns its
         // future; that must not unwind into the connection.
@@ -113,7 +114,8 @@ where
         let answered = match middleware {
             None => handler(parts).await,
             Some(pipeline) => {
-                let invocation = Invocation::new(kind, parts, changes, move |parts| Box::pin(handler(parts)));
+                let invocation =
+                    Invocation::new(kind, parts, changes, client_key, move |parts| Box::pin(handler(parts)));
                 let layers = crate::incident::scope(show_details, pipeline.oneshot(invocation));
                 AssertUnwindSafe(layers).catch_unwind().await.unwrap_or_else(|panic| {
                     let message = crate::incident::panic_message(&*panic);

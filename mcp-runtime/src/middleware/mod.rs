@@ -10,7 +10,8 @@
 //! without calling on (a refusal, a cached reply), change the arguments,
 //! or change the reply. [`from_fn`] makes one from an async function,
 //! [`when`] limits one to the requests a predicate picks, and
-//! [`Logging`], [`Cache`] and [`map_failure`] are ready to use. [`Transform`] shows a
+//! [`Logging`], [`Cache`], [`Throttle`] and [`map_failure`] are ready to
+//! use. [`Transform`] shows a
 //! tool to clients as another (renamed, reworded, arguments renamed or
 //! fixed) without touching its function.
 //!
@@ -53,6 +54,7 @@
 mod cache;
 mod logging;
 mod map;
+mod throttle;
 mod transform;
 
 use std::future::Future;
@@ -70,6 +72,7 @@ use mcp_core::{
     ReadResourceResult, RequestId,
 };
 use serde_json::Value;
+pub use throttle::Throttle;
 pub use tower::Layer;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
@@ -111,6 +114,8 @@ pub struct Invocation {
     parts: RequestParts,
     /// How many changes the server had announced when the request came.
     changes: u64,
+    /// Whose allowances the request counts against (its session's).
+    client_key: u64,
     /// The rest of the way: the handler, run through the pipeline's steps.
     handler: Option<Handler>,
 }
@@ -122,9 +127,10 @@ impl Invocation {
         kind: Kind,
         parts: RequestParts,
         changes: u64,
+        client_key: u64,
         handler: impl FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + 'static,
     ) -> Self {
-        Invocation { kind, parts, changes, handler: Some(Box::new(handler)) }
+        Invocation { kind, parts, changes, client_key, handler: Some(Box::new(handler)) }
     }
 
     /// How many changes (list changes and resource updates, on this

@@ -1,0 +1,115 @@
+//! The ready layer that limits how often each client may run handlers.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures_util::future::BoxFuture;
+use mcp_core::CallToolResult;
+use tower::{Layer, Service, ServiceExt};
+
+use super::{ErrorObject, Invocation, Kind, Pipeline, Reply};
+use crate::tools::RateLimit;
+use crate::tools::limit::Limiter;
+
+/// At most `limit` requests per client (a session; over OAuth, a token's
+/// subject; stateless requests without a token share one allowance), of
+/// the kinds it limits (all by default), and with
+/// [`per_name`](Self::per_name) per tool, prompt or resource as well. A
+/// refused tool call is an error result that says when to retry, as the
+/// `rate_limit` of `#[tool]` answers; other requests get a protocol error.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::middleware::{Kind, Throttle};
+/// use mcp_runtime::{RateLimit, Server};
+///
+/// // Each client may call each tool 10 times a minute.
+/// let limit = RateLimit::new(10, Duration::from_secs(60));
+/// let server = Server::new("app", "1").layer(Throttle::per_client(limit).unwrap().kinds([Kind::Tool]).per_name());
+/// # drop(server);
+/// ```
+#[derive(Clone)]
+pub struct Throttle {
+    limiter: Arc<Limiter>,
+    kinds: Option<Vec<Kind>>,
+    per_name: bool,
+}
+
+impl Throttle {
+    /// Allow each client `limit`; an error if the limit allows no call.
+    pub fn per_client(limit: RateLimit) -> Result<Self, crate::Error> {
+        Ok(Throttle { limiter: Arc::new(Limiter::new(limit, None)?), kinds: None, per_name: false })
+    }
+
+    /// Limit only requests of these kinds.
+    pub fn kinds(mut self, kinds: impl IntoIterator<Item = Kind>) -> Self {
+        self.kinds = Some(kinds.into_iter().collect());
+        self
+    }
+
+    /// Give each tool, prompt or resource an allowance of its own.
+    pub fn per_name(mut self) -> Self {
+        self.per_name = true;
+        self
+    }
+
+    /// Why `invocation` may not run now, if it may not.
+    fn refusal(&self, invocation: &Invocation) -> Option<String> {
+        if self.kinds.as_ref().is_some_and(|kinds| !kinds.contains(&invocation.kind())) {
+            return None;
+        }
+        let mut key = DefaultHasher::new();
+        match invocation.parts().claims().and_then(|c| c.subject()) {
+            Some(subject) => subject.hash(&mut key),
+            None => invocation.client_key.hash(&mut key),
+        }
+        if self.per_name {
+            (invocation.kind(), invocation.name()).hash(&mut key);
+        }
+        self.limiter.check(key.finish()).err()
+    }
+}
+
+impl Layer<Pipeline> for Throttle {
+    type Service = ThrottleService;
+
+    fn layer(&self, inner: Pipeline) -> ThrottleService {
+        ThrottleService { throttle: self.clone(), inner }
+    }
+}
+
+/// The service of the [`Throttle`] layer.
+#[derive(Clone)]
+pub struct ThrottleService {
+    throttle: Throttle,
+    inner: Pipeline,
+}
+
+impl Service<Invocation> for ThrottleService {
+    type Response = Reply;
+    type Error = ErrorObject;
+    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, invocation: Invocation) -> Self::Future {
+        let Some(why) = self.throttle.refusal(&invocation) else {
+            return Box::pin(self.inner.clone().oneshot(invocation));
+        };
+        let what = match invocation.kind() {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::Completion => "completion of",
+        };
+        let text = format!("{what} `{}` {why}", invocation.name());
+        let refused = match invocation.kind() {
+            Kind::Tool => Ok(Reply::Tool(CallToolResult::error_text(text))),
+            _ => Err(ErrorObject::new(mcp_core::codes::INVALID_REQUEST, text)),
+        };
+        Box::pin(std::future::ready(refused))
+    }
+}
