@@ -4,7 +4,7 @@
 //! [`Server::layer`](crate::Server::layer).
 //!
 //! A layer sees the typed request ([`Invocation`]: which kind, which
-//! component, its arguments and everything a handler's [`Context`] knows)
+//! component, its arguments and everything a handler's [`Context`](crate::Context) knows)
 //! and the typed answer ([`Reply`]), or the protocol error that stands in
 //! for one ([`ErrorObject`]). It may run code before and after, answer
 //! without calling on (a refusal, a cached reply), change the arguments,

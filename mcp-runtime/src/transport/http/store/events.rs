@@ -11,8 +11,8 @@ pub type KeptEvent = (u64, Vec<u8>);
 
 /// Where the events of resumable streams are kept for replay. The
 /// in-memory default ([`MemoryEventStore`]) serves one process; replicas
-/// behind a load balancer share one (such as [`RedisStore`](super::RedisStore)),
-/// so a client that reconnects to another replica replays there.
+/// behind a load balancer share one (such as `RedisStore`, with the `redis`
+/// feature), so a client that reconnects to another replica replays there.
 ///
 /// A stream is named by an opaque key that starts with its session's id
 /// and a `/`, so a client can only replay its own session's streams. Its

@@ -16,7 +16,8 @@ use crate::component::announce::{Announcer, ListKind};
 use crate::transport::http::sessions::Sessions;
 
 /// How replicas tell each other of changes: a channel every replica
-/// publishes to and hears (Redis pub/sub in [`RedisStore`](super::RedisStore)).
+/// publishes to and hears (Redis pub/sub in `RedisStore`, with the `redis`
+/// feature).
 /// A replica hears its own messages too; the runtime skips them.
 ///
 /// Announcements fan out; lists do not. A list changed at run time must be
