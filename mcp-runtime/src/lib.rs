@@ -14,11 +14,18 @@
 //!     a + b
 //! }
 //!
-//! #[tokio::main]
-//! async fn main() -> Result<(), mcp_runtime::Error> {
-//!     Server::new("adder", "1.0.0").serve_stdio().await
+//! fn main() -> Result<(), mcp_runtime::Error> {
+//!     Server::new("adder", "1.0.0").run_stdio()
 //! }
 //! ```
+//!
+//! That server names nothing but `mcp_runtime`, so `mcp-runtime` is its
+//! only dependency: [`Server::run_stdio`] starts a runtime of its own and
+//! serves stdio; [`Server::run_blocking`] also serves Streamable HTTP when
+//! the command line says `--http ADDR`. Inside an async `main` of your own,
+//! call [`Server::run`] or [`Server::serve_stdio`] and `.await` it. Add
+//! `serde` (with `derive`) and `schemars` 1.x when a parameter is a type of
+//! your own (`#[derive(Deserialize, JsonSchema)]`).
 //!
 //! [`#[tool]`](macro@tool) turns a function and its doc comments into a tool
 //! whose input schema comes from the parameter types (via schemars), shaped
@@ -143,7 +150,11 @@ pub mod __private {
     pub use __tool_expansion_v1_needs_matching_mcp_macros_and_mcp_runtime as expand_prompt_v1_needs_mcp_runtime_matching_mcp_macros;
 }
 
-/// The README's Rust examples compile as doc tests, so they stay true.
+/// The Rust examples of both READMEs (the repository's and this crate's)
+/// compile as doc tests, so they stay true. Only under `cfg(doctest)`: a
+/// normal build, and so the published package, never reads the repository's
+/// README.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeExamples;
