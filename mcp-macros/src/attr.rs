@@ -144,7 +144,7 @@ impl ToolAttr {
                 "open_world" => set(&mut attr.open_world, flag(&meta, errors)?, &meta, errors),
                 // #[tool(rate_limit = "10/s")]
                 "rate_limit" => {
-                    let limit = string(&meta, errors)?
+                    let limit = string_or(&meta, errors, rate_hint)?
                         .and_then(|lit| parse_rate(&lit.value()).map_err(|why| errors.spanned(&lit, why)).ok());
                     set(&mut attr.rate_limit, limit, &meta, errors);
                 }
@@ -152,7 +152,7 @@ impl ToolAttr {
                 "output_schema" => set(&mut attr.output_schema, flag(&meta, errors)?, &meta, errors),
                 // #[tool(schema = "strict")]
                 "schema" => {
-                    let profile = string(&meta, errors)?.and_then(|lit| match lit.value().as_str() {
+                    let profile = string_or(&meta, errors, schema_hint)?.and_then(|lit| match lit.value().as_str() {
                         "strict" => Some(SchemaProfileAttr::Strict),
                         "portable" => Some(SchemaProfileAttr::Portable),
                         other => {
@@ -259,21 +259,58 @@ pub(crate) fn key_of(meta: &ParseNestedMeta) -> String {
 /// `key = "…"`. A value of the wrong kind is reported (and consumed) here,
 /// so the keys after it are still checked; then the result is `None`.
 pub(crate) fn string(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
+    string_or(meta, errors, |key, value| {
+        let text = match value {
+            Expr::Lit(syn::ExprLit { lit, .. }) => lit_text(lit),
+            _ => "…".into(),
+        };
+        format!("`{key}` takes a string literal: `{key} = \"{text}\"`")
+    })
+}
+
+/// [`string`], with `hint(key, value)` saying what to write instead of a
+/// value that is not a string literal: for keys whose strings have a
+/// syntax of their own, quoting the value as written would suggest
+/// something just as wrong.
+pub(crate) fn string_or(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+    hint: impl FnOnce(&str, &Expr) -> String,
+) -> syn::Result<Option<LitStr>> {
     let key = key_of(meta);
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format_args!("`{key}` needs a value: `{key} = \"…\"`")));
     }
     match meta.value()?.parse::<Expr>()? {
         Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
-        Expr::Lit(syn::ExprLit { lit, .. }) => {
-            errors.spanned(&lit, format_args!("`{key}` takes a string literal: `{key} = \"{}\"`", lit_text(&lit)));
-            Ok(None)
-        }
         other => {
-            errors.spanned(other, format_args!("`{key}` takes a string literal: `{key} = \"…\"`"));
+            errors.spanned(&other, hint(&key, &other));
             Ok(None)
         }
     }
+}
+
+/// `rate_limit = 5` → `rate_limit = "5/s"`: the number kept, as calls per
+/// second, and the other periods named.
+fn rate_hint(key: &str, value: &Expr) -> String {
+    let calls = match value {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) => n.base10_parse::<u32>().ok().filter(|&n| n > 0),
+        _ => None,
+    };
+    let calls = calls.unwrap_or(10);
+    format!(
+        "`{key}` takes a string of calls per period: `{key} = \"{calls}/s\"` for {calls} calls a second (or \"{calls}/m\", \"{calls}/h\", \"{calls}/30s\")"
+    )
+}
+
+/// `schema = strict` or `schema = 1` → `schema = "strict"` (or
+/// `"portable"`, when that is the word written).
+fn schema_hint(key: &str, value: &Expr) -> String {
+    let portable_written = matches!(value, Expr::Path(p) if p.path.is_ident("portable"));
+    let (strict, portable) =
+        (format!("`{key} = \"strict\"` (full JSON Schema 2020-12)"), format!("`{key} = \"portable\"`"));
+    let (first, second) = if portable_written { (portable, strict) } else { (strict, portable) };
+    format!("`{key}` takes a profile's name as a string: {first} or {second}")
 }
 
 /// A literal's text without quotes, for "write it like this" hints.
@@ -637,6 +674,47 @@ mod tests {
         assert!(parse_rate("ten/s").is_err());
         assert!(parse_rate("10").is_err());
         assert!(parse_rate("10/fortnight").is_err());
+    }
+
+    /// The one error of `#[tool(<args>)]`.
+    fn tool_error(args: TokenStream) -> String {
+        let mut errors = Errors::default();
+        ToolAttr::parse(args, &mut errors);
+        let mut messages = errors.messages();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        messages.remove(0)
+    }
+
+    /// The first `key = "…"` a message suggests.
+    fn suggested(message: &str, key: &str) -> String {
+        let start = message.find(&format!("`{key} = \"")).expect(message) + key.len() + 5;
+        message[start..].split('"').next().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_rate_limit_that_is_not_a_string_gets_a_valid_one_to_write() {
+        for (args, calls) in [
+            (quote::quote!(rate_limit = 5), 5),
+            (quote::quote!(rate_limit = 0), 10),
+            (quote::quote!(rate_limit = 2.5), 10),
+            (quote::quote!(rate_limit = RATE), 10),
+        ] {
+            let message = tool_error(args);
+            let rate = suggested(&message, "rate_limit");
+            assert_eq!(rate, format!("{calls}/s"), "{message}");
+            assert_eq!(parse_rate(&rate), Ok((calls, 1_000)));
+        }
+    }
+
+    #[test]
+    fn a_schema_that_is_not_a_string_gets_a_profile_to_write() {
+        for (args, profile) in [
+            (quote::quote!(schema = 1), "strict"),
+            (quote::quote!(schema = strict), "strict"),
+            (quote::quote!(schema = portable), "portable"),
+        ] {
+            assert_eq!(suggested(&tool_error(args), "schema"), profile);
+        }
     }
 
     #[test]
