@@ -109,13 +109,22 @@ fn expand(tool: &ToolFn) -> TokenStream {
     });
 
     let require_var = valid::REQUIRE_DESCRIPTIONS;
-    let describes = params.iter().enumerate().map(|(i, p)| describe(p, i, krate));
+    let param_consts = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| shared::param_const(i, &p.ty, krate, "ToolBuilder", describe(p, i, krate), extract(p, i, krate)));
+    let describes = params.iter().enumerate().map(|(i, p)| {
+        let describe = shared::param_describe(i);
+        let header = p.header.as_ref().map(|header| {
+            let name = &p.name;
+            quote!(__mcp_builder.header(#name, #header);)
+        });
+        quote!(#describe #header)
+    });
     let default_fns = default_fns(params, krate);
     let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
-    let extracts = params.iter().enumerate().zip(&vars).map(|((i, p), var)| {
-        let extract = extract(p, i, krate);
-        quote!(let #var = __mcp_errors.take(#extract);)
-    });
+    let call = format_ident!("__mcp_call");
+    let extracts = vars.iter().enumerate().map(|(i, var)| shared::param_value(i, var, &call));
     let output_span = match &item.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => ident.span(),
@@ -164,6 +173,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
         // recompiles the crate and the check above runs again.
         const _: ::core::option::Option<&str> = ::core::option_env!(#require_var);
         #default_fns
+        #(#param_consts)*
         #[automatically_derived]
         impl #krate::__private::Tool for #ident::Tool {
             fn definition(&self) -> #krate::__private::ToolDefinition {
@@ -213,42 +223,42 @@ fn mentions_impl(tokens: TokenStream) -> bool {
     })
 }
 
-/// What one parameter adds to the definition. Spanned at its type, so a
-/// type that cannot be a parameter is reported there.
+/// What one parameter adds to the definition (to `__mcp_builder`, a
+/// `&mut ToolBuilder`). Spanned at its type, so a type that cannot be a
+/// parameter is reported there.
 fn describe(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
     let Param { ty, name, .. } = p;
     let description = match &p.description {
         Some(d) => quote!(#krate::__private::Some(#d)),
         None => p.doc.to_option_tokens(krate),
     };
-    let header = p.header.as_ref().map(|header| quote!(__mcp_builder.header(#name, #header);));
-    let described = match &p.default {
+    match &p.default {
         None => quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::ToolParam<_>>::describe(&mut __mcp_builder, #name, #description);
+            <#ty as #krate::__private::ToolParam<_>>::describe(__mcp_builder, #name, #description);
         },
         Some(_) => {
             let default = default_fn(index);
             quote_spanned! {ty.span()=>
                 <#ty as #krate::__private::DefaultArgument>::describe_with_default(
-                    &mut __mcp_builder, #name, #description, &#default(),
+                    __mcp_builder, #name, #description, &#default(),
                 );
             }
         }
-    };
-    quote!(#described #header)
+    }
 }
 
-/// The expression producing one parameter's value (or its error) for a call.
+/// The expression producing one parameter's value (or its error) for a call,
+/// from `__mcp_request` (a `&mut RequestParts`).
 fn extract(p: &Param, index: usize, krate: &TokenStream) -> TokenStream {
     let Param { ty, name, .. } = p;
     match &p.default {
         None => quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::ToolParam<_>>::extract(&mut __mcp_call, #name)
+            <#ty as #krate::__private::ToolParam<_>>::extract(__mcp_request, #name)
         },
         Some(_) => {
             let default = default_fn(index);
             quote_spanned! {ty.span()=>
-                <#ty as #krate::__private::DefaultArgument>::extract_or_else(&mut __mcp_call, #name, #default)
+                <#ty as #krate::__private::DefaultArgument>::extract_or_else(__mcp_request, #name, #default)
             }
         }
     }

@@ -182,25 +182,31 @@ fn expand(
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
     let meta = crate::shared::meta(&attr.meta);
     let scopes = crate::shared::scopes(attr.scopes.as_deref());
-    let describes = params.iter().map(|p| {
+    let param_consts = params.iter().enumerate().map(|(i, p)| {
         let (ty, pname) = (&p.ty, &p.name);
         let description = match &p.description {
             Some(d) => quote!(#krate::__private::Some(#d)),
             None => p.doc.to_option_tokens(krate),
         };
+        let describe = quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::PromptParam<_>>::describe(__mcp_builder, #pname, #description);
+        };
+        let extract = quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::PromptParam<_>>::extract(__mcp_request, #pname)
+        };
+        crate::shared::param_const(i, ty, krate, "PromptBuilder", describe, extract)
+    });
+    let describes = params.iter().enumerate().map(|(i, p)| {
+        let pname = &p.name;
         let complete = p.complete.as_ref().map(|path| {
             quote_spanned!(path.span()=> __mcp_builder.complete_with(#pname, #krate::__private::completer(#path));)
         });
-        quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::PromptParam<_>>::describe(&mut __mcp_builder, #pname, #description);
-            #complete
-        }
+        let describe = crate::shared::param_describe(i);
+        quote!(#describe #complete)
     });
     let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
-    let extracts = params.iter().zip(&vars).map(|(p, var)| {
-        let (ty, pname) = (&p.ty, &p.name);
-        quote_spanned!(ty.span()=> let #var = __mcp_errors.take(<#ty as #krate::__private::PromptParam<_>>::extract(&mut __mcp_request, #pname));)
-    });
+    let request = format_ident!("__mcp_request");
+    let extracts = vars.iter().enumerate().map(|(i, var)| crate::shared::param_value(i, var, &request));
     let output_span = match &item.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => ident.span(),
@@ -212,6 +218,7 @@ fn expand(
     let bind = crate::shared::bind_or_fail(&vars, krate, "into_prompt_error");
     let companion = crate::shared::companion(item, "Prompt");
     let generated = quote! {
+            #(#param_consts)*
             #[automatically_derived]
             impl #krate::__private::Prompt for #ident::Prompt {
                 fn definition(&self) -> #krate::__private::PromptDefinition {

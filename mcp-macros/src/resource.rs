@@ -366,27 +366,32 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
     let meta = crate::shared::meta(&attr.meta);
     let scopes = crate::shared::scopes(attr.scopes.as_deref());
-    let describes = params.iter().map(|p| {
+    let param_consts = params.iter().enumerate().map(|(i, p)| {
         let (ty, name) = (&p.ty, &p.name);
-        if p.variable {
-            let complete = p.complete.as_ref().map(|path| {
-                quote_spanned!(path.span()=> __mcp_builder.complete_with(#name, #krate::__private::completer(#path));)
-            });
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::describe(&mut __mcp_builder, #name); #complete)
+        let (describe, extract) = if p.variable {
+            (
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::describe(__mcp_builder, #name);),
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::extract(__mcp_request, #name)),
+            )
         } else {
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Injected>::describe(&mut __mcp_builder);)
-        }
+            (
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::Injected>::describe(__mcp_builder);),
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::Injected>::extract(__mcp_request)),
+            )
+        };
+        crate::shared::param_const(i, ty, krate, "ResourceBuilder", describe, extract)
+    });
+    let describes = params.iter().enumerate().map(|(i, p)| {
+        let name = &p.name;
+        let complete = p.complete.as_ref().filter(|_| p.variable).map(|path| {
+            quote_spanned!(path.span()=> __mcp_builder.complete_with(#name, #krate::__private::completer(#path));)
+        });
+        let describe = crate::shared::param_describe(i);
+        quote!(#describe #complete)
     });
     let vars: Vec<_> = (0..params.len()).map(|i| format_ident!("__mcp_arg{i}")).collect();
-    let extracts = params.iter().zip(&vars).map(|(p, var)| {
-        let (ty, name) = (&p.ty, &p.name);
-        let extract = if p.variable {
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::TemplateVariable>::extract(&mut __mcp_request, #name))
-        } else {
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Injected>::extract(&mut __mcp_request))
-        };
-        quote!(let #var = __mcp_errors.take(#extract);)
-    });
+    let request = format_ident!("__mcp_request");
+    let extracts = vars.iter().enumerate().map(|(i, var)| crate::shared::param_value(i, var, &request));
     let output_span = match &item.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => ident.span(),
@@ -398,6 +403,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let bind = crate::shared::bind_or_fail(&vars, krate, "into_resource_error");
     let companion = crate::shared::companion(item, "Resource");
     let generated = quote! {
+            #(#param_consts)*
             #[automatically_derived]
             impl #krate::__private::Resource for #ident::Resource {
                 fn definition(&self) -> #krate::__private::ResourceDefinition {

@@ -4,7 +4,7 @@
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
-use syn::{ItemFn, LitStr};
+use syn::{ItemFn, LitStr, Type};
 
 use crate::doc::Doc;
 
@@ -65,6 +65,62 @@ pub(crate) fn bind(vars: &[Ident], krate: &TokenStream, on_error: TokenStream) -
             return #on_error;
         };
     }
+}
+
+/// The constant through which `definition` and the request's function reach
+/// one parameter's trait: the trait is named in this one place, so a type
+/// that lacks it is one error. Named in each of the two functions, it was
+/// two (rustc shows the message once but counts "2 previous errors").
+///
+/// `describe` adds the parameter to `__mcp_builder` (a `&mut #builder`);
+/// `extract` is its value's `Result`, read from `__mcp_request` (a
+/// `&mut RequestParts`). The value comes back through a `&mut Option`
+/// rather than as the return value, where a lifetime elided in the type
+/// (`Cow<'_, str>`) would have no input lifetime to take.
+pub(crate) fn param_const(
+    index: usize,
+    ty: &Type,
+    krate: &TokenStream,
+    builder: &str,
+    describe: TokenStream,
+    extract: TokenStream,
+) -> TokenStream {
+    let name = param_const_name(index);
+    let builder = format_ident!("{builder}");
+    quote! {
+        #[allow(clippy::type_complexity)]
+        const #name: (
+            fn(&mut #krate::__private::#builder),
+            fn(
+                &mut #krate::__private::RequestParts,
+                &mut #krate::__private::ParamErrors,
+                &mut ::core::option::Option<#ty>,
+            ),
+        ) = (
+            |__mcp_builder| { #describe },
+            |__mcp_request, __mcp_errors, __mcp_value| *__mcp_value = __mcp_errors.take(#extract),
+        );
+    }
+}
+
+/// `let <var> = …;`: parameter `index`'s value (or `None`, its error kept
+/// in `__mcp_errors`), read from `request` through [`param_const`].
+pub(crate) fn param_value(index: usize, var: &Ident, request: &Ident) -> TokenStream {
+    let name = param_const_name(index);
+    quote! {
+        let mut #var = ::core::option::Option::None;
+        (#name.1)(&mut #request, &mut __mcp_errors, &mut #var);
+    }
+}
+
+/// `(<const>.0)(&mut __mcp_builder);`: parameter `index` described.
+pub(crate) fn param_describe(index: usize) -> TokenStream {
+    let name = param_const_name(index);
+    quote!((#name.0)(&mut __mcp_builder);)
+}
+
+fn param_const_name(index: usize) -> Ident {
+    format_ident!("__MCP_PARAM{index}")
 }
 
 /// `__mcp_builder.icon(Icon::new(src)…);` for one `icon(…)`.
@@ -128,4 +184,56 @@ pub(crate) fn bind_or_fail(vars: &[Ident], krate: &TokenStream, into_error: &str
             #krate::__private::Box::pin(async move { ::core::result::Result::Err(__mcp_error) })
         }},
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The part of an expansion after its parameters' constants: the impl
+    /// whose `definition` and request function must not name a parameter
+    /// trait again (each would be one more count of the same error).
+    fn impl_part(expansion: &TokenStream) -> String {
+        let text = expansion.to_string();
+        let start = text.find("# [automatically_derived] impl").expect("the expansion has its impl");
+        text[start..].to_owned()
+    }
+
+    #[test]
+    fn each_parameter_trait_is_named_only_in_its_constant() {
+        let tool = crate::expand::tool(
+            quote!(),
+            quote! {
+                /// Doc.
+                fn f(a: u8, #[arg(default)] b: u8, ctx: &Context) {}
+            },
+        );
+        let prompt = crate::prompt::prompt(
+            quote!(),
+            quote! {
+                /// Doc.
+                fn p(a: String, ctx: Context) -> String { a }
+            },
+        );
+        let resource = crate::resource::resource(
+            quote!("notes://{id}"),
+            quote! {
+                /// Doc.
+                fn r(id: u32, ctx: Context) -> String { id.to_string() }
+            },
+        );
+        for (expansion, traits) in [
+            (tool, &["ToolParam", "DefaultArgument"][..]),
+            (prompt, &["PromptParam"][..]),
+            (resource, &["TemplateVariable", "Injected"][..]),
+        ] {
+            let text = expansion.to_string();
+            let rest = impl_part(&expansion);
+            for name in traits {
+                assert!(text.contains(name), "{name} is used: {text}");
+                assert!(!rest.contains(name), "{name} is named again after the constants: {rest}");
+            }
+            assert!(rest.contains("__MCP_PARAM0 . 0") && rest.contains("__MCP_PARAM0 . 1"), "{rest}");
+        }
+    }
 }
