@@ -30,6 +30,7 @@ mod resources;
 mod results;
 mod schemas;
 mod spans;
+mod startup;
 mod state;
 mod stdio;
 mod test_client;

@@ -46,6 +46,9 @@ pub struct Server {
     page_size: Option<usize>,
     lenient_arguments: bool,
     show_internal_errors: bool,
+    /// Made by [`new`](Self::new), which collects the binary's items: an
+    /// empty result is then most likely a library the linker left out.
+    collected: bool,
     rate_limit: Option<RateLimit>,
     cache_ttl: Duration,
     client_request_timeout: Duration,
@@ -57,9 +60,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// A server offering every `#[tool]` in the binary.
+    /// A server offering every `#[tool]`, `#[resource]` and `#[prompt]` in
+    /// the binary. Those of the package's library are in it only if the
+    /// binary names the library (`use my_crate as _;` in `src/main.rs`), or
+    /// the linker leaves them out; a server that finds nothing to offer
+    /// warns of this on stderr as it starts.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        let server = Server::empty(name, version);
+        let mut server = Server::empty(name, version);
+        server.collected = true;
         collected().for_each(|tool| server.tools.sources().push(tool));
         crate::resources::collected().for_each(|resource| server.resources.push(resource));
         crate::prompts::collected().for_each(|prompt| server.prompts.sources().push(prompt));
@@ -82,6 +90,7 @@ impl Server {
             page_size: None,
             lenient_arguments: true,
             show_internal_errors: false,
+            collected: false,
             rate_limit: None,
             cache_ttl: Duration::ZERO,
             client_request_timeout: Duration::from_secs(60),
@@ -490,6 +499,9 @@ impl Server {
         self.resources.statics.publish(state.clone())?;
         self.resources.templates.publish(state.clone())?;
         self.prompts.publish(state.clone())?;
+        if self.collected && !self.tools.offered() && !self.resources.offered() && !self.prompts.offered() {
+            warn_nothing_collected(&self.info.name);
+        }
         let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
         let request_state = match self.request_state_keys {
             Some(keys) => Keys::given(keys, self.request_state_lifetime).map_err(Error::InvalidRequestStateKeys)?,
@@ -514,5 +526,48 @@ impl Server {
             middleware: crate::middleware::build(&self.layers),
         };
         Ok((Arc::new(shared), self.limits))
+    }
+}
+
+/// Warn that a server made by [`Server::new`] found nothing to serve: most
+/// likely its `#[tool]`s are in the package's library, which `src/main.rs`
+/// never names, so the linker dropped them with their registrations.
+fn warn_nothing_collected(server: &str) {
+    let exe = std::env::current_exe().ok();
+    let guess = exe.as_deref().and_then(crate_of_binary);
+    let krate = guess.as_deref().unwrap_or("my_crate");
+    tracing::warn!(
+        "server `{server}` offers no tools, resources or prompts: `Server::new` serves the `#[tool]`, \
+         `#[resource]` and `#[prompt]` items linked into this binary, and found none. If they are in this \
+         package's library (src/lib.rs), src/main.rs never names it, so the linker left it out; \
+         add `use {krate} as _;` to src/main.rs (with the library's name, if it is not `{krate}`). \
+         (A server meant to start with nothing is made by `Server::empty`.)"
+    );
+}
+
+/// The crate a binary most likely belongs to: its file name without the
+/// extension and the hash cargo gives test binaries, `-` as `_`.
+fn crate_of_binary(exe: &std::path::Path) -> Option<String> {
+    let stem = exe.file_stem()?.to_str()?;
+    let stem = match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => name,
+        _ => stem,
+    };
+    (!stem.is_empty()).then(|| stem.replace('-', "_"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::crate_of_binary;
+
+    #[test]
+    fn the_crate_is_guessed_from_the_binary_name() {
+        assert_eq!(crate_of_binary(Path::new("/x/target/debug/my-server")).as_deref(), Some("my_server"));
+        assert_eq!(crate_of_binary(Path::new("/x/target/release/my-server.exe")).as_deref(), Some("my_server"));
+        assert_eq!(crate_of_binary(Path::new("/t/deps/suite-0123456789abcdef")).as_deref(), Some("suite"));
+        assert_eq!(crate_of_binary(Path::new("/t/a-b-c")).as_deref(), Some("a_b_c"));
+        assert_eq!(crate_of_binary(Path::new("/")), None);
     }
 }
