@@ -3,13 +3,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::future::BoxFuture;
-use tower::{Layer, Service, ServiceExt};
-
-use super::{ErrorObject, Invocation, Kind, Pipeline, Reply};
+use super::{Around, ErrorObject, Invocation, Kind, Next, Reply};
+use crate::tools::BoxFuture;
 
 /// Keeps successful replies of the kinds it caches (resource reads by
 /// default; [`kinds`](Self::kinds) to choose) by what was asked: the kind,
@@ -92,41 +89,17 @@ fn key(invocation: &Invocation) -> String {
     format!("{:?}\u{0}{}\u{0}{arguments}\u{0}{subject}", invocation.kind(), invocation.name())
 }
 
-impl Layer<Pipeline> for Cache {
-    type Service = CacheService;
-
-    fn layer(&self, inner: Pipeline) -> CacheService {
-        CacheService { cache: self.clone(), inner }
-    }
-}
-
-/// The service of the [`Cache`] layer.
-#[derive(Clone)]
-pub struct CacheService {
-    cache: Cache,
-    inner: Pipeline,
-}
-
-impl Service<Invocation> for CacheService {
-    type Response = Reply;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        let inner = self.inner.clone();
-        if !self.cache.kinds.contains(&invocation.kind()) {
-            return Box::pin(inner.oneshot(invocation));
+impl Around for Cache {
+    fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        if !self.kinds.contains(&invocation.kind()) {
+            return Box::pin(next.run(invocation));
         }
-        let (key, changes, cache) = (key(&invocation), invocation.changes(), self.cache.clone());
+        let (key, changes, cache) = (key(&invocation), invocation.changes(), self.clone());
         if let Some(reply) = cache.get(&key, changes) {
             return Box::pin(std::future::ready(Ok(reply)));
         }
         Box::pin(async move {
-            let reply = inner.oneshot(invocation).await?;
+            let reply = next.run(invocation).await?;
             let keep = match &reply {
                 Reply::Tool(result) => !result.is_error(),
                 Reply::InputRequired(_) => false,

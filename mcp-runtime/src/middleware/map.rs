@@ -1,13 +1,10 @@
 //! The ready layer that translates errors: a protocol error on its way to
 //! the client, rewritten by a function of the user's.
 
-use std::task::{Context, Poll};
-
 use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
-use tower::{Layer, Service};
 
-use super::{ErrorObject, Invocation, Kind, Pipeline, Reply};
+use super::{Around, ErrorObject, Invocation, Kind, Next, Reply};
+use crate::tools::BoxFuture;
 
 /// Rewrite every protocol error a request ends in (a prompt's or a
 /// resource's failure, an unknown argument, a layer's refusal) with `f`,
@@ -38,35 +35,12 @@ pub struct MapFailure<F> {
     f: F,
 }
 
-impl<F: Clone> Layer<Pipeline> for MapFailure<F> {
-    type Service = MapFailureService<F>;
-
-    fn layer(&self, inner: Pipeline) -> Self::Service {
-        MapFailureService { f: self.f.clone(), inner }
-    }
-}
-
-/// The service of a [`MapFailure`] layer.
-#[derive(Clone)]
-pub struct MapFailureService<F> {
-    f: F,
-    inner: Pipeline,
-}
-
-impl<F> Service<Invocation> for MapFailureService<F>
+impl<F> Around for MapFailure<F>
 where
     F: Fn(ErrorObject, Kind, &str) -> ErrorObject + Clone + Send + Sync + 'static,
 {
-    type Response = Reply;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
+    fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
         let (kind, name, f) = (invocation.kind(), invocation.name().to_owned(), self.f.clone());
-        self.inner.call(invocation).map(move |answer| answer.map_err(|error| f(error, kind, &name))).boxed()
+        Box::pin(next.run(invocation).map(move |answer| answer.map_err(|error| f(error, kind, &name))))
     }
 }

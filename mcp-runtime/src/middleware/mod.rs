@@ -58,7 +58,6 @@ mod throttle;
 mod transform;
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
@@ -282,6 +281,59 @@ pub(crate) fn build(wraps: &[Wrap]) -> Option<Pipeline> {
     Some(wraps.iter().rev().fold(handler(), |inner, wrap| wrap(inner)))
 }
 
+/// A layer written as one function of the invocation and the rest of the
+/// pipeline: what [`from_fn`] makes of a closure, and what the ready
+/// layers are. Implement it (with `Clone`) and
+/// [`Layer`]`<`[`Pipeline`]`>` returning an [`AroundService`] to write a
+/// reusable layer of your own.
+pub trait Around: Clone + Send + Sync + 'static {
+    /// Answer `invocation`, calling `next.run(invocation)` for the rest
+    /// of the pipeline, or not.
+    fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>>;
+}
+
+/// The service of a layer that is an [`Around`].
+#[derive(Clone)]
+pub struct AroundService<A> {
+    around: A,
+    inner: Pipeline,
+}
+
+impl<A> AroundService<A> {
+    /// `around` in front of `inner`.
+    pub fn new(around: A, inner: Pipeline) -> Self {
+        AroundService { around, inner }
+    }
+}
+
+impl<A: Around> Service<Invocation> for AroundService<A> {
+    type Response = Reply;
+    type Error = ErrorObject;
+    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, invocation: Invocation) -> Self::Future {
+        self.around.around(invocation, Next(self.inner.clone()))
+    }
+}
+
+/// `Layer<Pipeline>` for layers that are an [`Around`].
+macro_rules! around_layer {
+    ($($layer:ident $(<$param:ident>)?),* $(,)?) => {$(
+        impl$(<$param>)? Layer<Pipeline> for $layer$(<$param>)? where Self: Around {
+            type Service = AroundService<Self>;
+
+            fn layer(&self, inner: Pipeline) -> AroundService<Self> {
+                AroundService::new(self.clone(), inner)
+            }
+        }
+    )*};
+}
+around_layer!(FromFn<F>, Logging, Cache, Throttle, MapFailure<F>);
+
 /// A layer from an async function of the invocation and the rest of the
 /// pipeline; see the [module docs](self).
 pub fn from_fn<F, Fut>(f: F) -> FromFn<F>
@@ -298,36 +350,13 @@ pub struct FromFn<F> {
     f: F,
 }
 
-impl<F: Clone> Layer<Pipeline> for FromFn<F> {
-    type Service = FromFnService<F>;
-
-    fn layer(&self, inner: Pipeline) -> Self::Service {
-        FromFnService { f: self.f.clone(), inner }
-    }
-}
-
-/// The service of a [`FromFn`] layer.
-#[derive(Clone)]
-pub struct FromFnService<F> {
-    f: F,
-    inner: Pipeline,
-}
-
-impl<F, Fut> Service<Invocation> for FromFnService<F>
+impl<F, Fut> Around for FromFn<F>
 where
-    F: Fn(Invocation, Next) -> Fut,
+    F: Fn(Invocation, Next) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
 {
-    type Response = Reply;
-    type Error = ErrorObject;
-    type Future = Pin<Box<dyn Future<Output = Result<Reply, ErrorObject>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        Box::pin((self.f)(invocation, Next(self.inner.clone())))
+    fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        Box::pin((self.f)(invocation, next))
     }
 }
 

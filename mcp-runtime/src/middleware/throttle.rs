@@ -2,15 +2,12 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures_util::future::BoxFuture;
 use mcp_core::CallToolResult;
-use tower::{Layer, Service, ServiceExt};
 
-use super::{ErrorObject, Invocation, Kind, Pipeline, Reply};
-use crate::tools::RateLimit;
+use super::{Around, ErrorObject, Invocation, Kind, Next, Reply};
 use crate::tools::limit::Limiter;
+use crate::tools::{BoxFuture, RateLimit};
 
 /// At most `limit` requests per client (a session; over OAuth, a token's
 /// subject; stateless requests without a token share one allowance), of
@@ -71,33 +68,10 @@ impl Throttle {
     }
 }
 
-impl Layer<Pipeline> for Throttle {
-    type Service = ThrottleService;
-
-    fn layer(&self, inner: Pipeline) -> ThrottleService {
-        ThrottleService { throttle: self.clone(), inner }
-    }
-}
-
-/// The service of the [`Throttle`] layer.
-#[derive(Clone)]
-pub struct ThrottleService {
-    throttle: Throttle,
-    inner: Pipeline,
-}
-
-impl Service<Invocation> for ThrottleService {
-    type Response = Reply;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        let Some(why) = self.throttle.refusal(&invocation) else {
-            return Box::pin(self.inner.clone().oneshot(invocation));
+impl Around for Throttle {
+    fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        let Some(why) = self.refusal(&invocation) else {
+            return Box::pin(next.run(invocation));
         };
         let what = match invocation.kind() {
             Kind::Tool => "tool",
