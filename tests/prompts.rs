@@ -201,7 +201,7 @@ async fn bad_arguments_are_invalid_params_naming_each() {
 
 #[tokio::test]
 async fn failures_show_public_text_and_mask_internals() {
-    let mut client = TestClient::connect(server()).await.unwrap();
+    let mut client = TestClient::connect(server().show_internal_errors(false)).await.unwrap();
     let shown = client.get_prompt("fragile", &[("how", "shown")]).await.unwrap_err();
     assert_eq!((shown.code, shown.message.as_str()), (-32603, "pick another topic"));
     for how in ["internal", "panic"] {

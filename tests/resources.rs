@@ -146,7 +146,7 @@ async fn reads_turn_return_values_into_contents() {
 
 #[tokio::test]
 async fn failures_are_the_protocols_errors_with_internals_masked() {
-    let mut client = TestClient::connect(server()).await.unwrap();
+    let mut client = TestClient::connect(server().show_internal_errors(false)).await.unwrap();
     let missing = client.read_resource("nothing://here").await.unwrap_err();
     assert_eq!((missing.code, missing.data.clone()), (-32002, Some(json!({"uri": "nothing://here"}))));
     // A variable that does not fit its type names no resource.

@@ -39,6 +39,36 @@ use crate::transport::memory::InMemoryClient;
 /// to it; [`progress`](Self::progress), [`log_messages`](Self::log_messages)
 /// and [`list_changes`](Self::list_changes) return what arrived.
 ///
+/// Internal errors and panics show their details here (`internal error
+/// (incident …): …`), unlike on a real server, so a failing test says why;
+/// to test what production clients see, build the server with
+/// [`show_internal_errors(false)`](Server::show_internal_errors).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::TestClient;
+///
+/// /// Parse a number.
+/// #[tool]
+/// fn parse(text: String) -> Result<i64, std::num::ParseIntError> {
+///     text.parse()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = || Server::empty("p", "1").tool(parse::Tool);
+/// let mut client = TestClient::connect(server()).await.unwrap();
+/// let failed = client.call_tool("parse", serde_json::json!({"text": "x"})).await.unwrap();
+/// let shown = failed.content[0].as_text().unwrap();
+/// assert!(shown.starts_with("internal error (incident ") && shown.ends_with("): invalid digit found in string"));
+///
+/// let mut client = TestClient::connect(server().show_internal_errors(false)).await.unwrap();
+/// let failed = client.call_tool("parse", serde_json::json!({"text": "x"})).await.unwrap();
+/// let masked = failed.content[0].as_text().unwrap();
+/// assert!(masked.starts_with("internal error (incident ") && masked.ends_with(')'));
+/// # }
+/// ```
+///
 /// A client made with [`TestClient::builder`] also answers the server's
 /// questions (elicitation, sampling, roots) with closures, in either era:
 /// requests to the client in the handshake versions, and in 2026-07-28 the
@@ -178,7 +208,9 @@ impl TestClientBuilder {
     pub async fn connect(self) -> Result<TestClient, Error> {
         let capabilities = self.answers.capabilities();
         let client_info = json!({"name": "test-client", "version": env!("CARGO_PKG_VERSION")});
-        let client = self.server.connect_in_memory()?;
+        // A failing tool should say why in a test; a test of the masking
+        // sets `show_internal_errors(false)`.
+        let client = self.server.show_internal_errors_by_default(true).connect_in_memory()?;
         let mut test = TestClient { client, notifications: Vec::new(), answers: self.answers, envelope: None };
         if !self.version.uses_handshake() {
             test.envelope = Some(json!({

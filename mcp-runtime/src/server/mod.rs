@@ -45,7 +45,9 @@ pub struct Server {
     states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
-    show_internal_errors: bool,
+    /// `None` until [`show_internal_errors`](Self::show_internal_errors):
+    /// masked on a real server, shown under a `TestClient`.
+    show_internal_errors: Option<bool>,
     /// Made by [`new`](Self::new), which collects the binary's items: an
     /// empty result is then most likely a library the linker left out.
     collected: bool,
@@ -89,7 +91,7 @@ impl Server {
             states: StateMap::default(),
             page_size: None,
             lenient_arguments: true,
-            show_internal_errors: false,
+            show_internal_errors: None,
             collected: false,
             rate_limit: None,
             cache_ttl: Duration::ZERO,
@@ -208,12 +210,24 @@ impl Server {
         self
     }
 
-    /// Show clients the details of internal errors and panics (`false` by
-    /// default, when they see only "internal error" and an incident id
-    /// that finds the details in the log). For development: details can
-    /// leak paths, queries and secrets.
+    /// Show clients the details of internal errors and panics. In
+    /// production (unset, or `false`) the client sees only the masked text,
+    /// `internal error (incident …)`, and the details go to stderr (the
+    /// log) with the incident id that finds them. `true` is for
+    /// development: details can leak paths, queries and secrets.
+    ///
+    /// Unset, a server driven by a [`TestClient`](crate::TestClient) shows
+    /// the details, so a failing test says why a tool failed; a test of the
+    /// masking itself sets `false`.
     pub fn show_internal_errors(mut self, show: bool) -> Self {
-        self.show_internal_errors = show;
+        self.show_internal_errors = Some(show);
+        self
+    }
+
+    /// Show internal errors as `show` unless
+    /// [`show_internal_errors`](Self::show_internal_errors) was called.
+    pub(crate) fn show_internal_errors_by_default(mut self, show: bool) -> Self {
+        self.show_internal_errors.get_or_insert(show);
         self
     }
 
@@ -517,7 +531,7 @@ impl Server {
             prompts: self.prompts,
             page_size: self.page_size,
             lenient_arguments: self.lenient_arguments,
-            show_internal_errors: self.show_internal_errors,
+            show_internal_errors: self.show_internal_errors.unwrap_or(false),
             limiter,
             state,
             cache_ttl: self.cache_ttl,
