@@ -169,10 +169,27 @@ impl<T> NoOutput for &OutputOf<T> {
 /// `{"result": value}` to clients of protocol versions that require an
 /// object, and the schema says so; clients from before structured output
 /// get only the text.
+///
+/// `T` needs `serde::Serialize` and `JsonSchema` from schemars 1.x, the
+/// version this crate uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+/// What [`Json<T>`] needs of `T` to be a tool's result: `Serialize` and
+/// schemars 1.x's `JsonSchema`. Every such type has it; it exists so that a
+/// type without them gets this trait's message rather than a list of every
+/// `JsonSchema` type.
+#[diagnostic::on_unimplemented(
+    message = "`Json<{Self}>` cannot be returned from a tool: `{Self}` needs `serde::Serialize` and `JsonSchema` from schemars 1.x",
+    label = "`{Self}` is not structured output",
+    note = "derive them: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1.x, the version mcp-runtime uses (a `JsonSchema` derived with schemars 0.8 does not count)"
+)]
+pub trait StructuredOutput: Serialize + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> StructuredOutput for T {}
+
+impl<T: StructuredOutput> IntoToolResult for Json<T> {
     fn describe_output(builder: &mut ToolBuilder) {
         builder.output::<T>();
     }
