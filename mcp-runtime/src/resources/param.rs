@@ -15,7 +15,7 @@ use crate::tools::param::{ArgumentError, ParamError, accepts_absent, from_absent
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be read from a URI template variable",
     label = "not readable from text",
-    note = "a template variable is read as `String`, a number, `bool`, `char`, an `Option` of those, or an enum deriving `serde::Deserialize` and `schemars::JsonSchema`"
+    note = "a template variable is read as `String`, a number, `bool`, `char`, an `Option` of those, or an enum deriving `serde::Deserialize` and schemars 1.x's `JsonSchema` (1.x is the version mcp-runtime uses; a `JsonSchema` derived with schemars 0.8 does not count)"
 )]
 pub trait TemplateVariable: Sized {
     /// Declare the variable (checked when the server starts).

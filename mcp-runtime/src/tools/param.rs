@@ -26,7 +26,7 @@ use crate::request::{FromRequest, Rejection, RequestParts};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "neither a JSON argument nor an injected value",
-    note = "to take it as a JSON argument, derive `serde::Deserialize` and `schemars::JsonSchema` for it",
+    note = "to take it as a JSON argument, derive `serde::Deserialize` and schemars 1.x's `JsonSchema` for it (1.x is the version mcp-runtime uses; a `JsonSchema` derived with schemars 0.8 does not count)",
     note = "to have the runtime supply it, implement `mcp_runtime::FromRequest` for it"
 )]
 pub trait ToolParam<M>: Sized {
@@ -75,7 +75,7 @@ impl<T: FromRequest> ToolParam<ViaRequest> for T {
 #[diagnostic::on_unimplemented(
     message = "`#[arg(default)]` needs `{Self}` to be a JSON argument that implements `serde::Serialize`",
     label = "no default for this type",
-    note = "the default is shown in the input schema, so the type must implement `Serialize`, `Deserialize` and `JsonSchema`"
+    note = "the default is shown in the input schema, so the type must implement `serde::Serialize`, `serde::Deserialize` and schemars 1.x's `JsonSchema` (1.x is the version mcp-runtime uses; a `JsonSchema` derived with schemars 0.8 does not count)"
 )]
 pub trait DefaultArgument: Sized {
     /// Add the argument, with `default` in its schema and not required.
