@@ -34,7 +34,12 @@ pub(crate) fn report(kind: &str, summary: &dyn Display, details: &dyn Debug, sho
 pub(crate) fn masked(kind: &str, summary: &dyn Display, details: &dyn Debug, show_details: bool) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let id = format!("{:x}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    tracing::error!(incident = %id, error = %summary, details = ?details, "{kind} (the client sees only \"internal error\" and the incident id)");
+    let shown = if show_details {
+        "the client is shown the details too (`show_internal_errors`)"
+    } else {
+        "the client sees only \"internal error\" and the incident id"
+    };
+    tracing::error!(incident = %id, error = %summary, details = ?details, "{kind} ({shown})");
     if show_details {
         format!("internal error (incident {id}): {summary}")
     } else {
