@@ -87,7 +87,8 @@ pub use server::Server;
 pub use testing::{PendingCall, TestClient, TestClientBuilder};
 pub use tools::media::{Audio, Embedded, Image};
 pub use tools::{
-    BoxFuture, IntoToolResult, Json, RateLimit, Tool, ToolBuilder, ToolDefinition, ToolError, ToolsHandle,
+    BoxFuture, IntoToolResult, Json, RateLimit, StructuredOutput, Tool, ToolBuilder, ToolDefinition, ToolError,
+    ToolsHandle,
 };
 #[cfg(feature = "oauth")]
 pub use transport::http::OAuth;

@@ -19,7 +19,7 @@ use mcp_core::CallToolResult;
 pub use catalog::ToolsHandle;
 pub use definition::{ToolBuilder, ToolDefinition};
 pub use limit::RateLimit;
-pub use result::{IntoToolResult, Json, ToolError};
+pub use result::{IntoToolResult, Json, StructuredOutput, ToolError};
 
 use crate::request::RequestParts;
 
