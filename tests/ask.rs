@@ -466,6 +466,16 @@ async fn prompts_and_resource_reads_ask_too() {
     }
 }
 
+#[tokio::test]
+async fn a_prompt_or_read_that_needs_an_undeclared_capability_says_so_in_the_modern_era() {
+    let server = Server::empty("t", "1").prompt(tone::Prompt).resource(greeting::Resource);
+    let mut client = TestClient::connect_as(server, ProtocolVersion::LATEST).await.unwrap();
+    let prompt = client.get_prompt("tone", &[]).await.unwrap_err();
+    assert_eq!((prompt.code, prompt.data), (-32021, Some(json!({"requiredCapabilities": {"elicitation": {}}}))));
+    let read = client.read_resource("notes://greeting").await.unwrap_err();
+    assert_eq!((read.code, read.data), (-32021, Some(json!({"requiredCapabilities": {"roots": {}}}))));
+}
+
 /// Ask the user to open a page.
 #[tool]
 async fn sign_in(ctx: Context) -> Result<String, ToolError> {

@@ -124,14 +124,18 @@ where
                 })
             }
         };
-        let reply = match answered {
-            Ok(Reply::InputRequired(input)) => return projection.answer(id, input),
-            Ok(reply) => reply,
-            Err(error) => return Answer::error(Some(id), error),
-        };
+        if let Ok(Reply::InputRequired(input)) = answered {
+            return projection.answer(id, input);
+        }
+        // Before the handler's own failure: that failure is most likely the
+        // capability it could not use.
         if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
             return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
         }
+        let reply = match answered {
+            Ok(reply) => reply,
+            Err(error) => return Answer::error(Some(id), error),
+        };
         let given = reply.kind().map_or("?", Kind::method);
         finish(reply).unwrap_or_else(|| {
             let what = format!("a middleware layer answered a {} request with a {given} reply", kind.method());
