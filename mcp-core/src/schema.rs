@@ -81,7 +81,7 @@ use crate::jsonrpc::JsonObject;
 mod merge;
 mod nulls;
 
-pub use nulls::omit_optional_nulls;
+pub use nulls::{contains_null, omit_optional_nulls};
 
 /// The largest integer a JavaScript number holds exactly, 2^53 − 1
 /// (`Number.MAX_SAFE_INTEGER`): the portable profile's widest integer bound.

@@ -11,6 +11,7 @@
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
+//! cargo run --release -p mcp-bench -- --ours PATH   # another build of ours (an older commit's)
 //! ```
 
 use std::collections::HashMap;
@@ -103,7 +104,13 @@ async fn main() -> Result<(), Error> {
         let plan = scale::Plan { calls, clients: 8, seconds };
         return scale::run(plan).await.map_err(|e| e.to_string().into());
     }
-    let binaries = build()?;
+    let mut binaries = build()?;
+    // Another build of our server against the same peers, e.g. an older
+    // commit's `bench-ours`, for a same-hour before-and-after comparison.
+    if let Some(at) = args.iter().position(|a| a == "--ours") {
+        let path = args.get(at + 1).ok_or("--ours needs the path of a bench-ours binary")?;
+        binaries.insert("ours", PathBuf::from(path));
+    }
     if let Some(at) = args.iter().position(|a| a == "--soak") {
         let total = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000);
         let report = soak::soak(&binaries["ours"], total).await?;

@@ -111,7 +111,7 @@ fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool)
     let Some(structured) = result.structured_content.as_mut() else {
         return result;
     };
-    if has_null(structured) {
+    if mcp_core::schema::contains_null(structured) {
         let before = structured.to_string();
         if entry.shape_output(structured) {
             let after = structured.to_string();
@@ -135,17 +135,6 @@ fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool)
         &entry.definition.rust_path,
         show_details,
     )
-}
-
-/// Whether a `null` stands anywhere in `value`: most output has none, and
-/// then there is nothing to shape.
-fn has_null(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::Null => true,
-        serde_json::Value::Array(items) => items.iter().any(has_null),
-        serde_json::Value::Object(fields) => fields.values().any(has_null),
-        _ => false,
-    }
 }
 
 /// A call ran past its tool's timeout and was stopped.
