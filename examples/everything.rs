@@ -355,8 +355,8 @@ async fn test_reconnection(ctx: Context) -> &'static str {
 
 /// The lists the suite's diagnostic hooks change.
 struct Lists {
-    tools: mcp_runtime::ToolsHandle,
-    prompts: mcp_runtime::PromptsHandle,
+    tools: mcp_runtime::tools::ToolsHandle,
+    prompts: mcp_runtime::prompts::PromptsHandle,
 }
 
 /// Change the tool list and change it back (each change is announced).
@@ -382,7 +382,7 @@ fn test_simple_prompt() -> &'static str {
 }
 
 /// Values for `arg1` that start with what was typed.
-async fn complete_arg1(completing: mcp_runtime::Completing) -> Vec<String> {
+async fn complete_arg1(completing: mcp_runtime::completion::Completing) -> Vec<String> {
     let typed = completing.value().to_lowercase();
     ["testValue1", "testValue2", "other"]
         .into_iter()
@@ -450,8 +450,8 @@ fn test_custom_header(
 /// other tools stay portable.
 struct JsonSchema202012Tool;
 
-impl mcp_runtime::Tool for JsonSchema202012Tool {
-    fn definition(&self) -> mcp_runtime::ToolDefinition {
+impl mcp_runtime::tools::Tool for JsonSchema202012Tool {
+    fn definition(&self) -> mcp_runtime::tools::ToolDefinition {
         let schema = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
@@ -472,15 +472,18 @@ impl mcp_runtime::Tool for JsonSchema202012Tool {
         });
         let Value::Object(schema) = schema else { unreachable!("an object") };
         let mut builder =
-            mcp_runtime::ToolBuilder::new("json_schema_2020_12_tool", module_path!(), "JsonSchema202012Tool");
+            mcp_runtime::tools::ToolBuilder::new("json_schema_2020_12_tool", module_path!(), "JsonSchema202012Tool");
         builder
             .description(Some("Tool with JSON Schema 2020-12 features"))
-            .schema_profile(mcp_runtime::SchemaProfile::Strict)
+            .schema_profile(mcp_runtime::clients::SchemaProfile::Strict)
             .input_schema(schema);
         builder.build()
     }
 
-    fn call(&self, request: mcp_runtime::RequestParts) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
+    fn call(
+        &self,
+        request: mcp_runtime::request::RequestParts,
+    ) -> mcp_runtime::tools::BoxFuture<'static, CallToolResult> {
         // The arguments reach here only once they satisfy the schema.
         let text = format!("contact details accepted: {}", Value::Object(request.arguments().clone()));
         Box::pin(std::future::ready(CallToolResult::success(vec![Content::text(text)])))

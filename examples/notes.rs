@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use mcp_runtime::ResourcesHandle;
 use mcp_runtime::prelude::*;
+use mcp_runtime::resources::ResourcesHandle;
 
 /// The notes, by title.
 #[derive(Default)]
@@ -89,7 +89,7 @@ fn delete_note(
 }
 
 /// Titles of the notes that start with what was typed.
-async fn titles(mut completing: mcp_runtime::Completing) -> Vec<String> {
+async fn titles(mut completing: mcp_runtime::completion::Completing) -> Vec<String> {
     let Ok(book) = completing.extract::<State<Notebook>>() else { return Vec::new() };
     let typed = completing.value().to_lowercase();
     book.notes().keys().filter(|t| t.to_lowercase().starts_with(&typed)).cloned().collect()

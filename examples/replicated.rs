@@ -19,7 +19,7 @@
 //! - `REPLICA`: this replica's name, which every answer carries.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{HttpOptions, RedisStore, Server};
+use mcp_runtime::{Server, stores::RedisStore, transport::HttpOptions};
 use schemars::JsonSchema;
 use serde::Serialize;
 

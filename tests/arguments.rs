@@ -298,7 +298,7 @@ fn ledger(mv: Move, totals: HashMap<String, u64>, id: u64) -> String {
 #[tokio::test]
 async fn data_enums_maps_and_wide_integers_are_portable_and_still_checked_exactly() {
     let server = || Server::empty("shapes", "1").tool(area::Tool).tool(ledger::Tool);
-    mcp_runtime::check_clients(&server()).assert_clear();
+    mcp_runtime::clients::check_clients(&server()).assert_clear();
     let mut client = connect(server()).await;
     let ok = |result: Value| {
         assert_ne!(result["isError"], true, "{result}");

@@ -11,7 +11,7 @@ use mcp_core::{
     SamplingContent,
 };
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, TestClient};
+use mcp_runtime::{testing::TestClient, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
@@ -265,7 +265,7 @@ struct Confirm {
     yes: bool,
 }
 
-fn reserving_client(version: ProtocolVersion) -> mcp_runtime::TestClientBuilder {
+fn reserving_client(version: ProtocolVersion) -> mcp_runtime::testing::TestClientBuilder {
     let server = Server::empty("t", "1").tool(reserve::Tool).with_state(Reservations(AtomicUsize::new(0)));
     TestClient::builder(server)
         .version(version)

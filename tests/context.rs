@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::common::memory::{call, connect};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
+use mcp_runtime::{Server, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 /// Report progress at each of `steps`, pausing `pause_ms` between them.

@@ -105,14 +105,14 @@ fn add_again(a: f64) -> f64 {
 /// A hand-written tool that panics before it returns its future.
 struct PanicsEarly;
 
-impl mcp_runtime::Tool for PanicsEarly {
-    fn definition(&self) -> mcp_runtime::ToolDefinition {
-        let mut builder = mcp_runtime::ToolBuilder::new("panics_early", module_path!(), "PanicsEarly");
+impl mcp_runtime::tools::Tool for PanicsEarly {
+    fn definition(&self) -> mcp_runtime::tools::ToolDefinition {
+        let mut builder = mcp_runtime::tools::ToolBuilder::new("panics_early", module_path!(), "PanicsEarly");
         builder.description(Some("Panics in `call` itself.")).argument::<u8>("n", None, false);
         builder.build()
     }
 
-    fn call(&self, _: mcp_runtime::RequestParts) -> mcp_runtime::BoxFuture<'static, CallToolResult> {
+    fn call(&self, _: mcp_runtime::request::RequestParts) -> mcp_runtime::tools::BoxFuture<'static, CallToolResult> {
         panic!("panicked before returning a future")
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::common::memory::{call, connect, list};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Error, InMemoryClient, Server};
+use mcp_runtime::{Error, Server, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 /// Tool a.

@@ -10,7 +10,7 @@
 
 use crate::common::memory::connect_as;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
+use mcp_runtime::{Server, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 /// A WAV file holding one silent sample.

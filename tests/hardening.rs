@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{TestClient, protocol::ProtocolVersion};
+use mcp_runtime::{protocol::ProtocolVersion, testing::TestClient};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

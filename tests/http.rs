@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::http::{Client, event_ids, events};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{HttpOptions, Server};
+use mcp_runtime::{Server, transport::HttpOptions};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
@@ -1057,7 +1057,7 @@ async fn a_tool_can_close_its_stream_and_the_client_polls_for_the_rest() {
 #[tokio::test]
 async fn events_the_store_no_longer_holds_are_refused_not_skipped() {
     // The stream (about 230 bytes of bookkeeping) and its last two events.
-    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(600));
+    let options = HttpOptions::new().event_store(mcp_runtime::stores::MemoryEventStore::new(600));
     let url = start_with(Server::empty("resume", "1").tool(slow_steps::Tool), options).await;
     let mut client = Client::new(&url);
     client.initialize().await;
@@ -1088,7 +1088,7 @@ async fn a_reader_that_falls_behind_is_cut_off_and_resumes_with_nothing_lost() {
     // reader (the store keeps every event), so the stream ends early and
     // the client resumes from its last event.
     let server = Server::empty("behind", "1").tool(chatty::Tool).max_queued_output(64 * 1024);
-    let options = HttpOptions::new().event_store(mcp_runtime::MemoryEventStore::new(64 << 20));
+    let options = HttpOptions::new().event_store(mcp_runtime::stores::MemoryEventStore::new(64 << 20));
     let url = start_with(server, options).await;
     let mut client = Client::new(&url);
     client.initialize().await;

@@ -12,7 +12,7 @@
 )]
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{FromRequest, Rejection, RequestParts};
+use mcp_runtime::request::{FromRequest, Rejection, RequestParts};
 
 /// A value the runtime supplies.
 struct Tag(String);

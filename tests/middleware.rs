@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use mcp_core::{ElicitAction, ElicitResult, ProtocolVersion};
 use mcp_runtime::middleware::{self, ErrorObject, Invocation, Kind, Next, Reply};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{GetPromptResult, TestClient};
+use mcp_runtime::{prompts::GetPromptResult, testing::TestClient};
 use serde_json::json;
 
 const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
@@ -470,7 +470,7 @@ async fn the_cache_is_bounded_and_expires() {
 
 #[tokio::test]
 async fn throttle_limits_each_name_and_only_the_kinds_it_limits() {
-    use mcp_runtime::RateLimit;
+    use mcp_runtime::tools::RateLimit;
     use std::time::Duration;
     let limit = RateLimit::new(2, Duration::from_secs(3600));
     let throttle = middleware::Throttle::per_client(limit).unwrap().per_name();

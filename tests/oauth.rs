@@ -16,7 +16,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Claims, HttpOptions, OAuth, Server, axum};
+use mcp_runtime::{
+    Claims, Server, axum,
+    transport::{HttpOptions, OAuth},
+};
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, HeaderMap, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
@@ -495,7 +498,7 @@ async fn settings_that_cannot_protect_anything_are_refused() {
 #[tokio::test]
 async fn without_a_token_scopes_do_not_apply() {
     // An in-memory connection stands for stdio: local, and trusted whole.
-    let mut client = mcp_runtime::TestClient::connect(server()).await.unwrap();
+    let mut client = mcp_runtime::testing::TestClient::connect(server()).await.unwrap();
     let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(tools, ["whoami", "write_note"]);
     let wrote = client.call_tool("write_note", json!({"text": "hi"})).await.unwrap();

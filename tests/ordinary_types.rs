@@ -25,7 +25,7 @@ use bolero::{TypeGenerator, ValueGenerator, check, produce};
 use chrono::{DateTime, NaiveDate, Utc};
 use mcp_core::SchemaProfile;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{InMemoryClient, Server};
+use mcp_runtime::{Server, transport::InMemoryClient};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

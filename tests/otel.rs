@@ -15,7 +15,7 @@ use mcp_runtime::axum::extract::Request;
 use mcp_runtime::axum::middleware::{Next, from_fn};
 use mcp_runtime::axum::response::Response;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{HttpOptions, Server};
+use mcp_runtime::{Server, transport::HttpOptions};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId, TracerProvider};
 use opentelemetry::{Context, KeyValue, Value};
 use opentelemetry_sdk::error::OTelSdkResult;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::{Content, ProtocolVersion, Role};
-use mcp_runtime::{Completing, Error, GetPromptResult, TestClient};
+use mcp_runtime::{Error, completion::Completing, prompts::GetPromptResult, testing::TestClient};
 use serde_json::{Value, json};
 
 /// A language to review in.

@@ -126,7 +126,8 @@ fn strict_mode_is_claimed_only_where_it_holds() {
 
 #[tokio::test]
 async fn what_strict_mode_sends_for_an_optional_argument_is_accepted() {
-    let mut client = mcp_runtime::TestClient::connect(Server::empty("p", "1").tool(round::Tool)).await.unwrap();
+    let mut client =
+        mcp_runtime::testing::TestClient::connect(Server::empty("p", "1").tool(round::Tool)).await.unwrap();
     let result = client.call_tool("round", json!({"x": 1.26, "mode": "up", "digits": null})).await.unwrap();
     assert_eq!(result.is_error, None, "{result:?}");
     assert_eq!(result.content[0].as_text(), Some("1"));

@@ -13,7 +13,11 @@ use std::time::Duration;
 use crate::common::http::{Client, event_ids, events};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{
-    HttpOptions, LocalFanout, MemoryEventStore, MemorySessionStore, ResourcesHandle, Server, ToolsHandle,
+    Server,
+    resources::ResourcesHandle,
+    stores::{LocalFanout, MemoryEventStore, MemorySessionStore},
+    tools::ToolsHandle,
+    transport::HttpOptions,
 };
 use reqwest::StatusCode;
 use reqwest::header::ACCEPT;
@@ -185,7 +189,7 @@ async fn a_session_id_no_store_has_is_not_found_and_one_of_another_subject_is_re
 
 mod redis {
     use super::*;
-    use mcp_runtime::RedisStore;
+    use mcp_runtime::stores::RedisStore;
 
     /// A Redis server of the test's own on a free loopback port, stopped
     /// when dropped.
@@ -236,7 +240,7 @@ mod redis {
 
     #[tokio::test]
     async fn the_redis_event_store_refuses_holes_and_forgets_sessions() {
-        use mcp_runtime::EventStore;
+        use mcp_runtime::stores::EventStore;
         let Some(redis) = start().await else { return };
         let store = RedisStore::connect(&redis.url).await.unwrap();
         for (number, message) in [(1, "a"), (2, "a"), (3, "")] {

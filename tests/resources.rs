@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ProtocolVersion;
-use mcp_runtime::{Error, TestClient};
+use mcp_runtime::{Error, testing::TestClient};
 use serde_json::{Value, json};
 
 /// The application's configuration.
@@ -212,7 +212,7 @@ async fn updates_follow_subscriptions() {
 
 /// Serve `server` over HTTP on a free loopback port; its endpoint's URL.
 async fn serve_http(server: Server) -> String {
-    let router = server.http_router(mcp_runtime::HttpOptions::new()).unwrap();
+    let router = server.http_router(mcp_runtime::transport::HttpOptions::new()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { mcp_runtime::axum::serve(listener, router).await.unwrap() });
@@ -357,8 +357,8 @@ fn ambiguous_or_unservable_resources_stop_the_server_from_starting() {
 #[resource("file:///{+path}")]
 async fn workspace_file(
     path: String,
-    files: State<mcp_runtime::Directory>,
-) -> Result<mcp_runtime::DirectoryFile, ResourceError> {
+    files: State<mcp_runtime::resources::Directory>,
+) -> Result<mcp_runtime::resources::DirectoryFile, ResourceError> {
     files.read(&path).await
 }
 
@@ -376,7 +376,7 @@ async fn a_served_directory_refuses_every_way_out() {
     std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
     std::os::unix::fs::symlink(root.join("docs/readme.md"), root.join("alias.md")).unwrap();
 
-    let files = mcp_runtime::Directory::new(&root).unwrap().max_size(1024);
+    let files = mcp_runtime::resources::Directory::new(&root).unwrap().max_size(1024);
     let server = Server::empty("files", "1").resource(workspace_file::Resource).with_state(files);
     let mut client = TestClient::connect(server).await.unwrap();
     assert_eq!(text(&client.read_resource("file:///docs/readme.md").await.unwrap()), "# inside");
@@ -432,7 +432,7 @@ fn latest_report(period: Period) -> &'static str {
 }
 
 /// Users whose names start with what was typed.
-async fn user_names(completing: mcp_runtime::Completing) -> Vec<String> {
+async fn user_names(completing: mcp_runtime::completion::Completing) -> Vec<String> {
     ["ada", "alan", "grace"].into_iter().filter(|n| n.starts_with(completing.value())).map(String::from).collect()
 }
 

@@ -9,7 +9,10 @@ use std::marker::PhantomData;
 
 use mcp_runtime::protocol::CallToolResult;
 use mcp_runtime::{
-    BoxFuture, ClientReport, RequestParts, SchemaProfile, Server, Tool, ToolBuilder, ToolDefinition, clients,
+    Server, clients,
+    clients::{ClientReport, SchemaProfile},
+    request::RequestParts,
+    tools::{BoxFuture, Tool, ToolBuilder, ToolDefinition},
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -243,7 +246,11 @@ fn every_client_takes_the_portable_schemas_and_the_strict_ones_are_named() {
         .collect();
     assert!(named.contains(&("tool figure", "inputSchema.$defs")), "{strict}");
     assert!(named.contains(&("tool figure", "inputSchema.properties.v.$ref")), "{strict}");
-    assert_eq!(strict.clients_with_problems().len(), clients::Client::ALL.len() - 1, "all but Claude Code: {strict}");
+    assert_eq!(
+        strict.clients_with_problems().len(),
+        clients::KnownClient::ALL.len() - 1,
+        "all but Claude Code: {strict}"
+    );
 }
 
 #[test]
@@ -342,7 +349,7 @@ async fn a_tool_may_keep_its_full_schema_while_the_server_stays_portable() {
         jsonschema::draft202012::meta::validate(schema).unwrap();
     }
     // Calls are checked against the schema as listed, `$ref` and all.
-    let mut client = mcp_runtime::TestClient::connect(server()).await.unwrap();
+    let mut client = mcp_runtime::testing::TestClient::connect(server()).await.unwrap();
     let ok = client.call_tool("contact", json!({"address": {"city": "Oslo"}, "email": "a@b.c"})).await.unwrap();
     assert_eq!(ok.is_error, None, "{ok:?}");
     for wrong in [json!({"address": {"city": "Oslo"}}), json!({"email": "a@b.c", "address": {}})] {

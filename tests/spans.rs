@@ -14,7 +14,10 @@ use std::sync::{Arc, Mutex};
 use crate::common::http::Client;
 use crate::common::memory::connect;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{HttpOptions, InMemoryClient, Server};
+use mcp_runtime::{
+    Server,
+    transport::{HttpOptions, InMemoryClient},
+};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};

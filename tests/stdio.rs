@@ -331,14 +331,14 @@ async fn listed_tools(example: &str) -> Vec<mcp_runtime::protocol::Tool> {
 
 #[tokio::test]
 async fn the_calculator_and_toolbox_examples_are_clear_for_every_client() {
-    use mcp_runtime::clients::Client;
+    use mcp_runtime::clients::KnownClient;
 
-    mcp_runtime::ClientReport::for_tools(&listed_tools("calculator").await).assert_clear();
-    let toolbox = mcp_runtime::ClientReport::for_tools(&listed_tools("toolbox").await);
+    mcp_runtime::clients::ClientReport::for_tools(&listed_tools("calculator").await).assert_clear();
+    let toolbox = mcp_runtime::clients::ClientReport::for_tools(&listed_tools("toolbox").await);
     // `stats` declares an output schema, which Claude Desktop has greyed out.
-    let others: Vec<Client> = Client::ALL.into_iter().filter(|c| *c != Client::ClaudeDesktop).collect();
+    let others: Vec<KnownClient> = KnownClient::ALL.into_iter().filter(|c| *c != KnownClient::ClaudeDesktop).collect();
     toolbox.assert_clear_for(&others);
     let desktop: Vec<(&str, &str)> =
-        toolbox.problems_for(Client::ClaudeDesktop).iter().map(|p| (p.item.as_str(), p.path.as_str())).collect();
+        toolbox.problems_for(KnownClient::ClaudeDesktop).iter().map(|p| (p.item.as_str(), p.path.as_str())).collect();
     assert_eq!(desktop, [("tool stats", "outputSchema")], "{toolbox}");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::LoggingLevel;
-use mcp_runtime::{Server, TestClient};
+use mcp_runtime::{Server, testing::TestClient};
 use serde_json::json;
 
 /// Divide `a` by `b`, with progress and a log line.

@@ -26,7 +26,7 @@ use crate::tool::Tool;
 /// A client (or the model API behind it) with rules of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Client {
+pub enum KnownClient {
     /// Claude Desktop.
     ClaudeDesktop,
     /// Claude Code.
@@ -43,47 +43,47 @@ pub enum Client {
     Codex,
 }
 
-impl Client {
+impl KnownClient {
     /// Every client, in the order verdicts are shown.
-    pub const ALL: [Client; 7] = [
-        Client::ClaudeDesktop,
-        Client::ClaudeCode,
-        Client::Cursor,
-        Client::VsCode,
-        Client::VisualStudio,
-        Client::GeminiCli,
-        Client::Codex,
+    pub const ALL: [KnownClient; 7] = [
+        KnownClient::ClaudeDesktop,
+        KnownClient::ClaudeCode,
+        KnownClient::Cursor,
+        KnownClient::VsCode,
+        KnownClient::VisualStudio,
+        KnownClient::GeminiCli,
+        KnownClient::Codex,
     ];
 
     /// Its short id, as command lines take it (`claude-desktop`, `codex`, …).
     pub fn id(self) -> &'static str {
         match self {
-            Client::ClaudeDesktop => "claude-desktop",
-            Client::ClaudeCode => "claude-code",
-            Client::Cursor => "cursor",
-            Client::VsCode => "vscode",
-            Client::VisualStudio => "visual-studio",
-            Client::GeminiCli => "gemini-cli",
-            Client::Codex => "codex",
+            KnownClient::ClaudeDesktop => "claude-desktop",
+            KnownClient::ClaudeCode => "claude-code",
+            KnownClient::Cursor => "cursor",
+            KnownClient::VsCode => "vscode",
+            KnownClient::VisualStudio => "visual-studio",
+            KnownClient::GeminiCli => "gemini-cli",
+            KnownClient::Codex => "codex",
         }
     }
 
     /// Its name, as people write it.
     pub fn name(self) -> &'static str {
         match self {
-            Client::ClaudeDesktop => "Claude Desktop",
-            Client::ClaudeCode => "Claude Code",
-            Client::Cursor => "Cursor",
-            Client::VsCode => "VS Code Copilot",
-            Client::VisualStudio => "Visual Studio Copilot",
-            Client::GeminiCli => "Gemini CLI",
-            Client::Codex => "OpenAI Codex",
+            KnownClient::ClaudeDesktop => "Claude Desktop",
+            KnownClient::ClaudeCode => "Claude Code",
+            KnownClient::Cursor => "Cursor",
+            KnownClient::VsCode => "VS Code Copilot",
+            KnownClient::VisualStudio => "Visual Studio Copilot",
+            KnownClient::GeminiCli => "Gemini CLI",
+            KnownClient::Codex => "OpenAI Codex",
         }
     }
 
     /// The client with this [`id`](Self::id).
-    pub fn from_id(id: &str) -> Option<Client> {
-        Client::ALL.into_iter().find(|c| c.id() == id)
+    pub fn from_id(id: &str) -> Option<KnownClient> {
+        KnownClient::ALL.into_iter().find(|c| c.id() == id)
     }
 }
 
@@ -91,7 +91,7 @@ impl Client {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// The client.
-    pub client: Client,
+    pub client: KnownClient,
     /// What it is in: `tool add`, `prompt review`, …
     pub item: String,
     /// Where in it, as a path of keys: `inputSchema.properties.shape.oneOf`
@@ -122,8 +122,13 @@ pub fn check_tools<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> Vec<Problem
 
 /// The clients whose schema handling runs on JavaScript numbers (doubles):
 /// the TypeScript SDK's validators and the Electron and Node apps.
-const JAVASCRIPT: &[Client] =
-    &[Client::ClaudeDesktop, Client::ClaudeCode, Client::Cursor, Client::VsCode, Client::GeminiCli];
+const JAVASCRIPT: &[KnownClient] = &[
+    KnownClient::ClaudeDesktop,
+    KnownClient::ClaudeCode,
+    KnownClient::Cursor,
+    KnownClient::VsCode,
+    KnownClient::GeminiCli,
+];
 
 /// The fix for anything the portable profile shapes away.
 const PORTABLE: &str = "use the portable schema profile (the default): drop `#[tool(schema = \"strict\")]`, \
@@ -158,7 +163,7 @@ struct Found {
 }
 
 impl Found {
-    fn add(&mut self, clients: &[Client], path: &str, message: &str, fix: &str) {
+    fn add(&mut self, clients: &[KnownClient], path: &str, message: &str, fix: &str) {
         for &client in clients {
             self.problems.push(Problem {
                 client,
@@ -230,7 +235,7 @@ fn tool_name(tool: &Tool, found: &mut Found) {
         && tool.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !simple {
         found.add(
-            &[Client::VisualStudio],
+            &[KnownClient::VisualStudio],
             "name",
             "tool names outside ^[a-zA-Z0-9_-]{1,128}$ are rejected (dots included), and the tool is dropped",
             "rename the tool with letters, digits, `_` and `-` only: #[tool(name = \"…\")]",
@@ -245,7 +250,7 @@ fn tool_name(tool: &Tool, found: &mut Found) {
 /// users turns output schemas off.
 fn output_schema_declared(found: &mut Found) {
     found.add(
-        &[Client::ClaudeDesktop],
+        &[KnownClient::ClaudeDesktop],
         "outputSchema",
         "tools that declare an `outputSchema` have been greyed out, or their calls failed without reaching the server",
         "if Claude Desktop users matter, leave the output schema out: `#[tool(output_schema = false)]` on this tool \
@@ -271,7 +276,7 @@ fn gemini_combinators(at: &At<'_>, found: &mut Found) {
             "{PORTABLE}, which makes a data enum one object and `Option<T>` a plain `T`; an untagged enum of \
              different types has no portable shape: tag it (`#[serde(tag = \"kind\")]`) or take one type"
         );
-        found.add(&[Client::GeminiCli], &at.key(key), &message, &fix);
+        found.add(&[KnownClient::GeminiCli], &at.key(key), &message, &fix);
     }
 }
 
@@ -282,7 +287,7 @@ fn gemini_combinators(at: &At<'_>, found: &mut Found) {
 fn type_arrays(at: &At<'_>, found: &mut Found) {
     if at.schema.get("type").is_some_and(Value::is_array) {
         found.add(
-            &[Client::Cursor, Client::GeminiCli],
+            &[KnownClient::Cursor, KnownClient::GeminiCli],
             &at.key("type"),
             "a list of types (`[\"T\", \"null\"]`) is rejected",
             &format!("{PORTABLE}: `Option<T>` becomes the plain `T`, left out of `required`"),
@@ -305,9 +310,9 @@ fn references(at: &At<'_>, found: &mut Found) {
     );
     let output = at.place == Place::Output;
     if at.schema.contains_key("$ref") {
-        let mut clients = vec![Client::ClaudeDesktop, Client::VsCode, Client::GeminiCli];
+        let mut clients = vec![KnownClient::ClaudeDesktop, KnownClient::VsCode, KnownClient::GeminiCli];
         if output {
-            clients.push(Client::ClaudeCode);
+            clients.push(KnownClient::ClaudeCode);
         }
         let message = if output {
             "`$ref` is not resolved (or resolved wrongly: Claude Desktop sends `null` for an enum behind one), \
@@ -319,9 +324,9 @@ fn references(at: &At<'_>, found: &mut Found) {
     }
     for key in ["$defs", "definitions"] {
         if at.schema.contains_key(key) {
-            let mut clients = vec![Client::ClaudeDesktop, Client::Cursor, Client::GeminiCli];
+            let mut clients = vec![KnownClient::ClaudeDesktop, KnownClient::Cursor, KnownClient::GeminiCli];
             if output {
-                clients.push(Client::ClaudeCode);
+                clients.push(KnownClient::ClaudeCode);
             }
             let message = format!("`{key}` is dropped or cannot be resolved, so the references into it break");
             found.add(&clients, &at.key(key), &message, &fix);
@@ -340,11 +345,16 @@ fn dialect(at: &At<'_>, found: &mut Found) {
     let dialect = dialect.as_str().unwrap_or_default();
     let path = at.key("$schema");
     let fix = format!("{PORTABLE}, which omits `$schema` (without one, a schema is 2020-12)");
-    found.add(&[Client::GeminiCli], &path, "a `$schema` keyword is rejected (\"no schema with key or ref\")", &fix);
+    found.add(
+        &[KnownClient::GeminiCli],
+        &path,
+        "a `$schema` keyword is rejected (\"no schema with key or ref\")",
+        &fix,
+    );
     let known = ["http://json-schema.org/", "https://json-schema.org/"].iter().any(|p| dialect.starts_with(p));
     if !known {
         found.add(
-            &[Client::VsCode],
+            &[KnownClient::VsCode],
             &path,
             "a `$schema` it cannot fetch makes it omit the tool (\"tools with invalid parameters\")",
             &fix,
@@ -352,7 +362,7 @@ fn dialect(at: &At<'_>, found: &mut Found) {
     }
     if at.place == Place::Output && !dialect.contains("2020-12") {
         found.add(
-            &[Client::ClaudeCode],
+            &[KnownClient::ClaudeCode],
             &path,
             "an output schema of a dialect other than 2020-12 fails the call",
             &fix,
@@ -378,7 +388,7 @@ fn gemini_additional_properties(at: &At<'_>, found: &mut Found) {
             format!("{PORTABLE}, which describes a map's values in words instead"),
         ),
     };
-    found.add(&[Client::GeminiCli], &at.key("additionalProperties"), message, &fix);
+    found.add(&[KnownClient::GeminiCli], &at.key("additionalProperties"), message, &fix);
 }
 
 /// Cursor gives a tool without arguments a placeholder argument, which
@@ -391,7 +401,7 @@ fn cursor_closed_empty_arguments(at: &At<'_>, found: &mut Found) {
         && at.schema.get("additionalProperties") == Some(&Value::Bool(false))
     {
         found.add(
-            &[Client::Cursor],
+            &[KnownClient::Cursor],
             &at.key("additionalProperties"),
             "the placeholder argument it sends to a tool without arguments is refused by `additionalProperties: false`",
             &format!("{PORTABLE}, which leaves `additionalProperties: false` out"),
@@ -409,7 +419,7 @@ fn openai_root(at: &At<'_>, found: &mut Found) {
     for key in ["anyOf", "oneOf", "allOf", "enum", "not"] {
         if at.schema.contains_key(key) {
             found.add(
-                &[Client::Codex],
+                &[KnownClient::Codex],
                 &at.key(key),
                 &format!("`{key}` at the root of the input schema is rejected"),
                 "give the input schema a plain object root (`{\"type\":\"object\",\"properties\":{…}}`) and move the \
@@ -432,14 +442,14 @@ fn openai_object_without_properties(at: &At<'_>, found: &mut Found) {
     } else {
         format!("{PORTABLE}, which gives every object (a map too) `properties`")
     };
-    found.add(&[Client::Codex], at.path, "an object schema without `properties` is rejected", &fix);
+    found.add(&[KnownClient::Codex], at.path, "an object schema without `properties` is rejected", &fix);
 }
 
 /// Codex turns an `anyOf` field into a plain string (openai/codex#13768).
 fn openai_nested_any_of(at: &At<'_>, found: &mut Found) {
     if !at.root && at.place == Place::Input && at.schema.contains_key("anyOf") {
         found.add(
-            &[Client::Codex],
+            &[KnownClient::Codex],
             &at.key("anyOf"),
             "an `anyOf` field is turned into a plain string",
             &format!("{PORTABLE}, which makes `Option<T>` a plain `T` and a data enum one object"),
@@ -452,7 +462,7 @@ fn openai_nested_any_of(at: &At<'_>, found: &mut Found) {
 fn copilot_array_items(at: &At<'_>, found: &mut Found) {
     if type_of(at.schema) == Some("array") && !at.schema.get("items").is_some_and(Value::is_object) {
         found.add(
-            &[Client::VsCode, Client::VisualStudio],
+            &[KnownClient::VsCode, KnownClient::VisualStudio],
             at.path,
             "an array without an `items` schema is rejected, and one such tool breaks every request of the session",
             &format!("{PORTABLE}, which gives every array (a tuple too) `items`"),
@@ -465,7 +475,7 @@ fn copilot_array_items(at: &At<'_>, found: &mut Found) {
 fn claude_code_nullable(at: &At<'_>, found: &mut Found) {
     if at.schema.contains_key("nullable") {
         found.add(
-            &[Client::ClaudeCode],
+            &[KnownClient::ClaudeCode],
             &at.key("nullable"),
             "`nullable` makes sub-agents crash silently while loading tools",
             "remove `nullable` from the schema: an optional field is `Option<T>`, left out of `required`",
@@ -514,7 +524,7 @@ fn output_nonstandard_format(at: &At<'_>, found: &mut Found) {
         return;
     }
     found.add(
-        &[Client::ClaudeDesktop, Client::ClaudeCode, Client::GeminiCli],
+        &[KnownClient::ClaudeDesktop, KnownClient::ClaudeCode, KnownClient::GeminiCli],
         &at.key("format"),
         &format!("the format `{format}` is unknown to Ajv, which validates the tool's results"),
         &format!("{PORTABLE}, which drops formats JSON Schema does not define and keeps integer widths as bounds"),
@@ -547,10 +557,10 @@ mod tests {
 
     #[test]
     fn ids_round_trip_and_a_plain_tool_is_clear() {
-        for client in Client::ALL {
-            assert_eq!(Client::from_id(client.id()), Some(client));
+        for client in KnownClient::ALL {
+            assert_eq!(KnownClient::from_id(client.id()), Some(client));
         }
-        assert_eq!(Client::from_id("netscape"), None);
+        assert_eq!(KnownClient::from_id("netscape"), None);
         let plain = tool(json!({"type": "object", "properties": {
             "a": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
             "tags": {"type": "array", "items": {"type": "string"}},

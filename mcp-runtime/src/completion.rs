@@ -51,7 +51,7 @@ impl PartialEq for Completions {
 /// The most values one completion carries (the spec's limit).
 const MAX_VALUES: usize = 100;
 
-/// A completion function, as [`PromptBuilder::complete_with`](crate::PromptBuilder::complete_with)
+/// A completion function, as [`PromptBuilder::complete_with`](crate::prompts::PromptBuilder::complete_with)
 /// takes it. Make one from an `async fn(Completing) -> Vec<String>` with
 /// [`completer`].
 pub type Completer = Arc<dyn Fn(Completing) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
@@ -71,7 +71,7 @@ where
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::Completing;
+/// use mcp_runtime::completion::Completing;
 ///
 /// /// Cities starting with what was typed.
 /// async fn cities(completing: Completing) -> Vec<String> {

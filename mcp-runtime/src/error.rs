@@ -106,12 +106,12 @@ pub enum Error {
         /// The tool it was set on, or `None` for the server-wide limit.
         tool: Option<String>,
         /// The limit as given.
-        limit: crate::RateLimit,
+        limit: crate::tools::RateLimit,
     },
     /// The keys given to `Server::request_state_keys` cannot sign
     /// (none, or one shorter than 32 bytes).
     InvalidRequestStateKeys(String),
-    /// The [`OAuth`](crate::OAuth) settings cannot protect the endpoint
+    /// The [`OAuth`](crate::transport::OAuth) settings cannot protect the endpoint
     /// (a resource or issuer that is not an absolute `https` URL, say).
     #[cfg(feature = "oauth")]
     InvalidOAuth(String),

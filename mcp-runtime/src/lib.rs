@@ -34,9 +34,27 @@
 //! of one request never stop the server: protocol mistakes get JSON-RPC
 //! errors, tool failures and bad arguments get `isError` results the model
 //! can act on.
+//!
+//! # Where things are
+//!
+//! The root and [`prelude`] hold what a tool author writes with. The rest
+//! is grouped by role:
+//!
+//! | module | for |
+//! |---|---|
+//! | [`tools`], [`prompts`], [`resources`], [`completion`] | each kind of component: its trait (for components made at run time), builder, definition and result types |
+//! | [`request`] | what a handler can take as a parameter: [`Context`], [`State`], [`Claims`], and [`FromRequest`](request::FromRequest) for extractors of your own |
+//! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
+//! | [`middleware`] | layers around every handler run, and the ready ones |
+//! | [`transport`] | how a server is reached: HTTP options, OAuth, an in-memory client |
+//! | [`stores`] | what Streamable HTTP keeps across requests and replicas |
+//! | [`testing`] | [`TestClient`](testing::TestClient), for tests through the protocol |
+//! | [`clients`] | what each real client accepts, and the check of a whole server against it |
+//! | [`logging`] | protocol logging to the client |
+//! | [`protocol`], [`providers`] | the protocol as data; tool definitions in model providers' formats |
 
-mod client;
-mod completion;
+pub mod client;
+pub mod completion;
 mod component;
 mod dispatch;
 mod error;
@@ -44,70 +62,66 @@ mod incident;
 mod invoke;
 pub mod logging;
 pub mod middleware;
-mod prompts;
-mod request;
-mod resources;
+pub mod prompts;
+pub mod request;
+pub mod resources;
 mod server;
-mod testing;
-mod tools;
+pub mod testing;
+pub mod tools;
 pub mod transport;
 mod verdict;
+
+// The root holds what a tool author writes with (the prelude's names, the
+// attributes, `Error`); everything else lives in the module of its role, so
+// each name has one home and one meaning.
+pub use error::Error;
+pub use mcp_macros::{prompt, resource, tool};
+pub use prelude::*;
+pub use server::Server;
+
+/// What a tool author needs, in one import.
+pub mod prelude {
+    pub use crate::client::{Elicited, Sampling};
+    pub use crate::prompts::{PromptError, PromptMessage};
+    pub use crate::request::{Claims, Context, State};
+    pub use crate::resources::{Blob, ResourceError, ResourceLink};
+    pub use crate::tools::{Audio, CallToolResult, Content, Embedded, Image, IntoToolResult, Json, ToolError};
+    pub use crate::{Server, prompt, resource, tool};
+}
 
 /// The web framework the HTTP endpoint is built on, for mounting it with
 /// [`Server::http_router`] (the same version this crate uses).
 #[cfg(feature = "http")]
 pub use axum;
-pub use client::ask::{Elicit, ElicitUrl, Elicited, ListRoots, Sample, Sampling};
-pub use client::{Client, ClientError};
-pub use completion::{Completer, Completing, completer};
-pub use error::Error;
 /// The protocol model (JSON-RPC, MCP types, versions, schema profiles).
 pub use mcp_core as protocol;
-/// What each real client rejects in a tool definition ([`clients::Client`],
-/// [`clients::Problem`], [`clients::check_tool`]); [`check_clients`] runs
-/// the rules over a whole server.
-pub use mcp_core::clients;
 /// A tool definition in OpenAI's, Anthropic's or Gemini's format, for a
 /// host handing the server's tools to its model
 /// ([`providers::convert`]).
 pub use mcp_core::providers;
-pub use mcp_core::{CallToolResult, Content, ResourceLink, SchemaProfile};
-pub use mcp_core::{GetPromptResult, PromptMessage, Role};
-pub use mcp_macros::{prompt, resource, tool};
-pub use prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptError, PromptsHandle, Rendered};
-pub use request::claims::Claims;
-pub use request::context::Context;
-pub use request::state::State;
-pub use request::{FromRequest, Needs, Rejection, RequestParts};
-pub use resources::{
-    Blob, Contents, Directory, DirectoryFile, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition,
-    ResourceError, ResourcesHandle,
-};
-pub use server::Server;
-pub use testing::{PendingCall, TestClient, TestClientBuilder};
-pub use tools::media::{Audio, Embedded, Image};
-pub use tools::{
-    BoxFuture, IntoToolResult, Json, RateLimit, StructuredOutput, Tool, ToolBuilder, ToolDefinition, ToolError,
-    ToolsHandle,
-};
-#[cfg(feature = "oauth")]
-pub use transport::http::OAuth;
-#[cfg(feature = "redis")]
-pub use transport::http::RedisStore;
-#[cfg(feature = "http")]
-pub use transport::http::{
-    EventStore, Fanout, HttpOptions, KeptEvent, LocalFanout, MemoryEventStore, MemorySessionStore, SessionStore,
-    StoreError, StoreFuture,
-};
-pub use transport::memory::InMemoryClient;
-pub use verdict::{ClientReport, check_clients};
 
-/// What a tool author needs, in one import.
-pub mod prelude {
-    pub use crate::{
-        Audio, Blob, CallToolResult, Claims, Content, Context, Elicited, Embedded, Image, IntoToolResult, Json,
-        PromptError, PromptMessage, ResourceError, ResourceLink, Sampling, Server, State, ToolError, prompt, resource,
-        tool,
+/// What each real client accepts in a tool definition: the rules
+/// ([`KnownClient`](clients::KnownClient), [`Problem`](clients::Problem),
+/// [`check_tool`](clients::check_tool)), the schema profiles that satisfy
+/// them, and [`check_clients`](clients::check_clients), which runs the rules
+/// over a whole server.
+pub mod clients {
+    pub use crate::verdict::{ClientReport, check_clients};
+    pub use mcp_core::SchemaProfile;
+    pub use mcp_core::clients::*;
+}
+
+/// Where a Streamable HTTP server keeps what outlives one request (resumable
+/// events, handshake sessions, the fan-out between replicas): the traits,
+/// their in-memory defaults and, with the `redis` feature, one Redis store
+/// for all three.
+#[cfg(feature = "http")]
+pub mod stores {
+    #[cfg(feature = "redis")]
+    pub use crate::transport::http::RedisStore;
+    pub use crate::transport::http::{
+        EventStore, Fanout, KeptEvent, LocalFanout, MemoryEventStore, MemorySessionStore, SessionStore, StoreError,
+        StoreFuture,
     };
 }
 
@@ -115,20 +129,17 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::completion::completer;
+    pub use crate::prompts::glue::{PromptRegistration, boxed_get};
     pub use crate::prompts::param::PromptParam;
-    pub use crate::prompts::{
-        IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, PromptRegistration, Rendered, boxed_get,
-    };
+    pub use crate::prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, Rendered};
     pub use crate::request::RequestParts;
+    pub use crate::resources::glue::{ResourceRegistration, boxed_read};
     pub use crate::resources::param::{Injected, TemplateVariable};
-    pub use crate::resources::{
-        Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition, ResourceRegistration, boxed_read,
-    };
+    pub use crate::resources::{Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition};
+    pub use crate::tools::glue::{Registration, boxed_call, ready};
     pub use crate::tools::param::{DefaultArgument, ParamErrors, ToolParam, ViaArgument, ViaRequest};
     pub use crate::tools::result::{DescribeOutput, NoOutput, OutputOf};
-    pub use crate::tools::{
-        BoxFuture, IntoToolResult, Registration, Tool, ToolBuilder, ToolDefinition, boxed_call, ready,
-    };
+    pub use crate::tools::{BoxFuture, IntoToolResult, Tool, ToolBuilder, ToolDefinition};
     pub use ::core::default::Default;
     pub use ::core::option::Option::{None, Some};
     pub use ::core::time::Duration;

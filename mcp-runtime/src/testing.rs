@@ -19,7 +19,7 @@ use crate::transport::memory::InMemoryClient;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::TestClient;
+/// use mcp_runtime::testing::TestClient;
 ///
 /// /// Add two numbers.
 /// #[tool]
@@ -46,7 +46,7 @@ use crate::transport::memory::InMemoryClient;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::TestClient;
+/// use mcp_runtime::testing::TestClient;
 ///
 /// /// Parse a number.
 /// #[tool]
@@ -134,7 +134,7 @@ impl Answers {
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::TestClient;
+/// use mcp_runtime::testing::TestClient;
 /// use mcp_runtime::protocol::{ElicitAction, ElicitResult, ProtocolVersion};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -3,13 +3,13 @@
 
 use std::fmt;
 
-use mcp_core::clients::{self, Client, Problem};
+use mcp_core::clients::{self, KnownClient, Problem};
 use mcp_core::{ProtocolVersion, Tool};
 
 use crate::server::Server;
 
 /// Check every tool of `server`, as the newest protocol version lists it,
-/// against the rules of each client in [`Client::ALL`]: which client
+/// against the rules of each client in [`KnownClient::ALL`]: which client
 /// rejects or mishandles which schema keyword or name, and how to fix it.
 /// The rules and their sources are in [`clients`](crate::clients).
 ///
@@ -22,7 +22,7 @@ use crate::server::Server;
 ///     a + b
 /// }
 ///
-/// mcp_runtime::check_clients(&Server::empty("calc", "1").tool(add::Tool)).assert_clear();
+/// mcp_runtime::clients::check_clients(&Server::empty("calc", "1").tool(add::Tool)).assert_clear();
 /// ```
 ///
 /// # Panics
@@ -61,7 +61,7 @@ impl ClientReport {
     }
 
     /// Whether `client` has no problem.
-    pub fn is_clear_for(&self, client: Client) -> bool {
+    pub fn is_clear_for(&self, client: KnownClient) -> bool {
         self.problems.iter().all(|p| p.client != client)
     }
 
@@ -71,26 +71,26 @@ impl ClientReport {
     }
 
     /// The problems of one client.
-    pub fn problems_for(&self, client: Client) -> Vec<&Problem> {
+    pub fn problems_for(&self, client: KnownClient) -> Vec<&Problem> {
         self.problems.iter().filter(|p| p.client == client).collect()
     }
 
-    /// The clients with at least one problem, in [`Client::ALL`] order.
-    pub fn clients_with_problems(&self) -> Vec<Client> {
-        Client::ALL.into_iter().filter(|c| !self.is_clear_for(*c)).collect()
+    /// The clients with at least one problem, in [`KnownClient::ALL`] order.
+    pub fn clients_with_problems(&self) -> Vec<KnownClient> {
+        KnownClient::ALL.into_iter().filter(|c| !self.is_clear_for(*c)).collect()
     }
 
     /// Panic with the list of problems unless every client is clear.
     #[track_caller]
     pub fn assert_clear(&self) {
-        self.assert_clear_for(&Client::ALL);
+        self.assert_clear_for(&KnownClient::ALL);
     }
 
     /// Panic with the list of problems unless each of `clients` is clear
     /// (for a server that serves only some clients, or that keeps a strict
     /// schema some of them cannot take).
     #[track_caller]
-    pub fn assert_clear_for(&self, clients: &[Client]) {
+    pub fn assert_clear_for(&self, clients: &[KnownClient]) {
         let concerned =
             ClientReport { problems: self.problems.iter().filter(|p| clients.contains(&p.client)).cloned().collect() };
         if !concerned.is_clear() {
@@ -135,8 +135,11 @@ mod tests {
             tool("notes.find", json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}})),
         ]);
         assert!(!report.is_clear());
-        assert!(report.is_clear_for(Client::ClaudeCode));
-        assert_eq!(report.clients_with_problems(), [Client::Cursor, Client::VisualStudio, Client::GeminiCli]);
+        assert!(report.is_clear_for(KnownClient::ClaudeCode));
+        assert_eq!(
+            report.clients_with_problems(),
+            [KnownClient::Cursor, KnownClient::VisualStudio, KnownClient::GeminiCli]
+        );
         let text = report.to_string();
         assert!(
             text.starts_with(
@@ -149,8 +152,8 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("    fix: use the portable schema profile"), "{text}");
-        report.assert_clear_for(&[Client::ClaudeCode, Client::Codex]);
-        let refused = std::panic::catch_unwind(|| report.assert_clear_for(&[Client::Cursor])).unwrap_err();
+        report.assert_clear_for(&[KnownClient::ClaudeCode, KnownClient::Codex]);
+        let refused = std::panic::catch_unwind(|| report.assert_clear_for(&[KnownClient::Cursor])).unwrap_err();
         let message = refused.downcast_ref::<String>().unwrap();
         assert!(message.contains("Cursor (cursor)") && !message.contains("Gemini"), "{message}");
     }

@@ -1,6 +1,6 @@
 //! Helpers for the tests that drive a server in memory, as a client would.
 
-use mcp_runtime::{InMemoryClient, Server};
+use mcp_runtime::{Server, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 /// A client that has completed the handshake with `server` at the newest

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_core::clients::{self, Client, Problem};
+use mcp_core::clients::{self, KnownClient, Problem};
 use mcp_core::providers::{self, Provider};
 use mcp_core::{Prompt, Resource, ResourceTemplate, Tool, methods};
 use serde_json::{Value, json};
@@ -75,14 +75,14 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
 }
 
 /// `--deny` as clients: ids, or `all`.
-fn denied_clients(given: &[String]) -> Result<Vec<Client>, Failure> {
+fn denied_clients(given: &[String]) -> Result<Vec<KnownClient>, Failure> {
     let mut clients = Vec::new();
     for id in given.iter().map(|id| id.trim()).filter(|id| !id.is_empty()) {
         if id == "all" {
-            return Ok(Client::ALL.to_vec());
+            return Ok(KnownClient::ALL.to_vec());
         }
-        let Some(client) = Client::from_id(id) else {
-            let ids: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        let Some(client) = KnownClient::from_id(id) else {
+            let ids: Vec<&str> = KnownClient::ALL.iter().map(|c| c.id()).collect();
             return Err(Failure::usage(format!("`{id}` is not a client cargo mcp knows"))
                 .hint(format!("clients are: {}, or `all`", ids.join(", "))));
         };
@@ -123,7 +123,7 @@ fn era_name(era: Era) -> &'static str {
 
 fn document(connection: &Connection, found: &Definitions, problems: &[Problem]) -> Value {
     let raw = |items: Vec<&Value>| Value::Array(items.into_iter().cloned().collect());
-    let clients: Vec<Value> = Client::ALL
+    let clients: Vec<Value> = KnownClient::ALL
         .iter()
         .map(|c| json!({"id": c.id(), "name": c.name(), "allClear": !problems.iter().any(|p| p.client == *c)}))
         .collect();
@@ -223,8 +223,8 @@ fn text(connection: &Connection, found: &Definitions, problems: &[Problem], styl
     }
 
     out.push_str(&format!("\n{}\n", style.bold("Clients")));
-    let width = Client::ALL.iter().map(|c| c.name().len()).max().unwrap_or(0);
-    for client in Client::ALL {
+    let width = KnownClient::ALL.iter().map(|c| c.name().len()).max().unwrap_or(0);
+    for client in KnownClient::ALL {
         let theirs: Vec<&Problem> = problems.iter().filter(|p| p.client == client).collect();
         let name = format!("{:width$}", client.name());
         if theirs.is_empty() {

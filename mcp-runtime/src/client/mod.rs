@@ -8,6 +8,8 @@ pub(crate) mod ask;
 pub(crate) mod rounds;
 pub(crate) mod seal;
 
+pub use ask::{Elicit, ElicitUrl, Elicited, ListRoots, Sample, Sampling};
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};

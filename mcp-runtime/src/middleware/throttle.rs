@@ -19,7 +19,7 @@ use crate::tools::{BoxFuture, RateLimit};
 /// ```
 /// use std::time::Duration;
 /// use mcp_runtime::middleware::{Kind, Throttle};
-/// use mcp_runtime::{RateLimit, Server};
+/// use mcp_runtime::{Server, tools::RateLimit};
 ///
 /// // Each client may call each tool 10 times a minute.
 /// let limit = RateLimit::new(10, Duration::from_secs(60));

@@ -8,15 +8,15 @@ pub(crate) mod messages;
 pub(crate) mod methods;
 pub(crate) mod param;
 
-use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::{GetPromptResult, Icon, JsonObject, PromptArgument};
+use mcp_core::{Icon, JsonObject, PromptArgument};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 pub use catalog::PromptsHandle;
+pub use mcp_core::{GetPromptResult, PromptMessage, Role};
 pub use messages::{IntoPromptResult, PromptError};
 
 use crate::completion::{Completer, Completions};
@@ -125,7 +125,7 @@ impl PromptBuilder {
 
     /// Require an OAuth access token that grants `scopes` (all of them)
     /// to see and use this prompt: over HTTP with
-    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// [`HttpOptions::oauth`](crate::transport::HttpOptions), lists leave it out for
     /// a token without them, and using it is refused with 403
     /// `insufficient_scope` naming the scopes to ask for. Without a token
     /// (stdio, which is local and trusted) scopes do not apply. A scope
@@ -172,7 +172,7 @@ impl PromptBuilder {
         self
     }
 
-    /// Complete the argument `name` with `completer` (see [`Completing`](crate::Completing)).
+    /// Complete the argument `name` with `completer` (see [`Completing`](crate::completion::Completing)).
     pub fn complete_with(&mut self, name: &str, completer: Completer) -> &mut Self {
         match self.definition.completions.iter_mut().find(|(n, _)| n == name) {
             Some((_, slot)) => *slot = Completions::With(completer),
@@ -191,29 +191,39 @@ impl PromptBuilder {
     }
 }
 
-/// The future of one rendering of an async prompt.
-pub fn boxed_get<F, C>(future: F, convert: C) -> BoxFuture<'static, Rendered>
-where
-    F: Future + Send + 'static,
-    C: FnOnce(F::Output) -> Rendered + Send + 'static,
-{
-    Box::pin(async move { convert(future.await) })
-}
+/// What `#[prompt]`'s generated code calls, reached through `__private`
+/// only: plumbing, kept off the public `prompts` module.
+pub(crate) mod glue {
+    use std::future::Future;
 
-/// One prompt in the link-time collection. `#[prompt]` submits one per
-/// prompt.
-pub struct PromptRegistration {
-    prompt: &'static dyn Prompt,
-}
+    use super::{BoxFuture, Prompt, Rendered};
 
-impl PromptRegistration {
-    /// A registration of `prompt`.
-    pub const fn new(prompt: &'static dyn Prompt) -> Self {
-        PromptRegistration { prompt }
+    /// The future of one rendering of an async prompt.
+    pub fn boxed_get<F, C>(future: F, convert: C) -> BoxFuture<'static, Rendered>
+    where
+        F: Future + Send + 'static,
+        C: FnOnce(F::Output) -> Rendered + Send + 'static,
+    {
+        Box::pin(async move { convert(future.await) })
     }
+
+    /// One prompt in the link-time collection. `#[prompt]` submits one per
+    /// prompt.
+    pub struct PromptRegistration {
+        pub(super) prompt: &'static dyn Prompt,
+    }
+
+    impl PromptRegistration {
+        /// A registration of `prompt`.
+        pub const fn new(prompt: &'static dyn Prompt) -> Self {
+            PromptRegistration { prompt }
+        }
+    }
+
+    inventory::collect!(PromptRegistration);
 }
 
-inventory::collect!(PromptRegistration);
+use glue::PromptRegistration;
 
 /// Every prompt registered with `#[prompt]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = Arc<dyn Prompt>> {

@@ -16,7 +16,7 @@ use crate::tools::param::{ArgumentError, ParamError, ViaArgument, ViaRequest, ac
     message = "`{Self}` cannot be a prompt parameter",
     label = "neither an argument read from text nor an injected value",
     note = "a prompt argument arrives as a string, read as `String`, a number, `bool`, `char`, an `Option` of those, or an enum deriving `serde::Deserialize` and schemars 1.x's `JsonSchema` (1.x is the version mcp-runtime uses; a `JsonSchema` derived with schemars 0.8 does not count)",
-    note = "to have the runtime supply it, implement `mcp_runtime::FromRequest` for it"
+    note = "to have the runtime supply it, implement `mcp_runtime::request::FromRequest` for it"
 )]
 pub trait PromptParam<M>: Sized {
     /// Add what this parameter contributes to the definition.

@@ -15,7 +15,7 @@ use super::{FromRequest, Rejection, RequestParts};
 /// supplied by the runtime and never appears in an input schema. Clones
 /// share one token's claims.
 ///
-/// Only a request over HTTP with [`HttpOptions::oauth`](crate::HttpOptions)
+/// Only a request over HTTP with [`HttpOptions::oauth`](crate::transport::HttpOptions)
 /// carries a token. Elsewhere (stdio, an in-memory client, HTTP without
 /// OAuth) a `Claims` parameter ends the call with an error, so a handler
 /// that also runs there takes `Option<Claims>` instead.

@@ -17,8 +17,10 @@ use serde_json::Value;
 use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
-use claims::Claims;
+pub use claims::Claims;
 use context::Cancellation;
+pub use context::Context;
+pub use state::State;
 use state::StateMap;
 
 /// One request as its handler sees it: what it asks (the tool's name and
@@ -125,14 +127,14 @@ impl RequestParts {
 
 /// A value the runtime supplies to a handler from the request itself
 /// instead of from the client's arguments; it never appears in an input
-/// schema. [`Context`](crate::Context) and [`State<T>`](crate::State)
+/// schema. [`Context`] and [`State<T>`](State)
 /// implement it.
 ///
 /// Implement it to inject values of your own:
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::{FromRequest, Rejection, RequestParts};
+/// use mcp_runtime::request::{FromRequest, Rejection, RequestParts};
 ///
 /// /// The id of the request being served, as text.
 /// struct RequestTag(String);
@@ -152,7 +154,7 @@ impl RequestParts {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be supplied by the runtime",
-    note = "implement `mcp_runtime::FromRequest` for it, or take it as a JSON argument"
+    note = "implement `mcp_runtime::request::FromRequest` for it, or take it as a JSON argument"
 )]
 pub trait FromRequest: Sized {
     /// Say what this parameter needs from the server (nothing by default):

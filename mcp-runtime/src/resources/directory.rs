@@ -19,7 +19,7 @@ use super::{Blob, IntoResourceContents, ResourceError};
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::{Directory, DirectoryFile};
+/// use mcp_runtime::resources::{Directory, DirectoryFile};
 ///
 /// /// A file of the workspace, read-only.
 /// #[resource("file:///{+path}")]

@@ -10,7 +10,6 @@ pub(crate) mod methods;
 pub(crate) mod param;
 pub(crate) mod template;
 
-use std::future::Future;
 use std::time::Duration;
 
 use mcp_core::{Annotations, Icon, JsonObject, ResourceContents};
@@ -22,6 +21,7 @@ use serde_json::Value;
 pub use catalog::ResourcesHandle;
 pub use contents::{Blob, IntoResourceContents, ResourceError};
 pub use directory::{Directory, DirectoryFile};
+pub use mcp_core::ResourceLink;
 
 use crate::completion::{Completer, Completions};
 use crate::request::{Needs, RequestParts};
@@ -218,7 +218,7 @@ impl ResourceBuilder {
 
     /// Require an OAuth access token that grants `scopes` (all of them)
     /// to see and use this resource (or template): over HTTP with
-    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// [`HttpOptions::oauth`](crate::transport::HttpOptions), lists leave it out for
     /// a token without them, and using it is refused with 403
     /// `insufficient_scope` naming the scopes to ask for. Without a token
     /// (stdio, which is local and trusted) scopes do not apply. A scope
@@ -257,7 +257,7 @@ impl ResourceBuilder {
     }
 
     /// Complete the variable `name` with `completer` (see
-    /// [`Completing`](crate::Completing)).
+    /// [`Completing`](crate::completion::Completing)).
     pub fn complete_with(&mut self, name: &str, completer: Completer) -> &mut Self {
         match self.definition.variables.iter_mut().find(|v| v.name == name) {
             Some(variable) => variable.completions = Completions::With(completer),
@@ -278,30 +278,40 @@ impl ResourceBuilder {
     }
 }
 
-/// The future of one read of an async resource: `future`, then `convert`
-/// on its output.
-pub fn boxed_read<F, C>(future: F, convert: C) -> BoxFuture<'static, Contents>
-where
-    F: Future + Send + 'static,
-    C: FnOnce(F::Output) -> Contents + Send + 'static,
-{
-    Box::pin(async move { convert(future.await) })
-}
+/// What `#[resource]`'s generated code calls, reached through `__private`
+/// only: plumbing, kept off the public `resources` module.
+pub(crate) mod glue {
+    use std::future::Future;
 
-/// One resource in the link-time collection. `#[resource]` submits one per
-/// resource.
-pub struct ResourceRegistration {
-    resource: &'static dyn Resource,
-}
+    use super::{BoxFuture, Contents, Resource};
 
-impl ResourceRegistration {
-    /// A registration of `resource`.
-    pub const fn new(resource: &'static dyn Resource) -> Self {
-        ResourceRegistration { resource }
+    /// The future of one read of an async resource: `future`, then `convert`
+    /// on its output.
+    pub fn boxed_read<F, C>(future: F, convert: C) -> BoxFuture<'static, Contents>
+    where
+        F: Future + Send + 'static,
+        C: FnOnce(F::Output) -> Contents + Send + 'static,
+    {
+        Box::pin(async move { convert(future.await) })
     }
+
+    /// One resource in the link-time collection. `#[resource]` submits one per
+    /// resource.
+    pub struct ResourceRegistration {
+        pub(super) resource: &'static dyn Resource,
+    }
+
+    impl ResourceRegistration {
+        /// A registration of `resource`.
+        pub const fn new(resource: &'static dyn Resource) -> Self {
+            ResourceRegistration { resource }
+        }
+    }
+
+    inventory::collect!(ResourceRegistration);
 }
 
-inventory::collect!(ResourceRegistration);
+use glue::ResourceRegistration;
 
 /// Every resource registered with `#[resource]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = std::sync::Arc<dyn Resource>> {

@@ -46,7 +46,7 @@ impl<T: DeserializeOwned + JsonSchema> TemplateVariable for T {
     message = "`{Self}` is not supplied by the runtime, and this parameter is no variable of the URI",
     label = "neither a template variable nor an injected value",
     note = "name the parameter after a variable of the URI template (`{{name}}` in the URI) to read it from the URI",
-    note = "or take a value the runtime supplies: `Context`, `State<T>`, or a type implementing `mcp_runtime::FromRequest`"
+    note = "or take a value the runtime supplies: `Context`, `State<T>`, or a type implementing `mcp_runtime::request::FromRequest`"
 )]
 pub trait Injected: Sized {
     /// Say what it needs from the server.

@@ -216,7 +216,7 @@ impl Server {
     /// log) with the incident id that finds them. `true` is for
     /// development: details can leak paths, queries and secrets.
     ///
-    /// Unset, a server driven by a [`TestClient`](crate::TestClient) shows
+    /// Unset, a server driven by a [`TestClient`](crate::testing::TestClient) shows
     /// the details, so a failing test says why a tool failed; a test of the
     /// masking itself sets `false`.
     pub fn show_internal_errors(mut self, show: bool) -> Self {
@@ -470,7 +470,7 @@ impl Server {
     }
 
     /// How long a request to the client
-    /// ([`Client::request`](crate::Client::request)) waits for its answer
+    /// ([`Client::request`](crate::client::Client::request)) waits for its answer
     /// (60 s by default); the client is then told to stop.
     pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
         self.client_request_timeout = timeout;

@@ -297,7 +297,7 @@ impl ToolBuilder {
 
     /// Require an OAuth access token that grants `scopes` (all of them)
     /// to see and use this tool: over HTTP with
-    /// [`HttpOptions::oauth`](crate::HttpOptions), lists leave it out for
+    /// [`HttpOptions::oauth`](crate::transport::HttpOptions), lists leave it out for
     /// a token without them, and using it is refused with 403
     /// `insufficient_scope` naming the scopes to ask for. Without a token
     /// (stdio, which is local and trusted) scopes do not apply. A scope

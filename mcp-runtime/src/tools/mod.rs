@@ -14,11 +14,11 @@ pub(crate) mod result;
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_core::CallToolResult;
-
 pub use catalog::ToolsHandle;
 pub use definition::{ToolBuilder, ToolDefinition};
 pub use limit::RateLimit;
+pub use mcp_core::{CallToolResult, Content};
+pub use media::{Audio, Embedded, Image};
 pub use result::{IntoToolResult, Json, StructuredOutput, ToolError};
 
 use crate::request::RequestParts;
@@ -40,35 +40,47 @@ pub trait Tool: Send + Sync + 'static {
     fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult>;
 }
 
-/// The future of one call of an async tool: `future`, then `convert` on its
-/// output. The `Send` bound lives here, so `#[tool]` can point a future
-/// that is not `Send` at the function that made it.
-pub fn boxed_call<F, C>(future: F, convert: C) -> BoxFuture<'static, CallToolResult>
-where
-    F: Future + Send + 'static,
-    C: FnOnce(F::Output) -> CallToolResult + Send + 'static,
-{
-    Box::pin(async move { convert(future.await) })
-}
+/// What `#[tool]`'s generated code calls, reached through `__private`
+/// only: plumbing, kept off the public `tools` module.
+pub(crate) mod glue {
+    use std::future::Future;
 
-/// A call that is already over (its parameters could not be made).
-pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
-    Box::pin(std::future::ready(result))
-}
+    use mcp_core::CallToolResult;
 
-/// One tool in the link-time collection. `#[tool]` submits one per tool.
-pub struct Registration {
-    pub(crate) tool: &'static dyn Tool,
-}
+    use super::{BoxFuture, Tool};
 
-impl Registration {
-    /// A registration of `tool`.
-    pub const fn new(tool: &'static dyn Tool) -> Self {
-        Registration { tool }
+    /// The future of one call of an async tool: `future`, then `convert` on its
+    /// output. The `Send` bound lives here, so `#[tool]` can point a future
+    /// that is not `Send` at the function that made it.
+    pub fn boxed_call<F, C>(future: F, convert: C) -> BoxFuture<'static, CallToolResult>
+    where
+        F: Future + Send + 'static,
+        C: FnOnce(F::Output) -> CallToolResult + Send + 'static,
+    {
+        Box::pin(async move { convert(future.await) })
     }
+
+    /// A call that is already over (its parameters could not be made).
+    pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
+        Box::pin(std::future::ready(result))
+    }
+
+    /// One tool in the link-time collection. `#[tool]` submits one per tool.
+    pub struct Registration {
+        pub(crate) tool: &'static dyn Tool,
+    }
+
+    impl Registration {
+        /// A registration of `tool`.
+        pub const fn new(tool: &'static dyn Tool) -> Self {
+            Registration { tool }
+        }
+    }
+
+    inventory::collect!(Registration);
 }
 
-inventory::collect!(Registration);
+use glue::Registration;
 
 /// Every tool registered with `#[tool]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = std::sync::Arc<dyn Tool>> {

@@ -27,7 +27,7 @@ use crate::request::{FromRequest, Rejection, RequestParts};
     message = "`{Self}` cannot be a tool parameter",
     label = "neither a JSON argument nor an injected value",
     note = "to take it as a JSON argument, derive `serde::Deserialize` and schemars 1.x's `JsonSchema` for it (1.x is the version mcp-runtime uses; a `JsonSchema` derived with schemars 0.8 does not count)",
-    note = "to have the runtime supply it, implement `mcp_runtime::FromRequest` for it"
+    note = "to have the runtime supply it, implement `mcp_runtime::request::FromRequest` for it"
 )]
 pub trait ToolParam<M>: Sized {
     /// Add what this parameter contributes to the tool's definition.

@@ -6,7 +6,13 @@ pub(crate) mod connection;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
-pub mod memory;
+pub(crate) mod memory;
 #[cfg(unix)]
 mod pipe;
 pub(crate) mod stdio;
+
+#[cfg(feature = "http")]
+pub use http::HttpOptions;
+#[cfg(feature = "oauth")]
+pub use http::OAuth;
+pub use memory::InMemoryClient;

@@ -1,4 +1,5 @@
-use mcp_runtime::{FromRequest, Rejection, RequestParts, tool};
+use mcp_runtime::request::{FromRequest, Rejection, RequestParts};
+use mcp_runtime::tool;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

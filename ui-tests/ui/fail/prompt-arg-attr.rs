@@ -1,6 +1,6 @@
 use mcp_runtime::prelude::*;
 
-async fn cities(_: mcp_runtime::Completing) -> Vec<String> {
+async fn cities(_: mcp_runtime::completion::Completing) -> Vec<String> {
     Vec::new()
 }
 

@@ -7,7 +7,7 @@ mod client;
 
 use client::{call, connect, error, find, list, text};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{FromRequest, Rejection, RequestParts};
+use mcp_runtime::request::{FromRequest, Rejection, RequestParts};
 use serde_json::json;
 
 /// The request's id, as the runtime knows it.

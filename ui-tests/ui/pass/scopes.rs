@@ -2,7 +2,10 @@
 //! builder takes the same for tools made at run time.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Claims, Prompt, Resource, Tool, ToolBuilder};
+use mcp_runtime::Claims;
+use mcp_runtime::prompts::Prompt;
+use mcp_runtime::resources::Resource;
+use mcp_runtime::tools::{Tool, ToolBuilder};
 
 /// Write a note.
 #[tool(scopes = ["notes:write", "notes:read"])]

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use mcp_runtime::{InMemoryClient, Server};
+use mcp_runtime::{Server, transport::InMemoryClient};
 use serde_json::{Value, json};
 
 /// A client that has completed the handshake with `server`.

@@ -47,7 +47,7 @@ pub use store::{
 /// limits. The defaults are the safe ones; each method says what it opens.
 ///
 /// ```no_run
-/// use mcp_runtime::{HttpOptions, Server};
+/// use mcp_runtime::{Server, transport::HttpOptions};
 ///
 /// # async fn run() -> Result<(), mcp_runtime::Error> {
 /// let options = HttpOptions::new()
@@ -281,7 +281,7 @@ impl HttpOptions {
     /// ```no_run
     /// # #[cfg(feature = "redis")]
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// use mcp_runtime::{HttpOptions, RedisStore, Server};
+    /// use mcp_runtime::{Server, stores::RedisStore, transport::HttpOptions};
     ///
     /// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?;
     /// let options = HttpOptions::new().shared_store(store).allow_any_host();
@@ -347,7 +347,7 @@ impl Server {
     /// `axum::serve` sets none: serve with hyper's builder to have them.
     ///
     /// ```no_run
-    /// use mcp_runtime::{HttpOptions, Server, axum};
+    /// use mcp_runtime::{Server, axum, transport::HttpOptions};
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let mcp = Server::new("app", "1.0.0").http_router(HttpOptions::new())?;

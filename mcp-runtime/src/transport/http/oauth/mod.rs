@@ -43,7 +43,7 @@ const ALGORITHMS: [Algorithm; 9] = [
 /// spec's authorization: every request needs `Authorization: Bearer` with
 /// a JWT access token that the authorization server (`issuer`) signed,
 /// that was issued for this server (`aud` names `resource`), and that has
-/// not expired. Give it to [`HttpOptions::oauth`](crate::HttpOptions::oauth).
+/// not expired. Give it to [`HttpOptions::oauth`](crate::transport::HttpOptions::oauth).
 ///
 /// - **Keys.** The token's signature is checked against the issuer's JSON
 ///   Web Key Set, found through its metadata (RFC 8414 or OpenID Connect
@@ -72,7 +72,7 @@ const ALGORITHMS: [Algorithm; 9] = [
 /// a loopback host, for tests), without a fragment.
 ///
 /// ```no_run
-/// use mcp_runtime::{HttpOptions, OAuth, Server};
+/// use mcp_runtime::{Server, transport::{HttpOptions, OAuth}};
 ///
 /// # async fn run() -> Result<(), mcp_runtime::Error> {
 /// let oauth = OAuth::new("https://mcp.example.com/mcp", "https://auth.example.com")

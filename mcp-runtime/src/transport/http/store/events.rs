@@ -54,7 +54,7 @@ pub(crate) fn stream_cost(key: &str) -> usize {
 pub(crate) const EVENT_COST: usize = 40;
 
 /// The default [`EventStore`]: events in memory, at most `max_bytes` in all
-/// (4 MiB unless set with [`HttpOptions::event_store`](crate::HttpOptions::event_store));
+/// (4 MiB unless set with [`HttpOptions::event_store`](crate::transport::HttpOptions::event_store));
 /// past that the oldest streams are dropped first.
 #[derive(Debug)]
 pub struct MemoryEventStore {

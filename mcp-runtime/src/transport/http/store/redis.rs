@@ -13,7 +13,7 @@ use super::{EventStore, Fanout, KeptEvent, SessionStore, StoreFuture};
 
 /// The store replicas share, in Redis (the `redis` feature): the events of
 /// resumable streams, handshake sessions and change announcements. Give
-/// it to [`HttpOptions::shared_store`](crate::HttpOptions::shared_store).
+/// it to [`HttpOptions::shared_store`](crate::transport::HttpOptions::shared_store).
 ///
 /// Keys start with a prefix (`mcp` unless [`prefix`](Self::prefix) says
 /// otherwise), so servers can share one Redis. A stream's events expire an
