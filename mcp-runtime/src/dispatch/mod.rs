@@ -2,6 +2,7 @@
 //! for: the era of each request, the method table, and the answer's
 //! projection. Transport-agnostic: it never reads or writes bytes.
 
+pub(crate) mod calls;
 pub(crate) mod lifecycle;
 pub(crate) mod listen;
 #[cfg(feature = "otel")]

@@ -26,6 +26,7 @@ use crate::tools::{Tool, ToolsHandle, collected};
 use crate::transport::connection::{self, Limits};
 use crate::transport::memory::InMemoryClient;
 use crate::transport::stdio;
+use crate::transport::{Lines, memory};
 pub(crate) use shared::Shared;
 
 /// An MCP server: its identity, its tools and its limits.
@@ -342,7 +343,7 @@ impl Server {
             tools = shared.tools.current().entries().len(),
             "serving MCP over stdio"
         );
-        connection::serve_over(Some("pipe"), shared, stdin, stdout, limits).await?;
+        connection::serve(Lines::new(stdin, stdout), Some("pipe"), shared, limits).await?;
         Ok(())
     }
 
@@ -436,27 +437,24 @@ impl Server {
         }
     }
 
-    /// Serve one client over any byte stream of newline-delimited JSON-RPC.
+    /// Serve one client over any byte stream of newline-delimited JSON-RPC
+    /// ([`Lines`]; for a transport of your own, see
+    /// [`serve_transport`](Self::serve_transport)).
     pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (shared, limits) = self.build()?;
-        connection::serve(shared, reader, writer, limits).await?;
-        Ok(())
+        self.serve_transport(Lines::new(reader, writer)).await
     }
 
     /// Start serving in a background task and return a client connected to
     /// it in memory. Must be called inside a Tokio runtime.
     pub fn connect_in_memory(self) -> Result<InMemoryClient, Error> {
         let (shared, limits) = self.build()?;
-        let (client, server) = tokio::io::duplex(64 * 1024);
-        let task = tokio::spawn(async move {
-            let (reader, writer) = tokio::io::split(server);
-            connection::serve(shared, reader, writer, limits).await
-        });
-        Ok(InMemoryClient::new(client, task))
+        let (server, to_server, from_server) = memory::pair();
+        let task = tokio::spawn(connection::serve(server, None, shared, limits));
+        Ok(InMemoryClient::new(to_server, from_server, task))
     }
 
     /// How long 2026-07-28 clients may cache `tools/list` and

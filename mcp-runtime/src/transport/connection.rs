@@ -1,25 +1,21 @@
-//! Serve one connection over a byte stream of newline-delimited JSON-RPC:
-//! read, dispatch, run each tool call as its own task, write.
+//! Serve one connection over any [`Transport`]: read, parse, hand each
+//! message to dispatch and its running calls, write. The same loop serves
+//! stdio, in-memory clients and any transport of a user's own.
 
-use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mcp_core::{ErrorObject, Message, RequestId};
+use mcp_core::{ErrorObject, Message};
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinSet};
 
-use super::lines::{Line, read_line, write_lines};
+use super::message::{ReadMessages, Received, Transport, WriteMessages};
+use crate::dispatch::Session;
+use crate::dispatch::calls::Calls;
 use crate::dispatch::outgoing::{Backlog, Outgoing};
 use crate::dispatch::reply::Answer;
-use crate::dispatch::{Action, Session};
-use crate::request::context::Cancellation;
 use crate::server::Shared;
-use crate::tools::BoxFuture;
 
 /// Limits of one connection.
 #[derive(Clone, Copy, Debug)]
@@ -35,156 +31,76 @@ pub(crate) struct Limits {
     pub(crate) max_queued_output: usize,
 }
 
-/// Serve until the peer closes its side (or the output breaks), then let
-/// running calls finish within the grace period and flush every response.
-pub(crate) async fn serve<R, W>(shared: Arc<Shared>, reader: R, writer: W, limits: Limits) -> io::Result<()>
-where
-    R: AsyncRead + Unpin + Send,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    serve_over(None, shared, reader, writer, limits).await
-}
-
-/// [`serve`] a client known to be on the other end of `transport` (its
-/// requests' spans say so: `pipe` for stdio).
-pub(crate) async fn serve_over<R, W>(
-    transport: Option<&'static str>,
+/// Serve one client over `transport` until it closes its side (or the
+/// output breaks), then let running calls finish within the grace period
+/// and flush every answer. `network` names the transport in each
+/// request's span (`pipe` for stdio).
+pub(crate) async fn serve<T: Transport>(
+    transport: T,
+    network: Option<&'static str>,
     shared: Arc<Shared>,
-    reader: R,
-    writer: W,
     limits: Limits,
-) -> io::Result<()>
-where
-    R: AsyncRead + Unpin + Send,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
+) -> io::Result<()> {
+    let (mut reader, writer) = transport.split();
     let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
     let backlog = Backlog::new(limits.max_queued_output);
-    let writer = tokio::spawn(write_lines(writer, written, Some(backlog.clone())));
-    let outgoing = Outgoing::counted(queue, backlog.clone());
-    let out = outgoing.clone();
-    let mut session = Session::new(shared, outgoing.clone());
-    if let Some(transport) = transport {
-        session = session.over(transport);
+    let writer = tokio::spawn(pump(writer, written, backlog.clone()));
+    let out = Outgoing::counted(queue, backlog.clone());
+    let mut session = Session::new(shared, out.clone());
+    if let Some(network) = network {
+        session = session.over(network);
     }
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
-    let mut line = Vec::new();
-    let mut calls = JoinSet::new();
-    // Running calls and open subscriptions (`true`), by request id.
-    let mut running: HashMap<RequestId, (AbortHandle, Cancellation, bool)> = HashMap::new();
+    let mut message = Vec::new();
+    let mut calls = Calls::new(limits.max_running_calls);
 
     loop {
         // Backpressure: read nothing more while the client leaves our
         // output unread, or while as many calls run as the limit allows.
         // Either way memory stays bounded whatever the client sends.
         backlog.settled().await;
-        while let Some(done) = calls.try_join_next() {
-            forget(&mut running, done);
-        }
-        while running.values().filter(|(_, _, subscription)| !subscription).count() >= limits.max_running_calls {
-            let Some(done) = calls.join_next().await else { break };
-            forget(&mut running, done);
-        }
+        calls.admit().await;
         // A client that closed our output is gone: stop at once rather
-        // than at its next line (which may never come).
+        // than at its next message (which may never come).
         let read = tokio::select! {
-            read = read_line(&mut reader, &mut line, limits.max_message_size) => read,
+            read = reader.read(&mut message, limits.max_message_size) => read,
             () = out.tx.closed() => {
                 tracing::info!("the client closed the server's output; ending the connection");
                 break;
             }
         };
         let parsed = match read {
-            Ok(Line::Message) => parse_line(&line),
-            Ok(Line::TooLong(size)) => Parsed::Reply(Answer::error(
+            Ok(Received::Message) => parse(&message),
+            Ok(Received::TooLarge(size)) => Parsed::Reply(Answer::error(
                 None,
                 ErrorObject::invalid_request(format!(
                     "message of {size} bytes exceeds the limit of {} bytes",
                     limits.max_message_size
                 )),
             )),
-            Ok(Line::Eof) => break,
+            Ok(Received::Closed) => break,
             Err(e) => {
                 tracing::error!(error = %e, "reading the transport failed");
                 break;
             }
         };
-        let message = match parsed {
-            Parsed::Message(message) => message,
-            Parsed::Blank => continue,
-            Parsed::Batch(items) => {
-                match session.batch(items, &outgoing) {
-                    Ok((cancels, answers)) => {
-                        for id in cancels {
-                            if let Some((handle, cancellation, _)) = running.remove(&id) {
-                                handle.abort();
-                                cancellation.cancel();
-                            }
-                        }
-                        let out = out.clone();
-                        // A batch's calls are answered together and are
-                        // not cancellable one by one.
-                        calls.spawn(async move {
-                            let responses = answers.await;
-                            if !responses.is_empty() {
-                                out.send(&responses);
-                            }
-                            None
-                        });
-                    }
-                    Err(error) => out.send(&Answer::error(None, error)),
+        match parsed {
+            Parsed::Blank => {}
+            Parsed::Reply(answer) => out.send(&answer),
+            Parsed::Batch(items) => match session.batch(items, &out) {
+                Ok((cancels, answers)) => {
+                    cancels.iter().for_each(|id| calls.cancel(id));
+                    calls.spawn_batch(answers, &out);
                 }
-                continue;
-            }
-            Parsed::Reply(answer) => {
-                out.send(&answer);
-                continue;
-            }
-        };
-        // An id still in use is refused before its request does anything
-        // (a subscription would otherwise be acknowledged, then refused);
-        // calls that ended while the line was read free theirs first.
-        while let Some(done) = calls.try_join_next() {
-            forget(&mut running, done);
-        }
-        if let Message::Request(request) = &message
-            && running.get(&request.id).is_some_and(|(handle, _, _)| !handle.is_finished())
-        {
-            let id = request.id.clone();
-            let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
-            out.send(&Answer::error(Some(id), error));
-            continue;
-        }
-        let action = session.handle(message, &outgoing);
-        let subscription = matches!(action, Action::Listen(..));
-        match action {
-            Action::None => {}
-            Action::Reply(answer) => out.send(&answer),
-            Action::Call(id, mut future, cancellation) | Action::Listen(id, mut future, cancellation) => {
-                // A call that completes at once (most tools) is answered
-                // here: a task of its own would only hand its answer back
-                // across threads. One that waits goes on as its own task.
-                if !subscription && let std::task::Poll::Ready(answer) = first_poll(&mut future).await {
-                    out.send(&answer);
+                Err(error) => out.send(&Answer::error(None, error)),
+            },
+            Parsed::Message(message) => {
+                if let Message::Request(request) = &message
+                    && let Some(refusal) = calls.refuse_id_in_use(&request.id)
+                {
+                    out.send(&refusal);
                     continue;
                 }
-                let out = out.clone();
-                let task_id = id.clone();
-                let handle = calls.spawn(async move {
-                    out.send(&future.await);
-                    Some(task_id)
-                });
-                running.insert(id, (handle, cancellation, subscription));
-            }
-            Action::Cancel(id) => {
-                // Dropping the future stops the tool at its next `.await`;
-                // the spec sends no response for a cancelled request.
-                // Aborted before the signal, so a subscription cannot send
-                // its closing answer after all.
-                if let Some((handle, cancellation, _)) = running.remove(&id) {
-                    handle.abort();
-                    cancellation.cancel();
-                }
+                calls.perform(session.handle(message, &out), &out).await;
             }
         }
         if out.is_closed() {
@@ -192,28 +108,10 @@ where
         }
     }
 
-    // Subscriptions never end on their own: close them gracefully (each
-    // answers its `subscriptions/listen`) so only real calls are waited for.
-    running
-        .values()
-        .filter(|(_, _, subscription)| *subscription)
-        .for_each(|(_, cancellation, _)| cancellation.cancel());
-    if !calls.is_empty() {
-        let drained =
-            tokio::time::timeout(limits.shutdown_grace, async { while calls.join_next().await.is_some() {} }).await;
-        if drained.is_err() {
-            tracing::warn!(
-                running = calls.len(),
-                grace = ?limits.shutdown_grace,
-                "input closed; cancelling calls still running after the grace period"
-            );
-            running.values().for_each(|(_, cancellation, _)| cancellation.cancel());
-            calls.shutdown().await;
-        }
-    }
+    calls.drain(limits.shutdown_grace).await;
     // The end-of-stream marker; everything sent before it is written first.
     out.end();
-    drop((out, outgoing));
+    drop((out, session));
     match writer.await {
         // A client that stopped reading is a normal end, not a failure.
         Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -222,35 +120,47 @@ where
     }
 }
 
-/// Poll a call once where its request was read (see
-/// [`poll_once`](crate::dispatch::poll_once)). Until it first waits, the
-/// connection reads nothing: a first poll longer than [`SLOW_FIRST_POLL`]
-/// (a synchronous tool doing slow work) is logged once, with what to do.
-async fn first_poll(future: &mut BoxFuture<'static, Answer>) -> std::task::Poll<Answer> {
-    static WARNED: AtomicBool = AtomicBool::new(false);
-    let started = Instant::now();
-    let polled = crate::dispatch::poll_once(future).await;
-    let took = started.elapsed();
-    if took > SLOW_FIRST_POLL && !WARNED.swap(true, Ordering::Relaxed) {
-        tracing::warn!(
-            "a call ran {took:?} before it first waited, and the connection read nothing meanwhile: make slow \
-             tools `async` and move blocking work into `tokio::task::spawn_blocking` (logged once)"
-        );
+/// Hand the queued messages to the transport's writer: every message that
+/// is queued when a write starts goes in the same write (up to a limit), so
+/// a burst of answers costs one write, not one each. Stops at the
+/// end-of-stream marker (an empty message): senders can outlive the
+/// connection (a tool may keep its `Context` in a task of its own), so
+/// waiting for every sender to go could wait forever.
+async fn pump<W: WriteMessages>(
+    mut writer: W,
+    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    backlog: Arc<Backlog>,
+) -> io::Result<()> {
+    const BATCH_LIMIT: usize = 1 << 20;
+    while let Some(first) = queue.recv().await {
+        let mut done = first.is_empty();
+        // The messages' own bytes, as counted when queued.
+        let mut payload = first.len();
+        let mut batch = Vec::new();
+        if !done {
+            batch.push(first);
+        }
+        while !done && payload < BATCH_LIMIT {
+            match queue.try_recv() {
+                Ok(message) if message.is_empty() => done = true,
+                Ok(message) => {
+                    payload += message.len();
+                    batch.push(message);
+                }
+                Err(_) => break,
+            }
+        }
+        if !batch.is_empty() {
+            let written = writer.write(batch).await;
+            backlog.written(payload);
+            written?;
+        }
+        if done {
+            break;
+        }
     }
-    polled
-}
-
-/// How long a call may run before it first waits without a warning.
-const SLOW_FIRST_POLL: Duration = Duration::from_millis(50);
-
-/// A call or subscription that ended: its id is free again.
-fn forget(
-    running: &mut HashMap<RequestId, (AbortHandle, Cancellation, bool)>,
-    done: Result<Option<RequestId>, tokio::task::JoinError>,
-) {
-    if let Ok(Some(id)) = done {
-        running.remove(&id);
-    }
+    queue.close();
+    writer.close().await
 }
 
 /// What one line holds.
@@ -264,7 +174,7 @@ enum Parsed {
     Reply(Answer),
 }
 
-fn parse_line(line: &[u8]) -> Parsed {
+fn parse(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Blank;
     }

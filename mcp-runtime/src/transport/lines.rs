@@ -1,11 +1,12 @@
-//! Newline-delimited framing: a reader that bounds line length (so one
-//! enormous line cannot exhaust memory) and a writer that sends every
-//! message that is ready in one write.
+//! Newline-delimited framing as a [`Transport`]: a reader that bounds line
+//! length (so one enormous line cannot exhaust memory) and a writer that
+//! sends every message that is ready in one write.
 
 use std::io;
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::message::{ReadMessages, Received, Transport, WriteMessages};
 
 /// One line read from the peer.
 #[derive(Debug, PartialEq, Eq)]
@@ -58,52 +59,77 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// Write each queued message followed by a newline. Messages that are
-/// already queued when a write starts go out in the same write, so a burst
-/// of responses costs one syscall (and one flush), not one each.
-pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
-    backlog: Option<std::sync::Arc<crate::dispatch::outgoing::Backlog>>,
-) -> io::Result<()> {
-    const BATCH_LIMIT: usize = 1 << 20;
-    let mut buf = Vec::with_capacity(16 * 1024);
-    // An empty message ends the stream: senders can outlive the connection
-    // (a tool may keep its `Context` in a task of its own), so waiting for
-    // every sender to go could wait forever.
-    'stream: while let Some(message) = queue.recv().await {
-        let mut done = message.is_empty();
-        // The messages' own bytes (as counted when queued; not the newlines).
-        let mut payload = message.len();
-        if !done {
-            buf.extend_from_slice(&message);
-            buf.push(b'\n');
-        }
-        while !done && buf.len() < BATCH_LIMIT {
-            match queue.try_recv() {
-                Ok(message) if message.is_empty() => done = true,
-                Ok(message) => {
-                    payload += message.len();
-                    buf.extend_from_slice(&message);
-                    buf.push(b'\n');
-                }
-                Err(_) => break,
-            }
-        }
-        if !buf.is_empty() {
-            writer.write_all(&buf).await?;
-            writer.flush().await?;
-            if let Some(backlog) = &backlog {
-                backlog.written(payload);
-            }
-            buf.clear();
-        }
-        if done {
-            break 'stream;
-        }
+/// A byte stream of newline-delimited JSON-RPC (stdio, a pipe, a socket)
+/// as a [`Transport`]: one message a line, lines of any length read with a
+/// bounded buffer, and every message that is ready sent in one write.
+#[derive(Debug)]
+pub struct Lines<R, W> {
+    reader: R,
+    writer: W,
+}
+
+impl<R, W> Lines<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Messages read from `reader` and written to `writer`.
+    pub fn new(reader: R, writer: W) -> Self {
+        Lines { reader, writer }
     }
-    queue.close();
-    writer.shutdown().await.or_else(|e| if e.kind() == io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e) })
+}
+
+impl<R, W> Transport for Lines<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Reader = LineReader<R>;
+    type Writer = LineWriter<W>;
+
+    fn split(self) -> (LineReader<R>, LineWriter<W>) {
+        let reader = LineReader(BufReader::with_capacity(64 * 1024, self.reader));
+        (reader, LineWriter { writer: self.writer, buf: Vec::with_capacity(16 * 1024) })
+    }
+}
+
+/// The reading half of [`Lines`].
+#[derive(Debug)]
+pub struct LineReader<R>(BufReader<R>);
+
+impl<R: AsyncRead + Unpin + Send> ReadMessages for LineReader<R> {
+    async fn read(&mut self, message: &mut Vec<u8>, limit: usize) -> io::Result<Received> {
+        Ok(match read_line(&mut self.0, message, limit).await? {
+            Line::Message => Received::Message,
+            Line::TooLong(size) => Received::TooLarge(size),
+            Line::Eof => Received::Closed,
+        })
+    }
+}
+
+/// The writing half of [`Lines`].
+#[derive(Debug)]
+pub struct LineWriter<W> {
+    writer: W,
+    buf: Vec<u8>,
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> WriteMessages for LineWriter<W> {
+    async fn write(&mut self, messages: Vec<Vec<u8>>) -> io::Result<()> {
+        for message in &messages {
+            self.buf.extend_from_slice(message);
+            self.buf.push(b'\n');
+        }
+        let written = self.writer.write_all(&self.buf).await;
+        self.buf.clear();
+        written?;
+        self.writer.flush().await
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        // A client that stopped reading is a normal end, not a failure.
+        self.writer.shutdown().await.or_else(|e| if e.kind() == io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e) })
+    }
 }
 
 #[cfg(test)]
@@ -140,14 +166,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn queued_messages_are_written_together() {
-        let (tx, rx) = mpsc::unbounded_channel();
-        for m in ["a", "b", "c"] {
-            tx.send(m.as_bytes().to_vec()).unwrap();
-        }
-        drop(tx);
-        let mut out = Vec::new();
-        write_lines(&mut out, rx, None).await.unwrap();
-        assert_eq!(out, b"a\nb\nc\n");
+    async fn messages_ready_together_are_one_write_of_lines() {
+        let (_, mut writer) = Lines::new(tokio::io::empty(), Vec::new()).split();
+        writer.write(vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]).await.unwrap();
+        writer.write(vec![b"d".to_vec()]).await.unwrap();
+        assert_eq!(writer.writer, b"a\nb\nc\nd\n");
+    }
+
+    #[tokio::test]
+    async fn a_line_is_a_message_and_a_long_one_is_reported() {
+        let (mut reader, _) = Lines::new(&b"one\ntoo long\n"[..], Vec::new()).split();
+        let mut message = Vec::new();
+        assert_eq!(reader.read(&mut message, 4).await.unwrap(), Received::Message);
+        assert_eq!(message, b"one");
+        assert_eq!(reader.read(&mut message, 4).await.unwrap(), Received::TooLarge(8));
+        assert_eq!(reader.read(&mut message, 4).await.unwrap(), Received::Closed);
     }
 }

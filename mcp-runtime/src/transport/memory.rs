@@ -1,21 +1,77 @@
 //! An in-memory transport: drive a server from the same process, with no
-//! subprocess and no pipes, as a client would over stdio.
+//! subprocess and no pipes, each message whole over a channel. It is the
+//! smallest [`Transport`], and the model for one of your own.
 
 use std::collections::VecDeque;
 use std::io;
 
 use mcp_core::ProtocolVersion;
 use serde_json::{Value, json};
-use tokio::io::{AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::lines::{Line, read_line};
+use super::message::{ReadMessages, Received, Transport, WriteMessages};
+
+/// Messages in flight each way before the sender waits: a client that
+/// stops reading holds the server back, as a full pipe would.
+const IN_FLIGHT: usize = 1024;
+
+/// The server's end: messages from the client in, messages to it out.
+pub(crate) struct Channels {
+    from_client: mpsc::Receiver<Vec<u8>>,
+    to_client: mpsc::Sender<Vec<u8>>,
+}
+
+/// The two ends of an in-memory connection.
+pub(crate) fn pair() -> (Channels, mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>>) {
+    let (client_tx, from_client) = mpsc::channel(IN_FLIGHT);
+    let (to_client, client_rx) = mpsc::channel(IN_FLIGHT);
+    (Channels { from_client, to_client }, client_tx, client_rx)
+}
+
+/// The reading half of [`Channels`].
+pub(crate) struct ChannelReader(mpsc::Receiver<Vec<u8>>);
+
+/// The writing half of [`Channels`].
+pub(crate) struct ChannelWriter(mpsc::Sender<Vec<u8>>);
+
+impl Transport for Channels {
+    type Reader = ChannelReader;
+    type Writer = ChannelWriter;
+
+    fn split(self) -> (ChannelReader, ChannelWriter) {
+        (ChannelReader(self.from_client), ChannelWriter(self.to_client))
+    }
+}
+
+impl ReadMessages for ChannelReader {
+    async fn read(&mut self, message: &mut Vec<u8>, limit: usize) -> io::Result<Received> {
+        Ok(match self.0.recv().await {
+            None => Received::Closed,
+            Some(bytes) if bytes.len() > limit => Received::TooLarge(bytes.len()),
+            Some(bytes) => {
+                *message = bytes;
+                Received::Message
+            }
+        })
+    }
+}
+
+impl WriteMessages for ChannelWriter {
+    async fn write(&mut self, messages: Vec<Vec<u8>>) -> io::Result<()> {
+        for message in messages {
+            self.0.send(message).await.map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        }
+        Ok(())
+    }
+}
 
 /// The client end of an in-memory connection to a server, speaking raw
 /// JSON-RPC. Made by [`Server::connect_in_memory`](crate::Server::connect_in_memory).
 pub struct InMemoryClient {
-    writer: WriteHalf<DuplexStream>,
-    reader: BufReader<ReadHalf<DuplexStream>>,
+    /// `None` once the client has closed its side.
+    writer: Option<mpsc::Sender<Vec<u8>>>,
+    reader: mpsc::Receiver<Vec<u8>>,
     /// Messages read while waiting for a particular response.
     pending: VecDeque<Value>,
     next_id: i64,
@@ -23,16 +79,19 @@ pub struct InMemoryClient {
 }
 
 impl InMemoryClient {
-    pub(crate) fn new(stream: DuplexStream, server: JoinHandle<io::Result<()>>) -> Self {
-        let (reader, writer) = tokio::io::split(stream);
-        InMemoryClient { writer, reader: BufReader::new(reader), pending: VecDeque::new(), next_id: 1, server }
+    pub(crate) fn new(
+        writer: mpsc::Sender<Vec<u8>>,
+        reader: mpsc::Receiver<Vec<u8>>,
+        server: JoinHandle<io::Result<()>>,
+    ) -> Self {
+        InMemoryClient { writer: Some(writer), reader, pending: VecDeque::new(), next_id: 1, server }
     }
 
-    /// Send one line as is (it need not be valid JSON).
+    /// Send one message's text as is (it need not be valid JSON).
     pub async fn send_line(&mut self, line: &str) -> io::Result<()> {
-        self.writer.write_all(line.as_bytes()).await?;
-        self.writer.write_all(b"\n").await?;
-        self.writer.flush().await
+        let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "the connection is closed");
+        let writer = self.writer.as_ref().ok_or_else(closed)?;
+        writer.send(line.as_bytes().to_vec()).await.map_err(|_| closed())
     }
 
     /// Send one JSON message.
@@ -117,7 +176,7 @@ impl InMemoryClient {
     /// Close the client's side and wait for the server to finish: it
     /// completes running calls, flushes its responses and returns.
     pub async fn close(mut self) -> io::Result<Vec<Value>> {
-        self.writer.shutdown().await?;
+        self.writer = None;
         let mut rest: Vec<Value> = self.pending.drain(..).collect();
         while let Some(message) = self.recv_from_server().await? {
             rest.push(message);
@@ -127,12 +186,11 @@ impl InMemoryClient {
     }
 
     async fn recv_from_server(&mut self) -> io::Result<Option<Value>> {
-        let mut line = Vec::new();
-        match read_line(&mut self.reader, &mut line, usize::MAX).await? {
-            Line::Eof => Ok(None),
-            _ => serde_json::from_slice(&line)
-                .map(Some)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("server sent a non-JSON line: {e}"))),
+        match self.reader.recv().await {
+            None => Ok(None),
+            Some(message) => serde_json::from_slice(&message).map(Some).map_err(|e| {
+                io::Error::new(io::ErrorKind::InvalidData, format!("server sent a message that is not JSON: {e}"))
+            }),
         }
     }
 }

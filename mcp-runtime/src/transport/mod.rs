@@ -1,12 +1,17 @@
-//! Transports: how a server's messages travel. stdio and in-memory are
-//! byte streams of newline-delimited JSON-RPC served by one connection
-//! loop; Streamable HTTP (`http/`) serves sessions and stateless requests.
+//! Transports: how a server's messages travel. A message transport is one
+//! trait ([`Transport`]: a reader and a writer of whole messages), served
+//! by one connection loop that owns everything else (parsing, running
+//! calls, backpressure, cancellation, draining); stdio and pipes are
+//! [`Lines`] over a byte stream, and the in-memory client is a transport
+//! over channels. Streamable HTTP (`http/`) serves sessions and stateless
+//! requests.
 
 pub(crate) mod connection;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
 pub(crate) mod memory;
+mod message;
 #[cfg(unix)]
 mod pipe;
 pub(crate) mod stdio;
@@ -15,4 +20,17 @@ pub(crate) mod stdio;
 pub use http::HttpOptions;
 #[cfg(feature = "oauth")]
 pub use http::OAuth;
+pub use lines::{LineReader, LineWriter, Lines};
 pub use memory::InMemoryClient;
+pub use message::{ReadMessages, Received, Transport, WriteMessages};
+
+impl crate::Server {
+    /// Serve one client over a transport of your own (see [`Transport`])
+    /// until the client closes its side; running calls then finish within
+    /// the shutdown grace and every answer is written.
+    pub async fn serve_transport<T: Transport>(self, transport: T) -> Result<(), crate::Error> {
+        let (shared, limits) = self.build()?;
+        connection::serve(transport, None, shared, limits).await?;
+        Ok(())
+    }
+}
