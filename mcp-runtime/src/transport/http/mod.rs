@@ -19,6 +19,7 @@ mod guard;
 mod mirror;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod responses;
 mod resume;
 mod sessions;
 mod sse;

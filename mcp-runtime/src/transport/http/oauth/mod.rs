@@ -354,7 +354,7 @@ impl Verifier {
                     -32000,
                     "the authorization server's keys cannot be fetched, so no token can be checked; retry later",
                 );
-                let mut response = super::endpoint::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
+                let mut response = super::responses::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
                 response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("10"));
                 response
             }
@@ -383,7 +383,7 @@ impl Verifier {
 }
 
 fn challenged(status: StatusCode, answer: &Answer, challenge: &str) -> Response {
-    let mut response = super::endpoint::json_response(status, answer);
+    let mut response = super::responses::json_response(status, answer);
     // Every part is a fixed text, a checked scope or a parsed URL: no
     // quote or control character can be in it.
     if let Ok(value) = HeaderValue::from_str(challenge) {

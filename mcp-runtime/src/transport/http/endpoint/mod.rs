@@ -1,0 +1,219 @@
+//! The MCP endpoint's HTTP handlers: POST a message, GET the server's
+//! stream, DELETE the session. Every refusal is a JSON-RPC error body with
+//! a fixed text, never internal error details. This file holds the
+//! endpoint and the checks every request passes first; each method's
+//! handling is in a file of its own.
+
+mod post;
+mod session;
+mod stateless;
+mod stream;
+
+use super::responses::{error_response, json_response, missing_session, refused, session_not_found, too_many_sessions};
+use post::{answer, header_lists, unsupported_version};
+use session::pump;
+use stateless::{has_envelope, names_stateless_version};
+use stream::CallStream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::header::{ACCEPT, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use futures_util::StreamExt;
+use mcp_core::{ErrorObject, Message, ProtocolVersion, envelope, methods};
+use serde_json::{Value, json};
+
+use super::HttpOptions;
+use super::guard;
+use super::mirror;
+use super::resume::{self, Hub, Numbered};
+use super::sessions::{HttpSession, Sessions};
+use super::sse;
+use super::store::News;
+use crate::dispatch::outgoing::{Drain, Outgoing};
+use crate::dispatch::reply::Answer;
+use crate::dispatch::{Action, Session, snapshot};
+use crate::error::Error;
+use crate::request::claims::Claims;
+use crate::server::Shared;
+use crate::tools::BoxFuture;
+use crate::transport::connection::Limits;
+
+const SESSION_ID: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+/// The most of an unwanted body read (and dropped) before a refusal, so
+/// the connection can carry the client's next request.
+const DRAIN_LIMIT: usize = 64 * 1024;
+/// The longest an unwanted body is waited for before a refusal.
+const DRAIN_TIME: Duration = Duration::from_secs(1);
+
+/// One MCP endpoint: a server and its HTTP sessions.
+pub(crate) struct Endpoint {
+    shared: Arc<Shared>,
+    options: HttpOptions,
+    max_body: usize,
+    /// The most bytes of notifications a response stream may leave unread.
+    max_queued: usize,
+    sessions: Arc<Sessions>,
+    /// Where news for the other replicas goes, when there are any.
+    news: Option<tokio::sync::mpsc::UnboundedSender<News>>,
+    /// The token checks, when the endpoint is an OAuth protected resource.
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::Verifier>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Result<Self, Error> {
+        let max_body = options.max_body.unwrap_or(limits.max_message_size);
+        let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output));
+        #[cfg(feature = "oauth")]
+        let oauth = match options.oauth.clone() {
+            Some(_) if options.token.is_some() => {
+                return Err(Error::InvalidOAuth(
+                    "both `bearer_token` and `oauth` are set; a request can show only one kind of token".into(),
+                ));
+            }
+            Some(oauth) => Some(super::oauth::Verifier::new(oauth, &options.path)?),
+            None => None,
+        };
+        let news = options
+            .stores
+            .fanout
+            .clone()
+            .map(|fanout| super::store::connect_fanout(&shared.announcer, Arc::downgrade(&sessions), fanout));
+        Ok(Endpoint {
+            shared,
+            options,
+            max_body,
+            max_queued: limits.max_queued_output,
+            sessions,
+            news,
+            #[cfg(feature = "oauth")]
+            oauth,
+        })
+    }
+
+    /// The claims of the request's access token when the endpoint takes
+    /// OAuth tokens (`None` when it does not), or the refusal.
+    #[cfg(feature = "oauth")]
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Claims>, Response> {
+        use super::oauth::Refused;
+        let Some(verifier) = &self.oauth else { return Ok(None) };
+        let Some(token) = guard::bearer_of(headers) else {
+            return Err(verifier.refusal(Refused::Unauthorized(None)));
+        };
+        match verifier.verify(token).await {
+            Ok(claims) => Ok(Some(claims)),
+            Err(refused) => {
+                tracing::debug!("refused an access token");
+                Err(verifier.refusal(refused))
+            }
+        }
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    async fn authenticate(&self, _: &HeaderMap) -> Result<Option<Claims>, Response> {
+        Ok(None)
+    }
+
+    /// An answer the dispatcher gave at once, with `status`; one that
+    /// refuses a request for a scope its token lacks is a 403 challenge.
+    fn reply(&self, status: StatusCode, answer: &Answer) -> Response {
+        #[cfg(feature = "oauth")]
+        if let Some(forbidden) = self.oauth.as_ref().and_then(|verifier| verifier.forbidden(answer)) {
+            return forbidden;
+        }
+        json_response(status, answer)
+    }
+}
+
+pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
+    let path = endpoint.options.path.clone();
+    #[allow(unused_mut)] // Without OAuth there is nothing to add.
+    let mut router = Router::new().route(&path, any(handle));
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &endpoint.oauth {
+        for metadata in &verifier.metadata_paths {
+            router = router.route(metadata, axum::routing::get(resource_metadata));
+        }
+    }
+    router.with_state(endpoint)
+}
+
+/// The protected resource metadata (RFC 9728): public, so no token is
+/// asked for, but only under the names the server answers to.
+#[cfg(feature = "oauth")]
+async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let options = &endpoint.options;
+    if let Err(refusal) = guard::check(request.headers(), &options.hosts, &None, None) {
+        return refused(refusal);
+    }
+    match &endpoint.oauth {
+        Some(verifier) => verifier.metadata(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// Checks who is asking before anything else, then goes by method.
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let options = &endpoint.options;
+    if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
+        return after_unwanted_body(body, refused(refusal)).await;
+    }
+    let claims = match endpoint.authenticate(&parts.headers).await {
+        Ok(claims) => claims,
+        Err(refusal) => return after_unwanted_body(body, refusal).await,
+    };
+    match parts.method {
+        Method::POST => endpoint.post(&parts.headers, body, claims).await,
+        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers, claims.as_ref()).await).await,
+        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers, claims.as_ref()).await).await,
+        _ => {
+            let mut response =
+                error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
+            response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            after_unwanted_body(body, response).await
+        }
+    }
+}
+
+/// Answer with `response` a request whose body we do not want (a refusal,
+/// or a GET or DELETE). A response sent while the body is still arriving
+/// leaves the connection unusable, and a keep-alive client that is not
+/// told would send its next request into a closed connection: so a small
+/// body is read and dropped first (the connection then carries the next
+/// request), and a larger or slower one gets `Connection: close`.
+async fn after_unwanted_body(body: Body, mut response: Response) -> Response {
+    let mut chunks = body.into_data_stream();
+    let drained = tokio::time::timeout(DRAIN_TIME, async {
+        let mut read = 0;
+        while let Some(chunk) = chunks.next().await {
+            read += chunk.map_err(drop)?.len();
+            if read > DRAIN_LIMIT {
+                return Err(());
+            }
+        }
+        Ok(())
+    })
+    .await;
+    if !matches!(drained, Ok(Ok(()))) {
+        close(&mut response);
+    }
+    response
+}
+
+/// Tell the client the connection closes after `response` (hyper then
+/// closes it), so it sends its next request on a new one.
+fn close(response: &mut Response) {
+    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+}

@@ -1,0 +1,310 @@
+//! POST: one message into a session (or into `initialize`, which makes
+//! one), within the body's size and time limits; its answer as JSON or as
+//! an event stream.
+
+use super::*;
+
+impl Endpoint {
+    pub(super) async fn post(&self, headers: &HeaderMap, body: Body, claims: Option<Claims>) -> Response {
+        let media = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next());
+        if !media.is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")) {
+            let error = ErrorObject::invalid_request("send JSON-RPC with Content-Type: application/json");
+            return after_unwanted_body(body, error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error)).await;
+        }
+        let body = match self.read_body(headers, body).await {
+            Ok(body) => body,
+            Err(response) => return *response,
+        };
+        let message = match parse(&body) {
+            Ok(message) => message,
+            Err(response) => return *response,
+        };
+        let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
+        if matches!(&message, Message::Request(r) if r.method == methods::SUBSCRIPTIONS_LISTEN) && !sse {
+            let error = ErrorObject::invalid_request(
+                "subscriptions/listen answers with an event stream: send Accept: text/event-stream",
+            );
+            return error_response(StatusCode::NOT_ACCEPTABLE, error);
+        }
+        let Some(id) = headers.get(SESSION_ID) else {
+            return match message {
+                // A 2026-07-28 request, by its envelope or by the version its
+                // header names (its envelope is then checked, and missing).
+                Message::Request(request) if has_envelope(&request) || names_stateless_version(headers) => {
+                    self.stateless(headers, request, sse, claims).await
+                }
+                Message::Request(request) if request.method == methods::INITIALIZE => {
+                    self.initialize(Message::Request(request), claims).await
+                }
+                // Stateless clients cancel by closing the response stream.
+                Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
+                Message::Request(request) => missing_session(Some(request.id)),
+                Message::Response(_) => missing_session(None),
+            };
+        };
+        let session = self.find_session(id, claims.as_ref()).await;
+        let Some(session) = session else { return session_not_found() };
+        if let Some(response) = unsupported_version(headers) {
+            return response;
+        }
+        self.touch(&session);
+        match message {
+            Message::Request(request) => {
+                let saves = snapshot::changes_snapshot(&request.method);
+                // A client that takes an event stream gets a resumable one.
+                let (stream, rx) = session.call_queue(sse);
+                let action = session.session.handle_authorized(Message::Request(request), &stream, claims);
+                let call = matches!(action, Action::Call(..));
+                match action {
+                    Action::Reply(answer) => {
+                        if saves && answer.error_object().is_none() {
+                            self.save(&session).await;
+                        }
+                        self.reply(StatusCode::OK, &answer)
+                    }
+                    Action::Call(id, mut future, cancellation) | Action::Listen(id, mut future, cancellation) => {
+                        // A call that completes at once (most tools) is
+                        // answered here: a task of its own would only hand
+                        // its answer back across threads.
+                        let done = match call && !session.is_running(&id) {
+                            true => crate::dispatch::poll_once(&mut future).await,
+                            false => std::task::Poll::Pending,
+                        };
+                        match done {
+                            // Nothing came before it: the answer is all there is.
+                            std::task::Poll::Ready(answer) if rx.is_empty() => {
+                                return json_response(StatusCode::OK, &answer);
+                            }
+                            std::task::Poll::Ready(answer) => {
+                                stream.send(&answer);
+                                stream.end();
+                            }
+                            std::task::Poll::Pending => {
+                                let task_session = session.clone();
+                                let task_id = id.clone();
+                                let started = session.start_call(id.clone(), cancellation, || {
+                                    tokio::spawn(async move {
+                                        answer(future, &stream).await;
+                                        task_session.finish_call(&task_id);
+                                    })
+                                    .abort_handle()
+                                });
+                                if !started {
+                                    let error = ErrorObject::invalid_request(format!(
+                                        "request id {id} is already in use by a running request"
+                                    ));
+                                    return json_response(StatusCode::OK, &Answer::error(Some(id), error));
+                                }
+                            }
+                        }
+                        let resumable = sse.then(|| session.new_stream());
+                        let ok = |_: &[u8]| StatusCode::OK;
+                        let Some((number, hub)) = resumable else {
+                            // Plain JSON cannot be resumed: hanging up cancels.
+                            let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
+                            return CallStream::direct(rx, Some(on_drop)).respond(false, ok).await;
+                        };
+                        // Resumable: a dropped connection is not a cancel
+                        // (the spec's SHOULD NOT); the call goes on and the
+                        // client reconnects for the rest.
+                        session.track(number, hub.clone());
+                        let reader = hub.read(0).await.expect("a new stream reads from its start");
+                        tokio::spawn(pump(rx, hub.clone()));
+                        let response = CallStream::resumable(number, reader, true).respond(true, ok).await;
+                        // Answered as plain JSON: there are no event ids to
+                        // resume from, so its events never reach the store
+                        // (a session of many quick calls costs it nothing);
+                        // an event stream's do, before its first byte.
+                        if response.headers().get(CONTENT_TYPE).is_some_and(|t| t == "application/json") {
+                            session.forget_stream(number);
+                            hub.forget().await;
+                        } else {
+                            hub.persist().await;
+                        }
+                        response
+                    }
+                    Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+                }
+            }
+            notification_or_response => {
+                if let Action::Cancel(id) = session.session.handle(notification_or_response, &Outgoing::nowhere()) {
+                    session.cancel_call(&id);
+                }
+                StatusCode::ACCEPTED.into_response()
+            }
+        }
+    }
+
+    /// Start a session: it is kept (and its id sent) only if `initialize`
+    /// succeeds.
+    pub(super) async fn initialize(&self, message: Message, claims: Option<Claims>) -> Response {
+        let Ok(mut session) = self.sessions.create(self.shared.clone(), self.options.stores.events.clone(), None)
+        else {
+            return too_many_sessions();
+        };
+        session.owner = super::super::sessions::owner_of(claims.as_ref());
+        let response = match session.session.handle(message, &Outgoing::nowhere()) {
+            Action::Reply(answer) => answer,
+            _ => unreachable!("`initialize` is answered at once"),
+        };
+        if response.error_object().is_some() {
+            return json_response(StatusCode::OK, &response);
+        }
+        let Ok(session) = self.sessions.insert(session) else { return too_many_sessions() };
+        // Saved before the client learns its id: its next request may go
+        // to another replica.
+        self.save(&session).await;
+        let mut reply = json_response(StatusCode::OK, &response);
+        let id = HeaderValue::from_str(&session.id).expect("a session id is a header value");
+        reply.headers_mut().insert(SESSION_ID, id);
+        reply
+    }
+
+    /// The whole body, within the size and time limits. A refusal here
+    /// leaves the body partly unread, so it closes the connection.
+    pub(super) async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
+        let limit = self.options.body_timeout;
+        let mut read = std::pin::pin!(self.read_body_untimed(headers, body));
+        // A body that has already arrived (most do: they are small) is read
+        // without arming a timer.
+        let mut outcome = match crate::dispatch::poll_once(&mut read).await {
+            std::task::Poll::Ready(outcome) => outcome,
+            std::task::Poll::Pending => tokio::time::timeout(limit, read).await.unwrap_or_else(|_| {
+                tracing::debug!(?limit, "a request body took too long to arrive");
+                let error =
+                    ErrorObject::invalid_request(format!("the request body took longer than {limit:?} to arrive"));
+                Err(Box::new(error_response(StatusCode::REQUEST_TIMEOUT, error)))
+            }),
+        };
+        if let Err(response) = &mut outcome {
+            close(response);
+        }
+        outcome
+    }
+
+    pub(super) async fn read_body_untimed(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, Box<Response>> {
+        let too_large = || {
+            let error =
+                ErrorObject::invalid_request(format!("request body exceeds the limit of {} bytes", self.max_body));
+            Box::new(error_response(StatusCode::PAYLOAD_TOO_LARGE, error))
+        };
+        let declared = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.max_body as u64) {
+            return Err(too_large());
+        }
+        // Counted as it arrives: a chunked body declares no length.
+        // A body that came in one chunk (most) is kept as it came, uncopied.
+        let mut chunks = body.into_data_stream();
+        let mut first = Bytes::new();
+        let mut joined = Vec::new();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| {
+                tracing::debug!(error = %e, "reading a request body failed");
+                error_response(
+                    StatusCode::BAD_REQUEST,
+                    ErrorObject::invalid_request("the request body could not be read"),
+                )
+            })?;
+            if first.len() + joined.len() + chunk.len() > self.max_body {
+                return Err(too_large());
+            }
+            if first.is_empty() && joined.is_empty() {
+                first = chunk;
+            } else {
+                joined.extend_from_slice(&std::mem::take(&mut first));
+                joined.extend_from_slice(&chunk);
+            }
+        }
+        Ok(if joined.is_empty() { first } else { Bytes::from(joined) })
+    }
+}
+
+/// Run a call (or subscription) to its end, then queue its answer and
+/// the end-of-stream marker for its [`CallStream`].
+pub(super) async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing) {
+    let answer = future.await;
+    stream.send(&answer);
+    stream.end();
+}
+
+/// Parse one POSTed message; a batch is refused.
+pub(super) fn parse(body: &[u8]) -> Result<Message, Box<Response>> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Box::new(error_response(StatusCode::BAD_REQUEST, ErrorObject::parse_error(e))))?;
+    if value.is_array() {
+        let error = ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per request");
+        return Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)));
+    }
+    Message::from_value(value)
+        .map_err(|invalid| Box::new(json_response(StatusCode::BAD_REQUEST, &invalid.into_response())))
+}
+
+/// A request naming a protocol version we do not speak gets 400 (absent,
+/// the spec has the server assume the negotiated one).
+pub(super) fn unsupported_version(headers: &HeaderMap) -> Option<Response> {
+    let version = headers.get(PROTOCOL_VERSION)?;
+    if version.to_str().ok().and_then(ProtocolVersion::parse).is_some() {
+        return None;
+    }
+    let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+    let error = ErrorObject::invalid_request(format!(
+        "unsupported MCP-Protocol-Version {:?}; supported: {}",
+        String::from_utf8_lossy(version.as_bytes()),
+        supported.join(", ")
+    ))
+    .with_data(json!({ "supported": supported }));
+    Some(error_response(StatusCode::BAD_REQUEST, error))
+}
+
+/// Whether a header lists `value` (as one of its comma-separated items).
+pub(super) fn header_lists(headers: &HeaderMap, name: &str, value: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| item.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case(value)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(name: &'static str, values: &[&'static str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(name, HeaderValue::from_static(value));
+        }
+        headers
+    }
+
+    #[test]
+    fn accept_lists_are_read_across_headers_items_and_parameters() {
+        let accepts = |values: &[&'static str]| header_lists(&headers("accept", values), "accept", "text/event-stream");
+        assert!(accepts(&["application/json, text/event-stream"]));
+        assert!(accepts(&["application/json", "TEXT/Event-Stream;q=0.5"]));
+        assert!(!accepts(&["application/json"]));
+        assert!(!accepts(&["text/event-streams"]));
+        assert!(!accepts(&[]));
+    }
+
+    #[test]
+    fn a_body_that_is_not_one_message_is_a_400_saying_why() {
+        assert!(parse(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
+        for body in [&b"{not json"[..], b"[]", br#"{"jsonrpc":"2.0","id":1}"#] {
+            let refused = parse(body).expect_err("refused");
+            assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn an_unknown_protocol_version_header_is_refused_with_the_supported_ones() {
+        assert!(unsupported_version(&HeaderMap::new()).is_none());
+        let known = ProtocolVersion::LATEST_HANDSHAKE.as_str();
+        let mut ok = HeaderMap::new();
+        ok.insert(PROTOCOL_VERSION, HeaderValue::from_str(known).unwrap());
+        assert!(unsupported_version(&ok).is_none());
+        let refused = unsupported_version(&headers(PROTOCOL_VERSION, &["2019-01-01"])).expect("refused");
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    }
+}

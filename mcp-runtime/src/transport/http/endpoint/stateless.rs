@@ -1,0 +1,224 @@
+//! 2026-07-28 requests outside any session: each answered from the
+//! request alone, its HTTP status from its answer, its headers checked
+//! against its body.
+
+use super::*;
+
+impl Endpoint {
+    /// A 2026-07-28 request outside any session: answered from the request
+    /// alone, by a session of its own that lives as long as its answer.
+    pub(super) async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        request: mcp_core::Request,
+        sse: bool,
+        claims: Option<Claims>,
+    ) -> Response {
+        // In the spec's order: the envelope's required keys (-32602), then
+        // the headers against the body (-32020), then the rest of the
+        // envelope, with the request itself (-32022 and the like).
+        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        if let Some(error) =
+            envelope::require_keys(meta).err().or_else(|| header_mismatch(headers, &request, &self.shared))
+        {
+            return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
+        }
+        let session = Session::new(self.shared.clone(), Outgoing::nowhere())
+            .sharing_allowances(STATELESS_ALLOWANCES)
+            .over_http(None);
+        let (queue, rx) = Outgoing::bounded(self.max_queued);
+        let queue = queue.answer_only();
+        match session.handle_authorized(Message::Request(request), &queue, claims) {
+            Action::Reply(answer) => {
+                let code = answer.error_object().map(|e| e.code);
+                self.reply(stateless_status(code), &answer)
+            }
+            Action::Call(_, mut future, cancellation) => {
+                // As in a session: a call that completes at once is answered
+                // here, with no task.
+                if let std::task::Poll::Ready(answer) = crate::dispatch::poll_once(&mut future).await {
+                    if rx.is_empty() {
+                        let code = answer.error_object().map(|e| e.code);
+                        return self.reply(stateless_status(code), &answer);
+                    }
+                    queue.send(&answer);
+                    queue.end();
+                    let status = |answer: &[u8]| stateless_status(error_code(answer));
+                    return CallStream::direct(rx, None).respond(sse, status).await;
+                }
+                self.stateless_task(session, queue, rx, future, cancellation, sse).await
+            }
+            Action::Listen(_, future, cancellation) => {
+                self.stateless_task(session, queue, rx, future, cancellation, sse).await
+            }
+            Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+        }
+    }
+
+    /// Run a stateless call (or subscription) as its own task, for as long
+    /// as its client waits for it.
+    pub(super) async fn stateless_task(
+        &self,
+        session: Session,
+        queue: Outgoing,
+        rx: Drain<Vec<u8>>,
+        future: BoxFuture<'static, Answer>,
+        cancellation: crate::request::context::Cancellation,
+        sse: bool,
+    ) -> Response {
+        let task = tokio::spawn(async move { answer(future, &queue).await });
+        let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
+            task.abort();
+            cancellation.cancel();
+            drop(session);
+        });
+        let status = |answer: &[u8]| stateless_status(error_code(answer));
+        CallStream::direct(rx, Some(on_drop)).respond(sse, status).await
+    }
+}
+
+/// Stateless requests over HTTP share one rate-limit allowance: nothing
+/// tells their clients apart.
+pub(super) const STATELESS_ALLOWANCES: u64 = u64::MAX;
+
+/// The HTTP status of a stateless answer: 404 for a method the server does
+/// not have, 400 for the envelope's errors, else 200.
+pub(super) fn stateless_status(error: Option<i64>) -> StatusCode {
+    match error {
+        Some(mcp_core::codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(code) if STATELESS_BAD_REQUEST.contains(&code) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The error code of a serialized answer, if it is an error.
+pub(super) fn error_code(answer: &[u8]) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    serde_json::from_slice::<Answer>(answer).ok()?.error.map(|e| e.code)
+}
+
+/// Envelope errors that the spec answers with 400 over HTTP.
+pub(super) const STATELESS_BAD_REQUEST: [i64; 4] = [
+    mcp_core::codes::INVALID_PARAMS,
+    mcp_core::codes::HEADER_MISMATCH,
+    mcp_core::codes::MISSING_CLIENT_CAPABILITY,
+    mcp_core::codes::UNSUPPORTED_PROTOCOL_VERSION,
+];
+
+/// Whether a request carries the 2026-07-28 envelope (complete or not).
+pub(super) fn has_envelope(request: &mcp_core::Request) -> bool {
+    let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    meta.is_some_and(|m| m.contains_key(envelope::PROTOCOL_VERSION) || m.contains_key(envelope::CLIENT_CAPABILITIES))
+}
+
+/// Whether the `MCP-Protocol-Version` header names a version without a
+/// handshake.
+pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
+    let version = headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()).and_then(ProtocolVersion::parse);
+    version.is_some_and(|v| !v.uses_handshake())
+}
+
+/// What the `Mcp-Name` header mirrors for `method`: the tool or prompt
+/// name, or the URI of a read (other methods have no name to mirror).
+pub(super) fn mirrored_name(method: &str) -> Option<&'static str> {
+    match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        _ => None,
+    }
+}
+
+/// 2026-07-28 mirrors parts of the body in headers (SEP-2243): every
+/// request sends `Mcp-Method`, and one whose body names a tool, prompt or
+/// resource sends it as `Mcp-Name` (in the `=?base64?…?=` form if a header
+/// cannot carry it). A header that is missing, or that disagrees with the
+/// body, is `-32020` (400). Header names are case-insensitive; values are
+/// compared exactly once the whitespace around them (RFC 9110 §5.5) is
+/// trimmed. `MCP-Protocol-Version` is compared when sent. Then the
+/// `Mcp-Param-*` headers of a tool call, for the arguments its input
+/// schema marks with `x-mcp-header`.
+pub(super) fn header_mismatch(
+    headers: &HeaderMap,
+    request: &mcp_core::Request,
+    shared: &Shared,
+) -> Option<ErrorObject> {
+    let params = request.params.as_ref();
+    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
+    let body_name =
+        mirrored_name(&request.method).and_then(|field| params.and_then(|p| p.get(field))).and_then(Value::as_str);
+    // (header, what the body says, whether the header must be sent)
+    let checks = [
+        (PROTOCOL_VERSION, body_version, false),
+        (MCP_METHOD, Some(request.method.as_str()), true),
+        (MCP_NAME, body_name, body_name.is_some()),
+    ];
+    for (header, body, required) in checks {
+        let body_says = body.unwrap_or("nothing");
+        let Some(sent) = headers.get(header) else {
+            if required {
+                return Some(mirror::mismatch(format!("{header} is missing, the body says {body_says:?}")));
+            }
+            continue;
+        };
+        let sent = mirror::text(sent);
+        let decoded = if header == MCP_NAME { mirror::decode(&sent) } else { Some(sent.clone()) };
+        if decoded.as_deref() != body {
+            return Some(mirror::mismatch(format!("{header} is {sent:?}, the body says {body_says:?}")));
+        }
+    }
+    if request.method != methods::TOOLS_CALL {
+        return None;
+    }
+    let tools = shared.tools.current();
+    let tool = tools.get(body_name?)?;
+    mirror::param_mismatch(headers, &tool.param_headers, params.and_then(|p| p.get("arguments")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stateless_answer_takes_its_status_from_its_error_code() {
+        let error = |code: i64| format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"x"}}}}"#);
+        let status = |answer: &str| stateless_status(error_code(answer.as_bytes()));
+        assert_eq!(status(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), StatusCode::OK);
+        assert_eq!(status(&error(mcp_core::codes::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        for code in STATELESS_BAD_REQUEST {
+            assert_eq!(status(&error(code)), StatusCode::BAD_REQUEST, "code {code}");
+        }
+        // A tool's own failure is a result, and an internal error is not
+        // the client's mistake: neither is a 4xx.
+        assert_eq!(status(&error(mcp_core::codes::INTERNAL_ERROR)), StatusCode::OK);
+        assert_eq!(error_code(b"not json"), None);
+    }
+
+    #[test]
+    fn the_mirrored_name_is_the_parameter_each_method_names_its_target_by() {
+        assert_eq!(mirrored_name(methods::TOOLS_CALL), Some("name"));
+        assert_eq!(mirrored_name(methods::PROMPTS_GET), Some("name"));
+        assert_eq!(mirrored_name(methods::RESOURCES_READ), Some("uri"));
+        assert_eq!(mirrored_name(methods::TOOLS_LIST), None);
+    }
+
+    #[test]
+    fn only_a_version_without_the_handshake_makes_a_request_stateless() {
+        let with = |version: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(PROTOCOL_VERSION, HeaderValue::from_str(version).unwrap());
+            names_stateless_version(&headers)
+        };
+        assert!(with(ProtocolVersion::ALL.iter().find(|v| !v.uses_handshake()).unwrap().as_str()));
+        assert!(!with(ProtocolVersion::LATEST_HANDSHAKE.as_str()));
+        assert!(!with("1999-01-01"));
+        assert!(!names_stateless_version(&HeaderMap::new()));
+    }
+}
