@@ -2,19 +2,18 @@
 //! the built server its connections share.
 
 mod launch;
+mod serve;
 mod shared;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{Implementation, SchemaProfile};
-use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::client::seal::Keys;
 use crate::component::Catalog;
 use crate::component::announce::Announcer;
 use crate::error::Error;
-use crate::logging;
 use crate::prompts::catalog::Prompts;
 use crate::prompts::{Prompt, PromptsHandle};
 use crate::request::state::StateMap;
@@ -23,10 +22,7 @@ use crate::resources::{Resource, ResourcesHandle};
 use crate::tools::catalog::{ToolOptions, Tools};
 use crate::tools::limit::{Limiter, RateLimit};
 use crate::tools::{Tool, ToolsHandle, collected};
-use crate::transport::connection::{self, Limits};
-use crate::transport::memory::InMemoryClient;
-use crate::transport::stdio;
-use crate::transport::{Lines, memory};
+use crate::transport::connection::Limits;
 pub(crate) use shared::Shared;
 
 /// An MCP server: its identity, its tools and its limits.
@@ -325,136 +321,6 @@ impl Server {
         let templates = self.resources.templates.check(&self.states)?;
         let all = statics.entries().iter().chain(templates.entries());
         Ok(all.map(|e| e.definition.clone()).collect())
-    }
-
-    /// Serve one client on stdin/stdout until stdin closes. Stdout is
-    /// reserved for the protocol from this call on (stray prints, including
-    /// those of child processes, go to stderr; anything printed *before* this
-    /// call has already reached the client, so print banners with
-    /// `eprintln!`), logs go to stderr, and on EOF running calls finish and
-    /// every response is flushed.
-    pub async fn serve_stdio(self) -> Result<(), Error> {
-        logging::init_stderr();
-        let (shared, limits) = self.build()?;
-        let (stdin, stdout) = stdio::streams(&shared.info.name)?;
-        tracing::info!(
-            server = %shared.info.name,
-            version = %shared.info.version,
-            tools = shared.tools.current().entries().len(),
-            "serving MCP over stdio"
-        );
-        connection::serve(Lines::new(stdin, stdout), Some("pipe"), shared, limits).await?;
-        Ok(())
-    }
-
-    /// [`serve_stdio`](Self::serve_stdio) on a single-threaded runtime of
-    /// its own, for a `main` with no async runtime set up (and no `tokio`
-    /// dependency). One thread serves the one client with no hand-offs
-    /// between threads: a call costs a fifth of what it does on a
-    /// multi-threaded runtime (BENCHMARKS.md). Tools still run
-    /// concurrently while they wait; a synchronous tool holds the thread,
-    /// so keep slow work in `tokio::task::spawn_blocking`.
-    ///
-    /// ```no_run
-    /// fn main() -> Result<(), mcp_runtime::Error> {
-    ///     mcp_runtime::Server::new("adder", "1.0.0").run_stdio()
-    /// }
-    /// ```
-    ///
-    /// Inside an async runtime, call `serve_stdio().await` instead; this
-    /// returns an error there rather than blocking a runtime thread.
-    pub fn run_stdio(self) -> Result<(), Error> {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(Error::Runtime(std::io::Error::other(
-                "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
-            )));
-        }
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
-        runtime.block_on(self.serve_stdio())
-    }
-
-    /// Serve over the transport chosen when the process is started: stdio
-    /// (as [`serve_stdio`](Self::serve_stdio)) unless the command line has
-    /// `--http ADDR` (or `--http=ADDR`), or the environment has
-    /// `MCP_TRANSPORT=http`, which serves Streamable HTTP (as
-    /// [`serve_http`](Self::serve_http)) at `MCP_HTTP_ADDR`, `127.0.0.1:8000`
-    /// if unset. Other arguments are left for the program to read.
-    ///
-    /// ```no_run
-    /// #[tokio::main]
-    /// async fn main() -> Result<(), mcp_runtime::Error> {
-    ///     // `my-server` for stdio, `my-server --http 127.0.0.1:3001` for HTTP.
-    ///     mcp_runtime::Server::new("my-server", "1.0.0").run().await
-    /// }
-    /// ```
-    ///
-    /// One binary thus serves a client that spawns it and a remote one,
-    /// and `cargo mcp run --http ADDR` serves it over HTTP unchanged. A
-    /// missing address or an unknown `MCP_TRANSPORT` is an error, and so is
-    /// HTTP when this crate's `http` feature is off.
-    pub async fn run(self) -> Result<(), Error> {
-        match launch::Launch::of_this_process().map_err(Error::Launch)? {
-            launch::Launch::Stdio => self.serve_stdio().await,
-            launch::Launch::Http { addr, asked_by } => self.serve_http_launched(&addr, asked_by).await,
-        }
-    }
-
-    #[cfg(feature = "http")]
-    async fn serve_http_launched(self, addr: &str, _asked_by: &str) -> Result<(), Error> {
-        self.serve_http(addr).await
-    }
-
-    #[cfg(not(feature = "http"))]
-    async fn serve_http_launched(self, addr: &str, asked_by: &str) -> Result<(), Error> {
-        Err(Error::Launch(format!(
-            "{asked_by} asks for Streamable HTTP at {addr}, but this server was built without the `http` feature \
-             of mcp-runtime; enable it (it is on by default) or serve stdio"
-        )))
-    }
-
-    /// [`run`](Self::run) on a runtime of its own, for a `main` with no
-    /// async runtime (as [`run_stdio`](Self::run_stdio) is for
-    /// [`serve_stdio`](Self::serve_stdio)): single-threaded for stdio, as
-    /// `run_stdio`; multi-threaded for HTTP, which serves many clients.
-    ///
-    /// ```no_run
-    /// fn main() -> Result<(), mcp_runtime::Error> {
-    ///     mcp_runtime::Server::new("adder", "1.0.0").run_blocking()
-    /// }
-    /// ```
-    pub fn run_blocking(self) -> Result<(), Error> {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(Error::Runtime(std::io::Error::other(
-                "`run_blocking` starts its own runtime and cannot run inside one; use `run().await`",
-            )));
-        }
-        match launch::Launch::of_this_process().map_err(Error::Launch)? {
-            launch::Launch::Stdio => self.run_stdio(),
-            launch::Launch::Http { addr, asked_by } => {
-                let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
-                runtime.map_err(Error::Runtime)?.block_on(self.serve_http_launched(&addr, asked_by))
-            }
-        }
-    }
-
-    /// Serve one client over any byte stream of newline-delimited JSON-RPC
-    /// ([`Lines`]; for a transport of your own, see
-    /// [`serve_transport`](Self::serve_transport)).
-    pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<(), Error>
-    where
-        R: AsyncRead + Unpin + Send,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        self.serve_transport(Lines::new(reader, writer)).await
-    }
-
-    /// Start serving in a background task and return a client connected to
-    /// it in memory. Must be called inside a Tokio runtime.
-    pub fn connect_in_memory(self) -> Result<InMemoryClient, Error> {
-        let (shared, limits) = self.build()?;
-        let (server, to_server, from_server) = memory::pair();
-        let task = tokio::spawn(connection::serve(server, None, shared, limits));
-        Ok(InMemoryClient::new(to_server, from_server, task))
     }
 
     /// How long 2026-07-28 clients may cache `tools/list` and

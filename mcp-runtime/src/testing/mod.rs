@@ -14,6 +14,12 @@ use crate::error::Error;
 use crate::server::Server;
 use crate::transport::memory::InMemoryClient;
 
+mod answers;
+mod builder;
+
+use answers::Answers;
+pub use builder::TestClientBuilder;
+
 /// A client connected in memory to a server, for tests: no subprocess, no
 /// pipes, the same protocol a real client speaks.
 ///
@@ -80,155 +86,6 @@ pub struct TestClient {
     answers: Answers,
     /// `Some` for a 2026-07-28 client: every request carries this `_meta`.
     envelope: Option<Value>,
-}
-
-type ElicitHandler = Box<dyn FnMut(ElicitParams) -> ElicitResult + Send>;
-type SampleHandler = Box<dyn FnMut(CreateMessageParams) -> CreateMessageResult + Send>;
-
-/// How a [`TestClient`] answers the server's questions; a question with no
-/// answer here is refused (`-32601`), and the client does not declare its
-/// capability.
-#[derive(Default)]
-struct Answers {
-    elicit: Option<ElicitHandler>,
-    sample: Option<SampleHandler>,
-    roots: Option<Vec<Root>>,
-}
-
-impl Answers {
-    fn capabilities(&self) -> Value {
-        let mut capabilities = serde_json::Map::new();
-        if self.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
-        }
-        if self.sample.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
-        }
-        if self.roots.is_some() {
-            capabilities.insert("roots".into(), json!({"listChanged": true}));
-        }
-        Value::Object(capabilities)
-    }
-
-    /// The client's answer to the server's `method` with `params`.
-    fn answer(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let unanswered = || ErrorObject::method_not_found(method);
-        let value = match method {
-            methods::ELICITATION_CREATE => {
-                let handler = self.elicit.as_mut().ok_or_else(unanswered)?;
-                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
-            }
-            methods::SAMPLING_CREATE_MESSAGE => {
-                let handler = self.sample.as_mut().ok_or_else(unanswered)?;
-                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
-            }
-            methods::ROOTS_LIST => Ok(json!({ "roots": self.roots.as_ref().ok_or_else(unanswered)? })),
-            _ => return Err(unanswered()),
-        };
-        value.map_err(local_error)
-    }
-}
-
-/// Sets up a [`TestClient`]: its protocol version and how it answers the
-/// server's questions. Made by [`TestClient::builder`].
-///
-/// ```
-/// use mcp_runtime::prelude::*;
-/// use mcp_runtime::testing::TestClient;
-/// use mcp_runtime::protocol::{ElicitAction, ElicitResult, ProtocolVersion};
-///
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// struct Name {
-///     name: String,
-/// }
-///
-/// /// Greet the user by name.
-/// #[tool]
-/// async fn greet(ctx: Context) -> Result<String, ToolError> {
-///     Ok(match ctx.elicit::<Name>("What is your name?").await? {
-///         Elicited::Accept(Name { name }) => format!("Hello, {name}!"),
-///         _ => "Hello!".into(),
-///     })
-/// }
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// for version in [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST] {
-///     let mut client = TestClient::builder(Server::empty("greeter", "1").tool(greet::Tool))
-///         .version(version)
-///         .on_elicit(|_| ElicitResult {
-///             action: ElicitAction::Accept,
-///             content: serde_json::json!({"name": "Ada"}).as_object().cloned(),
-///         })
-///         .connect()
-///         .await
-///         .unwrap();
-///     let result = client.call_tool("greet", serde_json::json!({})).await.unwrap();
-///     assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
-/// }
-/// # }
-/// ```
-pub struct TestClientBuilder {
-    server: Server,
-    version: ProtocolVersion,
-    answers: Answers,
-}
-
-impl TestClientBuilder {
-    /// Speak `version`: a handshake version (the newest by default) or
-    /// 2026-07-28, which sends the per-request `_meta` and no handshake.
-    pub fn version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
-        self
-    }
-
-    /// Answer elicitations with `answer` (and declare `elicitation`).
-    pub fn on_elicit(mut self, answer: impl FnMut(ElicitParams) -> ElicitResult + Send + 'static) -> Self {
-        self.answers.elicit = Some(Box::new(answer));
-        self
-    }
-
-    /// Answer sampling requests with `answer` (and declare `sampling`).
-    pub fn on_sample(
-        mut self,
-        answer: impl FnMut(CreateMessageParams) -> CreateMessageResult + Send + 'static,
-    ) -> Self {
-        self.answers.sample = Some(Box::new(answer));
-        self
-    }
-
-    /// Offer these roots (and declare `roots`).
-    pub fn roots(mut self, roots: Vec<Root>) -> Self {
-        self.answers.roots = Some(roots);
-        self
-    }
-
-    /// Start the server and connect: the handshake, or for 2026-07-28
-    /// nothing (each request introduces itself).
-    pub async fn connect(self) -> Result<TestClient, Error> {
-        let capabilities = self.answers.capabilities();
-        let client_info = json!({"name": "test-client", "version": env!("CARGO_PKG_VERSION")});
-        // A failing tool should say why in a test; a test of the masking
-        // sets `show_internal_errors(false)`.
-        let client = self.server.show_internal_errors_by_default(true).connect_in_memory()?;
-        let mut test = TestClient { client, notifications: Vec::new(), answers: self.answers, envelope: None };
-        if !self.version.uses_handshake() {
-            test.envelope = Some(json!({
-                (envelope::PROTOCOL_VERSION): self.version.as_str(),
-                (envelope::CLIENT_CAPABILITIES): capabilities,
-                (envelope::CLIENT_INFO): client_info,
-            }));
-            return Ok(test);
-        }
-        let init =
-            json!({"protocolVersion": self.version.as_str(), "capabilities": capabilities, "clientInfo": client_info});
-        let response = test.client.request(methods::INITIALIZE, init).await?;
-        if let Some(error) = response.get("error") {
-            return Err(Error::Io(io::Error::other(format!("initialize failed: {error}"))));
-        }
-        test.client.notify(methods::INITIALIZED, json!({})).await?;
-        Ok(test)
-    }
 }
 
 /// A call started with [`TestClient::start_call`] and not yet answered.
