@@ -108,6 +108,13 @@ fn whoami(ctx: Context) -> String {
     format!("request {}", ctx.request_id())
 }
 
+/// A prompt that takes as long as it is asked to.
+#[prompt(timeout = "100ms")]
+async fn slow(millis: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+    format!("after {millis} ms")
+}
+
 fn server() -> Server {
     Server::empty("prompts", "1")
         .prompt(code_review::Prompt)
@@ -210,6 +217,16 @@ async fn failures_show_public_text_and_mask_internals() {
         assert!(!masked.message.contains("abc123") && !masked.message.contains("/srv"), "{}", masked.message);
     }
     assert_eq!(text(&client.get_prompt("fragile", &[("how", "fine")]).await.unwrap().messages[0].content), "fine");
+}
+
+#[tokio::test]
+async fn a_prompt_past_its_timeout_is_stopped_with_an_error_saying_so() {
+    let mut client = TestClient::connect(Server::empty("slow", "1").prompt(slow::Prompt)).await.unwrap();
+    let fast = client.get_prompt("slow", &[("millis", "1")]).await.unwrap();
+    assert_eq!(text(&fast.messages[0].content), "after 1 ms");
+    let stopped = client.get_prompt("slow", &[("millis", "5000")]).await.unwrap_err();
+    assert_eq!(stopped.code, -32603);
+    assert!(stopped.message.contains("timed out after 0.1 seconds"), "{}", stopped.message);
 }
 
 #[tokio::test]

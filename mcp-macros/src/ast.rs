@@ -160,7 +160,7 @@ mod tests {
         );
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(tool.name, "calc.add");
-        assert_eq!(tool.attr.timeout, Some(2_000));
+        assert_eq!(tool.attr.common.timeout, Some(2_000));
         let names: Vec<&str> = tool.params.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["a", "right", "c"]);
         assert!(!tool.params[0].doc.is_empty());

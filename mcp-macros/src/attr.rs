@@ -43,6 +43,8 @@ pub(crate) struct Common {
     pub(crate) meta: Vec<(LitStr, Expr)>,
     /// The OAuth scopes a token needs to see and use it.
     pub(crate) scopes: Option<Vec<LitStr>>,
+    /// How long one run may take, in milliseconds.
+    pub(crate) timeout: Option<u64>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -64,6 +66,8 @@ impl Common {
             "meta" => meta_entries(meta, &mut self.meta, errors)?,
             // scopes = ["notes:read", "notes:write"]
             "scopes" => set(&mut self.scopes, scopes(meta, errors)?, meta, errors),
+            // timeout = "30s"
+            "timeout" => set(&mut self.timeout, duration(meta, errors)?, meta, errors),
             // crate = "my_framework::mcp"
             "crate" => {
                 let path = string(meta, errors)?.and_then(|lit| {
@@ -92,8 +96,6 @@ pub(crate) struct ToolAttr {
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
-    /// In milliseconds.
-    pub(crate) timeout: Option<u64>,
     pub(crate) output_schema: Option<bool>,
     /// `schema = "strict"` or `"portable"`: the tool's own schema profile.
     pub(crate) schema: Option<SchemaProfileAttr>,
@@ -166,11 +168,6 @@ impl ToolAttr {
                         }
                     });
                     set(&mut attr.schema, profile, &meta, errors);
-                }
-                // #[tool(timeout = "30s")]
-                "timeout" => {
-                    let ms = duration(&meta, errors)?;
-                    set(&mut attr.timeout, ms, &meta, errors);
                 }
                 _ => unknown(&meta, "#[tool]", TOOL_KEYS, errors)?,
             }

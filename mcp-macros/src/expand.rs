@@ -82,7 +82,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
         let method = format_ident!("{hint}");
         value.map(|v| quote!(__mcp_builder.#method(#v);))
     });
-    let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
+    let timeout = crate::shared::timeout(attr.common.timeout, krate);
     let rate_limit = attr
         .rate_limit
         .map(|(calls, ms)| quote!(__mcp_builder.rate_limit(#calls, #krate::__private::Duration::from_millis(#ms));));

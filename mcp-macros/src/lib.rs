@@ -281,6 +281,7 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | key | value |
 /// |---|---|
 /// | `name`, `title`, `description` | strings; the name defaults to the function's |
+/// | `timeout = "5s"` | stop a rendering after this long, with an error |
 /// | `icon = "https://…"`, `meta("com.example/key" = value)`, `scopes = ["…"]`, `crate = "path"` | as for `#[tool]` |
 /// | `#[arg(rename = "…", description = "…", complete = path)]` | on a parameter |
 ///

@@ -12,7 +12,7 @@ use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "crate"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "timeout", "crate"];
 const ARG_KEYS: &[&str] = &["rename", "description", "complete"];
 
 /// The arguments of `#[prompt(...)]`: only the keys every attribute takes.
@@ -180,6 +180,7 @@ fn expand(
     let description = crate::shared::text_or_doc(attr.description.as_ref(), doc, krate);
     let title = crate::shared::optional(attr.title.as_ref(), krate);
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
+    let timeout = crate::shared::timeout(attr.timeout, krate);
     let meta = crate::shared::meta(&attr.meta);
     let scopes = crate::shared::scopes(attr.scopes.as_deref());
     let param_consts = params.iter().enumerate().map(|(i, p)| {
@@ -225,6 +226,7 @@ fn expand(
                     let mut __mcp_builder = #krate::__private::PromptBuilder::new(#name, ::core::module_path!(), #fn_name);
                     __mcp_builder.description(#description);
                     __mcp_builder.title(#title);
+                    #timeout
                     #(#icons)*
                     #(#meta)*
                     #scopes

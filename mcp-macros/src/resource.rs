@@ -11,7 +11,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprArray, FnArg, ItemFn, Lit, LitFloat, LitInt, LitStr, Pat, ReturnType, Token, Type};
 
-use crate::attr::{Common, duration, key_of, set, string, unknown, unraw};
+use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
 use crate::suggest::did_you_mean;
@@ -31,7 +31,6 @@ struct ResourceAttr {
     audience: Option<Vec<LitStr>>,
     priority: Option<LitFloat>,
     last_modified: Option<LitStr>,
-    timeout: Option<u64>,
 }
 
 impl std::ops::Deref for ResourceAttr {
@@ -88,10 +87,6 @@ impl ResourceAttr {
                 }
                 // annotations(audience = ["user"], priority = 0.5, last_modified = "2025-01-12T15:00:58Z")
                 "annotations" => annotations(&meta, &mut attr, errors)?,
-                "timeout" => {
-                    let ms = duration(&meta, errors)?;
-                    set(&mut attr.timeout, ms, &meta, errors);
-                }
                 _ => unknown(&meta, "#[resource]", RESOURCE_KEYS, errors)?,
             }
             Ok(())
@@ -362,7 +357,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let audience = attr.audience.iter().map(|a| quote!(__mcp_builder.audience(&[#(#a),*]);));
     let priority = attr.priority.iter().map(|p| quote!(__mcp_builder.priority(#p);));
     let last_modified = attr.last_modified.iter().map(|l| quote!(__mcp_builder.last_modified(#l);));
-    let timeout = attr.timeout.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));));
+    let timeout = crate::shared::timeout(attr.timeout, krate);
     let icons = attr.icons.iter().map(|icon| crate::shared::icon(icon, krate));
     let meta = crate::shared::meta(&attr.meta);
     let scopes = crate::shared::scopes(attr.scopes.as_deref());

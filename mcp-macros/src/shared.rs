@@ -186,6 +186,11 @@ pub(crate) fn bind_or_fail(vars: &[Ident], krate: &TokenStream, into_error: &str
     )
 }
 
+/// `__mcp_builder.timeout(..)` when the attribute set `timeout`.
+pub(crate) fn timeout(ms: Option<u64>, krate: &TokenStream) -> Option<TokenStream> {
+    ms.map(|ms| quote!(__mcp_builder.timeout(#krate::__private::Duration::from_millis(#ms));))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ pub(crate) mod methods;
 pub(crate) mod param;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_core::{Icon, JsonObject, PromptArgument};
 use schemars::JsonSchema;
@@ -51,6 +52,8 @@ pub struct PromptDefinition {
     pub(crate) problems: Vec<String>,
     /// What an access token must grant to see and get it.
     pub(crate) scopes: Vec<String>,
+    /// How long a rendering may run before it is stopped.
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl PromptDefinition {
@@ -68,6 +71,12 @@ impl PromptDefinition {
     /// ([`PromptBuilder::scopes`]).
     pub fn scopes(&self) -> &[String] {
         &self.scopes
+    }
+
+    /// How long a rendering may run before it is stopped
+    /// ([`PromptBuilder::timeout`]).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 }
 
@@ -88,6 +97,7 @@ impl PromptBuilder {
                 completions: Vec::new(),
                 problems: Vec::new(),
                 scopes: Vec::new(),
+                timeout: None,
             },
         }
     }
@@ -101,6 +111,12 @@ impl PromptBuilder {
     /// The display title (derived from the name when not set).
     pub fn title(&mut self, title: Option<&str>) -> &mut Self {
         self.definition.prompt.title = title.map(str::to_owned);
+        self
+    }
+
+    /// Stop each rendering after `timeout`, with an error saying so.
+    pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
+        self.definition.timeout = Some(timeout);
         self
     }
 
