@@ -1,17 +1,18 @@
 //! The model of one `#[tool]` function, built from the parsed `ItemFn`.
 //!
-//! Building it also takes our helper attributes (`///` and `#[arg]` on
-//! parameters) off the function, which is what makes per-parameter docs
-//! compile on stable. The model decides nothing about what a parameter
-//! *is*: the runtime's traits do.
+//! Its parameters come from the one parameter model every attribute
+//! shares ([`internals::params`]); a tool's own view adds what `#[arg]`
+//! says only of tools (defaults, headers) and takes `&T` as `T` by
+//! reference. The model decides nothing about what a parameter *is*: the
+//! runtime's traits do.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
-use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, Type};
+use syn::{ItemFn, LitStr, Type};
 
-use crate::attr::{ArgAttr, DefaultValue, ToolAttr, unraw};
+use crate::attr::{ArgAttr, DefaultValue, ToolAttr};
 use crate::doc::Doc;
 use crate::errors::Errors;
+use crate::internals::{self, Kind, params};
 
 pub(crate) struct ToolFn {
     /// The user's function, minus our helper attributes.
@@ -44,34 +45,9 @@ pub(crate) struct Param {
 
 impl ToolFn {
     pub(crate) fn from_syn(mut item: ItemFn, attr: ToolAttr, errors: &mut Errors) -> ToolFn {
-        let krate = match &attr.krate {
-            Some(path) => quote!(#path),
-            None => quote!(::mcp_runtime),
-        };
-        let (name, name_span) = match &attr.name {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (unraw(&item.sig.ident), item.sig.ident.span()),
-        };
-        // `#[arg]` belongs on parameters; on the function rustc would only
-        // say it cannot find the attribute.
-        item.attrs.retain(|a| {
-            let misplaced = a.path().is_ident("arg");
-            if misplaced {
-                errors.spanned(
-                    a.path(),
-                    "`#[arg(...)]` goes on a parameter: `fn f(#[arg(rename = \"…\")] x: T)`; settings for the tool go in `#[tool(...)]`",
-                );
-            }
-            !misplaced
-        });
-        // A second `#[tool]` would define the companion module twice.
-        item.attrs.retain(|a| {
-            let again = a.path().segments.last().is_some_and(|s| s.ident == "tool");
-            if again {
-                errors.spanned(a, "`#[tool]` is applied twice; keep one and put every setting in it");
-            }
-            !again
-        });
+        let krate = internals::krate(attr.krate.as_ref());
+        let (name, name_span) = internals::wire_name(attr.name.as_ref(), &item);
+        let taken = params::take(&mut item, Kind::Tool, errors, ArgAttr::parse);
         let doc = Doc::from_attrs(&item.attrs);
         // A description given in the attribute also documents the function,
         // so `missing_docs` and rustdoc see what clients see.
@@ -80,53 +56,32 @@ impl ToolFn {
         {
             item.attrs.push(syn::parse_quote!(#[doc = #description]));
         }
-        let mut params = Vec::new();
-        for input in item.sig.inputs.iter_mut() {
-            match input {
-                FnArg::Receiver(receiver) => errors.spanned(
-                    &*receiver,
-                    "`#[tool]` functions cannot take `self`; make it a free function and keep shared data in a `static` (e.g. a `std::sync::OnceLock`)",
-                ),
-                FnArg::Typed(typed) => {
-                    let (ours, theirs): (Vec<Attribute>, Vec<Attribute>) =
-                        typed.attrs.drain(..).partition(|a| a.path().is_ident("doc") || a.path().is_ident("arg"));
-                    typed.attrs = theirs;
-                    let arg_attrs: Vec<&Attribute> = ours.iter().filter(|a| a.path().is_ident("arg")).collect();
-                    let arg = ArgAttr::parse(&arg_attrs, errors);
-                    let ident = match &*typed.pat {
-                        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(&p.ident),
-                        _ => None,
-                    };
-                    let Some(ident) = ident else {
-                        errors.spanned(
-                            &typed.pat,
-                            "tool parameters must be plain identifiers (they name the JSON arguments); \
-                             take the whole value and destructure it inside the body",
-                        );
-                        continue;
-                    };
-                    let (name, name_span) = match &arg.rename {
-                        Some(lit) => (lit.value(), lit.span()),
-                        None => (unraw(ident), ident.span()),
-                    };
-                    let (ty, by_ref) = match &*typed.ty {
-                        Type::Reference(r) if r.mutability.is_none() => ((*r.elem).clone(), true),
-                        other => (other.clone(), false),
-                    };
-                    params.push(Param {
-                        name,
-                        name_span,
-                        ty,
-                        by_ref,
-                        doc: Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc"))),
-                        description: arg.description,
-                        default: arg.default,
-                        header: arg.header,
-                    });
+        let params = taken
+            .into_iter()
+            .map(|p| {
+                let (ty, by_ref) = match p.ty {
+                    Type::Reference(r) if r.mutability.is_none() => (*r.elem, true),
+                    other => (other, false),
+                };
+                Param {
+                    name: p.name,
+                    name_span: p.name_span,
+                    ty,
+                    by_ref,
+                    doc: p.doc,
+                    description: p.arg.description,
+                    default: p.arg.default,
+                    header: p.arg.header,
                 }
-            }
-        }
+            })
+            .collect();
         ToolFn { item, attr, krate, name, name_span, doc, params }
+    }
+}
+
+impl params::ArgKeys for ArgAttr {
+    fn rename(&self) -> Option<&LitStr> {
+        self.rename.as_ref()
     }
 }
 
@@ -135,6 +90,8 @@ mod tests {
     use super::*;
     use crate::valid;
     use proc_macro2::TokenStream;
+    use quote::quote;
+    use syn::FnArg;
 
     fn model(args: TokenStream, item: TokenStream) -> (ToolFn, Vec<String>) {
         let mut errors = Errors::default();

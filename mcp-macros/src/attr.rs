@@ -200,7 +200,7 @@ pub(crate) enum DefaultValue {
 
 impl ArgAttr {
     /// Parse every `#[arg(...)]` in `attrs` into one `ArgAttr`.
-    pub(crate) fn parse(attrs: &[&Attribute], errors: &mut Errors) -> ArgAttr {
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> ArgAttr {
         let mut arg = ArgAttr::default();
         for attr in attrs {
             let result = attr.parse_nested_meta(|meta| {

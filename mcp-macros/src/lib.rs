@@ -6,6 +6,7 @@ mod attr;
 mod doc;
 mod errors;
 mod expand;
+mod internals;
 mod prompt;
 mod resource;
 mod shared;

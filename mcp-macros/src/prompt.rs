@@ -6,11 +6,12 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
+use syn::{Attribute, ItemFn, LitStr, ReturnType};
 
 use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
+use crate::internals::{self, Kind, params, signature};
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "timeout", "crate"];
 const ARG_KEYS: &[&str] = &["rename", "description", "complete"];
@@ -36,20 +37,28 @@ fn parse_attr(args: TokenStream, errors: &mut Errors) -> PromptAttr {
     attr
 }
 
-/// One parameter.
-struct Param {
-    name: String,
-    ty: Type,
-    doc: Doc,
-    description: Option<LitStr>,
-    complete: Option<syn::Path>,
+/// One parameter: a prompt argument or an injected value.
+type Param = params::Param<TextArg>;
+
+/// `#[arg(rename = "…", description = "…", complete = path::to::fn)]`, on a
+/// parameter whose value arrives as text (a prompt argument, a template
+/// variable).
+#[derive(Default)]
+pub(crate) struct TextArg {
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    /// An async `fn(Completing) -> Vec<String>` completing the value.
+    pub(crate) complete: Option<syn::Path>,
 }
 
-/// `#[arg(rename = "…", description = "…", complete = path::to::fn)]`.
-pub(crate) fn arg_attr(
-    attrs: &[Attribute],
-    errors: &mut Errors,
-) -> (Option<LitStr>, Option<LitStr>, Option<syn::Path>) {
+impl params::ArgKeys for TextArg {
+    fn rename(&self) -> Option<&LitStr> {
+        self.rename.as_ref()
+    }
+}
+
+/// Read a parameter's `#[arg(...)]` attributes.
+pub(crate) fn arg_attr(attrs: &[Attribute], errors: &mut Errors) -> TextArg {
     let (mut rename, mut description, mut complete) = (None, None, None);
     for attr in attrs {
         let result = attr.parse_nested_meta(|meta| {
@@ -71,7 +80,7 @@ pub(crate) fn arg_attr(
             errors.push(e);
         }
     }
-    (rename, description, complete)
+    TextArg { rename, description, complete }
 }
 
 /// The whole `#[prompt]` expansion.
@@ -89,82 +98,18 @@ pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#err #input);
         }
     };
-    let krate = match &attr.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    };
-    let (name, name_span) = match &attr.name {
-        Some(lit) => (lit.value(), lit.span()),
-        None => (unraw(&item.sig.ident), item.sig.ident.span()),
-    };
-    check_name(&name, name_span, attr.name.is_some(), &mut errors);
-    let params = params(&mut item, &mut errors);
-    check_signature(&item, &mut errors);
+    let krate = internals::krate(attr.krate.as_ref());
+    let (name, name_span) = internals::wire_name(attr.name.as_ref(), &item);
+    signature::check_name(Kind::Prompt, &name, name_span, attr.name.is_some(), &mut errors);
+    let params = params::take(&mut item, Kind::Prompt, &mut errors, arg_attr);
+    params::check_unique(params.iter().map(|p| (p.name.as_str(), p.name_span)), Kind::Prompt, &mut errors);
+    signature::check(&item, Kind::Prompt, &mut errors);
     let doc = Doc::from_attrs(&item.attrs);
     if !errors.is_empty() {
         let errors = errors.into_compile_errors();
         return quote!(#item #errors);
     }
     expand(&item, &attr, &krate, &name, &doc, &params)
-}
-
-/// Prompt names follow the tool-name rule: 1–128 of `A-Za-z0-9_.-`.
-fn check_name(name: &str, span: Span, explicit: bool, errors: &mut Errors) {
-    let fix = if explicit { "" } else { "; set one with `#[prompt(name = \"…\")]`" };
-    let problem = if name.is_empty() || name.chars().count() > 128 {
-        format!("a prompt name is 1–128 characters long{fix}")
-    } else if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        format!("prompt name `{name}` contains {bad:?}; use only characters from `A-Za-z0-9_.-`{fix}")
-    } else {
-        return;
-    };
-    errors.push(syn::Error::new(span, problem));
-}
-
-fn params(item: &mut ItemFn, errors: &mut Errors) -> Vec<Param> {
-    let mut params: Vec<Param> = Vec::new();
-    for input in item.sig.inputs.iter_mut() {
-        let FnArg::Typed(typed) = input else {
-            errors.spanned(&*input, "`#[prompt]` functions cannot take `self`; make it a free function");
-            continue;
-        };
-        let (ours, theirs): (Vec<Attribute>, Vec<Attribute>) =
-            typed.attrs.drain(..).partition(|a| a.path().is_ident("doc") || a.path().is_ident("arg"));
-        typed.attrs = theirs;
-        let arg_attrs: Vec<Attribute> = ours.iter().filter(|a| a.path().is_ident("arg")).cloned().collect();
-        let (rename, description, complete) = arg_attr(&arg_attrs, errors);
-        let Pat::Ident(pat) = &*typed.pat else {
-            errors
-                .spanned(&typed.pat, "prompt parameters must be plain identifiers (they name the prompt's arguments)");
-            continue;
-        };
-        let (name, name_span) = match &rename {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (unraw(&pat.ident), pat.ident.span()),
-        };
-        if params.iter().any(|p| p.name == name) {
-            errors.push(syn::Error::new(
-                name_span,
-                format_args!("two parameters are the argument `{name}`; rename one with `#[arg(rename = \"…\")]`"),
-            ));
-        }
-        let doc = Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc")));
-        params.push(Param { name, ty: (*typed.ty).clone(), doc, description, complete });
-    }
-    params
-}
-
-fn check_signature(item: &ItemFn, errors: &mut Errors) {
-    let sig = &item.sig;
-    if !sig.generics.params.is_empty() {
-        errors.spanned(&sig.generics, "`#[prompt]` functions cannot be generic; use concrete types");
-    }
-    if let Some(t) = &sig.constness {
-        errors.spanned(t, "`#[prompt]` functions cannot be `const`; remove `const`");
-    }
-    if let Some(t) = &sig.unsafety {
-        errors.spanned(t, "`#[prompt]` functions cannot be `unsafe`; keep `unsafe` blocks inside the body");
-    }
 }
 
 fn expand(
@@ -185,7 +130,7 @@ fn expand(
     let scopes = crate::shared::scopes(attr.scopes.as_deref());
     let param_consts = params.iter().enumerate().map(|(i, p)| {
         let (ty, pname) = (&p.ty, &p.name);
-        let description = match &p.description {
+        let description = match &p.arg.description {
             Some(d) => quote!(#krate::__private::Some(#d)),
             None => p.doc.to_option_tokens(krate),
         };
@@ -199,7 +144,7 @@ fn expand(
     });
     let describes = params.iter().enumerate().map(|(i, p)| {
         let pname = &p.name;
-        let complete = p.complete.as_ref().map(|path| {
+        let complete = p.arg.complete.as_ref().map(|path| {
             quote_spanned!(path.span()=> __mcp_builder.complete_with(#pname, #krate::__private::completer(#path));)
         });
         let describe = crate::shared::param_describe(i);

@@ -9,11 +9,12 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::spanned::Spanned;
-use syn::{Expr, ExprArray, FnArg, ItemFn, Lit, LitFloat, LitInt, LitStr, Pat, ReturnType, Token, Type};
+use syn::{Expr, ExprArray, ItemFn, Lit, LitFloat, LitInt, LitStr, ReturnType, Token, Type};
 
 use crate::attr::{Common, key_of, set, string, unknown, unraw};
 use crate::doc::Doc;
 use crate::errors::Errors;
+use crate::internals::{self, Kind, params, signature};
 use crate::suggest::did_you_mean;
 
 const RESOURCE_KEYS: &[&str] =
@@ -216,13 +217,10 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#err #input);
         }
     };
-    let krate = match &attr.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    };
+    let krate = internals::krate(attr.krate.as_ref());
     let template = check_uri(&attr, &mut errors);
     let params = params(&mut item, attr.uri.as_ref(), template.as_deref().unwrap_or(&[]), &mut errors);
-    check_signature(&item, &mut errors);
+    signature::check(&item, Kind::Resource, &mut errors);
     if let (Some(size), Some(vars)) = (&attr.size, &template)
         && !vars.is_empty()
     {
@@ -273,40 +271,25 @@ fn check_uri(attr: &ResourceAttr, errors: &mut Errors) -> Option<Vec<Variable>> 
 /// that look like a misspelled variable, are reported.
 fn params(item: &mut ItemFn, uri: Option<&LitStr>, vars: &[Variable], errors: &mut Errors) -> Vec<Param> {
     let mut params = Vec::new();
-    for input in item.sig.inputs.iter_mut() {
-        let FnArg::Typed(typed) = input else {
-            errors.spanned(&*input, "`#[resource]` functions cannot take `self`; make it a free function");
-            continue;
-        };
-        typed.attrs.retain(|a| !a.path().is_ident("doc"));
-        let (args, theirs): (Vec<syn::Attribute>, Vec<syn::Attribute>) =
-            typed.attrs.drain(..).partition(|a| a.path().is_ident("arg"));
-        typed.attrs = theirs;
-        let (rename, description, complete) = crate::prompt::arg_attr(&args, errors);
-        for lit in rename.iter().chain(&description) {
+    for taken in params::take(item, Kind::Resource, errors, crate::prompt::arg_attr) {
+        for lit in taken.arg.rename.iter().chain(&taken.arg.description) {
             errors
                 .spanned(lit, "a resource parameter takes only `#[arg(complete = f)]`: it is named after its variable");
         }
-        let Pat::Ident(pat) = &*typed.pat else {
-            errors.spanned(
-                &typed.pat,
-                "resource parameters must be plain identifiers (a variable's name, or any name for an injected value)",
-            );
-            continue;
-        };
-        let name = unraw(&pat.ident);
+        let name = unraw(&taken.ident);
         let variable = vars.iter().any(|v| v.name == name);
         if !variable && let Some(close) = did_you_mean(&name, &vars.iter().map(|v| v.name.as_str()).collect::<Vec<_>>())
         {
             errors.spanned(
-                &pat.ident,
+                &taken.ident,
                 format_args!("`{name}` is no variable of the URI template; did you mean `{close}`?"),
             );
         }
+        let complete = taken.arg.complete;
         if let (Some(path), false) = (&complete, variable) {
             errors.spanned(path, format_args!("`{name}` is no template variable, so there is nothing to complete"));
         }
-        params.push(Param { name, ty: (*typed.ty).clone(), variable, complete });
+        params.push(Param { name, ty: taken.ty, variable, complete });
     }
     for var in vars {
         if !params.iter().any(|p| p.name == var.name) {
@@ -326,19 +309,6 @@ fn params(item: &mut ItemFn, uri: Option<&LitStr>, vars: &[Variable], errors: &m
         }
     }
     params
-}
-
-fn check_signature(item: &ItemFn, errors: &mut Errors) {
-    let sig = &item.sig;
-    if !sig.generics.params.is_empty() {
-        errors.spanned(&sig.generics, "`#[resource]` functions cannot be generic; use concrete types");
-    }
-    if let Some(t) = &sig.constness {
-        errors.spanned(t, "`#[resource]` functions cannot be `const`; remove `const`");
-    }
-    if let Some(t) = &sig.unsafety {
-        errors.spanned(t, "`#[resource]` functions cannot be `unsafe`; keep `unsafe` blocks inside the body");
-    }
 }
 
 fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, params: &[Param]) -> TokenStream {
