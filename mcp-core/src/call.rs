@@ -77,12 +77,23 @@ impl CallToolResult {
     /// This result as `version` knows it: structured content and resource
     /// links are dropped before 2025-06-18 (the text mirror stays), and audio
     /// before 2025-03-26 becomes a text note, so the client reads every block.
-    pub fn for_version(mut self, version: ProtocolVersion) -> CallToolResult {
+    pub fn for_version(self, version: ProtocolVersion) -> CallToolResult {
+        self.for_version_of_schema(version, false)
+    }
+
+    /// [`for_version`](Self::for_version) for a tool whose output schema
+    /// those versions are shown wrapped as `{"result": …}`
+    /// (`schema_wrapped`, as [`wrap_output_schema`] makes it): the
+    /// value is then wrapped too, even an object, so it matches. This is
+    /// the one place structured output takes its shape for a version.
+    ///
+    /// [`wrap_output_schema`]: crate::tool::wrap_output_schema
+    pub fn for_version_of_schema(mut self, version: ProtocolVersion, schema_wrapped: bool) -> CallToolResult {
         if version.wraps_structured_output()
             && let Some(value) = self.structured_content.take()
         {
             self.structured_content = Some(match value {
-                Value::Object(_) => value,
+                Value::Object(_) if !schema_wrapped => value,
                 other => serde_json::json!({ "result": other }),
             });
         }
@@ -111,4 +122,32 @@ pub struct CancelledParams {
     /// Why, for logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn with(value: Value) -> CallToolResult {
+        CallToolResult { structured_content: Some(value), ..Default::default() }
+    }
+
+    #[test]
+    fn structured_output_takes_the_shape_its_schema_has_in_each_version() {
+        let wrapping = ProtocolVersion::V2025_06_18;
+        let object = json!({"a": 1});
+        // Not an object: wrapped where an object is required, whatever the schema.
+        assert_eq!(with(json!(5)).for_version(wrapping).structured_content, Some(json!({"result": 5})));
+        // An object under an object schema goes as it is…
+        assert_eq!(with(object.clone()).for_version(wrapping).structured_content, Some(object.clone()));
+        // …and under a wrapped schema (say, of an `Option<Struct>`) it is wrapped to match.
+        let shaped = with(object.clone()).for_version_of_schema(wrapping, true);
+        assert_eq!(shaped.structured_content, Some(json!({"result": {"a": 1}})));
+        // 2026-07-28 takes any value unwrapped; before 2025-06-18 there is none.
+        let modern = with(json!(5)).for_version_of_schema(ProtocolVersion::V2026_07_28, true);
+        assert_eq!(modern.structured_content, Some(json!(5)));
+        assert_eq!(with(object).for_version(ProtocolVersion::V2025_03_26).structured_content, None);
+    }
 }

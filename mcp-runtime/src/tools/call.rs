@@ -4,7 +4,6 @@
 //! internal errors masked).
 
 use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, methods};
-use serde_json::json;
 
 use super::arguments::problems_result;
 use super::catalog::Entry;
@@ -72,7 +71,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let parts = request.request_parts(params.name.clone(), arguments, params.meta);
     let steps = Steps { rounds, timeout: entry.definition.timeout };
     let show_details = shared.show_internal_errors;
-    let wraps_output = entry.wraps_output && request.version.wraps_structured_output();
+    let wraps_output = entry.wraps_output;
     let (id, projection, version, name) =
         (request.id.clone(), request.projection.clone(), request.version, params.name);
     let handler = entry.handler.clone();
@@ -84,17 +83,12 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         }))
     };
     let finish = move |reply| {
-        let Reply::Tool(mut result) = reply else { return None };
+        let Reply::Tool(result) = reply else { return None };
         if result.is_error() {
             // This runs inside the request's span.
             span::tool_error(&tracing::Span::current());
         }
-        // The schema was wrapped, so the value is too, even when it is an
-        // object itself (`for_version` wraps only non-objects).
-        if wraps_output && let Some(value) = result.structured_content.as_mut().filter(|v| v.is_object()) {
-            *value = json!({ "result": value.take() });
-        }
-        Some(projection.answer(id, result.for_version(version)))
+        Some(projection.answer(id, result.for_version_of_schema(version, wraps_output)))
     };
     Ok(invoke::call(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
 }
