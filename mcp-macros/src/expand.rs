@@ -142,10 +142,10 @@ fn expand(tool: &ToolFn) -> TokenStream {
     let run = match item.sig.asyncness {
         // The future borrows from the values, so they move in with it.
         Some(_) if borrows => quote_spanned! {ident.span()=>
-            #krate::__private::boxed_call(async move { #ident(#(#args),*).await }, |__mcp_out| #into_result)
+            #krate::__private::boxed(async move { #ident(#(#args),*).await }, |__mcp_out| #into_result)
         },
         Some(_) => quote_spanned! {ident.span()=>
-            #krate::__private::boxed_call(#ident(#(#args),*), |__mcp_out| #into_result)
+            #krate::__private::boxed(#ident(#(#args),*), |__mcp_out| #into_result)
         },
         None => quote! {
             #krate::__private::Box::pin(async move {
@@ -201,7 +201,7 @@ fn expand(tool: &ToolFn) -> TokenStream {
             }
         }
         #krate::__private::inventory::submit! {
-            #krate::__private::Registration::new(&#ident::Tool)
+            #krate::__private::Registration::<dyn #krate::__private::Tool>::new(&#ident::Tool)
         }
     };
     let generated = shared::versioned(krate, "tool", generated);

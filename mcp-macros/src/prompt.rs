@@ -160,7 +160,7 @@ fn expand(
     let into_result = quote_spanned! {output_span=>
         #krate::__private::IntoPromptResult::into_prompt_result(__mcp_out)
     };
-    let run = crate::shared::run(item, &vars, krate, "boxed_get", into_result);
+    let run = crate::shared::run(item, &vars, krate, into_result);
     let bind = crate::shared::bind_or_fail(&vars, krate, "into_prompt_error");
     let companion = crate::shared::companion(item, "Prompt");
     let generated = quote! {
@@ -190,7 +190,7 @@ fn expand(
                 }
             }
             #krate::__private::inventory::submit! {
-                #krate::__private::PromptRegistration::new(&#ident::Prompt)
+                #krate::__private::Registration::<dyn #krate::__private::Prompt>::new(&#ident::Prompt)
             }
     };
     let generated = crate::shared::versioned(krate, "prompt", generated);

@@ -364,7 +364,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
     let into_contents = quote_spanned! {output_span=>
         #krate::__private::IntoResourceContents::into_contents(__mcp_out, &__mcp_uri, #mime_opt)
     };
-    let run = crate::shared::run(item, &vars, krate, "boxed_read", into_contents);
+    let run = crate::shared::run(item, &vars, krate, into_contents);
     let bind = crate::shared::bind_or_fail(&vars, krate, "into_resource_error");
     let companion = crate::shared::companion(item, "Resource");
     let generated = quote! {
@@ -396,7 +396,7 @@ fn expand(item: &ItemFn, attr: &ResourceAttr, krate: &TokenStream, doc: &Doc, pa
                 }
             }
             #krate::__private::inventory::submit! {
-                #krate::__private::ResourceRegistration::new(&#ident::Resource)
+                #krate::__private::Registration::<dyn #krate::__private::Resource>::new(&#ident::Resource)
             }
     };
     let generated = crate::shared::versioned(krate, "resource", generated);

@@ -150,18 +150,11 @@ pub(crate) fn scopes(scopes: Option<&[LitStr]>) -> TokenStream {
 /// through `boxed` when it is async, run on the request's task when it is
 /// not), its output turned into the result by `convert` (which reads
 /// `__mcp_out`).
-pub(crate) fn run(
-    item: &ItemFn,
-    vars: &[Ident],
-    krate: &TokenStream,
-    boxed: &str,
-    convert: TokenStream,
-) -> TokenStream {
+pub(crate) fn run(item: &ItemFn, vars: &[Ident], krate: &TokenStream, convert: TokenStream) -> TokenStream {
     let ident = &item.sig.ident;
-    let boxed = format_ident!("{boxed}");
     match item.sig.asyncness {
         Some(_) => quote::quote_spanned! {ident.span()=>
-            #krate::__private::#boxed(#ident(#(#vars),*), move |__mcp_out| #convert)
+            #krate::__private::boxed(#ident(#(#vars),*), move |__mcp_out| #convert)
         },
         None => quote! {
             #krate::__private::Box::pin(async move {

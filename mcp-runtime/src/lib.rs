@@ -58,6 +58,7 @@ pub mod completion;
 mod component;
 mod dispatch;
 mod error;
+mod glue;
 mod incident;
 mod invoke;
 pub mod logging;
@@ -129,14 +130,12 @@ pub mod stores {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::completion::completer;
-    pub use crate::prompts::glue::{PromptRegistration, boxed_get};
+    pub use crate::glue::{Registration, boxed, ready};
     pub use crate::prompts::param::PromptParam;
     pub use crate::prompts::{IntoPromptResult, Prompt, PromptBuilder, PromptDefinition, Rendered};
     pub use crate::request::RequestParts;
-    pub use crate::resources::glue::{ResourceRegistration, boxed_read};
     pub use crate::resources::param::{Injected, TemplateVariable};
     pub use crate::resources::{Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition};
-    pub use crate::tools::glue::{Registration, boxed_call, ready};
     pub use crate::tools::param::{DefaultArgument, ParamErrors, ToolParam, ViaArgument, ViaRequest};
     pub use crate::tools::result::{DescribeOutput, NoOutput, OutputOf};
     pub use crate::tools::{BoxFuture, IntoToolResult, Tool, ToolBuilder, ToolDefinition};

@@ -207,43 +207,9 @@ impl PromptBuilder {
     }
 }
 
-/// What `#[prompt]`'s generated code calls, reached through `__private`
-/// only: plumbing, kept off the public `prompts` module.
-pub(crate) mod glue {
-    use std::future::Future;
-
-    use super::{BoxFuture, Prompt, Rendered};
-
-    /// The future of one rendering of an async prompt.
-    pub fn boxed_get<F, C>(future: F, convert: C) -> BoxFuture<'static, Rendered>
-    where
-        F: Future + Send + 'static,
-        C: FnOnce(F::Output) -> Rendered + Send + 'static,
-    {
-        Box::pin(async move { convert(future.await) })
-    }
-
-    /// One prompt in the link-time collection. `#[prompt]` submits one per
-    /// prompt.
-    pub struct PromptRegistration {
-        pub(super) prompt: &'static dyn Prompt,
-    }
-
-    impl PromptRegistration {
-        /// A registration of `prompt`.
-        pub const fn new(prompt: &'static dyn Prompt) -> Self {
-            PromptRegistration { prompt }
-        }
-    }
-
-    inventory::collect!(PromptRegistration);
-}
-
-use glue::PromptRegistration;
-
 /// Every prompt registered with `#[prompt]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = Arc<dyn Prompt>> {
-    inventory::iter::<PromptRegistration>.into_iter().map(|r| Arc::new(Collected(r.prompt)) as Arc<dyn Prompt>)
+    crate::glue::collected::<dyn Prompt>().map(|prompt| Arc::new(Collected(prompt)) as Arc<dyn Prompt>)
 }
 
 /// A prompt found by link-time collection.

@@ -278,46 +278,10 @@ impl ResourceBuilder {
     }
 }
 
-/// What `#[resource]`'s generated code calls, reached through `__private`
-/// only: plumbing, kept off the public `resources` module.
-pub(crate) mod glue {
-    use std::future::Future;
-
-    use super::{BoxFuture, Contents, Resource};
-
-    /// The future of one read of an async resource: `future`, then `convert`
-    /// on its output.
-    pub fn boxed_read<F, C>(future: F, convert: C) -> BoxFuture<'static, Contents>
-    where
-        F: Future + Send + 'static,
-        C: FnOnce(F::Output) -> Contents + Send + 'static,
-    {
-        Box::pin(async move { convert(future.await) })
-    }
-
-    /// One resource in the link-time collection. `#[resource]` submits one per
-    /// resource.
-    pub struct ResourceRegistration {
-        pub(super) resource: &'static dyn Resource,
-    }
-
-    impl ResourceRegistration {
-        /// A registration of `resource`.
-        pub const fn new(resource: &'static dyn Resource) -> Self {
-            ResourceRegistration { resource }
-        }
-    }
-
-    inventory::collect!(ResourceRegistration);
-}
-
-use glue::ResourceRegistration;
-
 /// Every resource registered with `#[resource]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = std::sync::Arc<dyn Resource>> {
-    inventory::iter::<ResourceRegistration>
-        .into_iter()
-        .map(|r| std::sync::Arc::new(Collected(r.resource)) as std::sync::Arc<dyn Resource>)
+    crate::glue::collected::<dyn Resource>()
+        .map(|resource| std::sync::Arc::new(Collected(resource)) as std::sync::Arc<dyn Resource>)
 }
 
 /// A resource found by link-time collection.

@@ -40,53 +40,9 @@ pub trait Tool: Send + Sync + 'static {
     fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult>;
 }
 
-/// What `#[tool]`'s generated code calls, reached through `__private`
-/// only: plumbing, kept off the public `tools` module.
-pub(crate) mod glue {
-    use std::future::Future;
-
-    use mcp_core::CallToolResult;
-
-    use super::{BoxFuture, Tool};
-
-    /// The future of one call of an async tool: `future`, then `convert` on its
-    /// output. The `Send` bound lives here, so `#[tool]` can point a future
-    /// that is not `Send` at the function that made it.
-    pub fn boxed_call<F, C>(future: F, convert: C) -> BoxFuture<'static, CallToolResult>
-    where
-        F: Future + Send + 'static,
-        C: FnOnce(F::Output) -> CallToolResult + Send + 'static,
-    {
-        Box::pin(async move { convert(future.await) })
-    }
-
-    /// A call that is already over (its parameters could not be made).
-    pub fn ready(result: CallToolResult) -> BoxFuture<'static, CallToolResult> {
-        Box::pin(std::future::ready(result))
-    }
-
-    /// One tool in the link-time collection. `#[tool]` submits one per tool.
-    pub struct Registration {
-        pub(crate) tool: &'static dyn Tool,
-    }
-
-    impl Registration {
-        /// A registration of `tool`.
-        pub const fn new(tool: &'static dyn Tool) -> Self {
-            Registration { tool }
-        }
-    }
-
-    inventory::collect!(Registration);
-}
-
-use glue::Registration;
-
 /// Every tool registered with `#[tool]` anywhere in the binary.
 pub(crate) fn collected() -> impl Iterator<Item = std::sync::Arc<dyn Tool>> {
-    inventory::iter::<Registration>
-        .into_iter()
-        .map(|r| std::sync::Arc::new(Collected(r.tool)) as std::sync::Arc<dyn Tool>)
+    crate::glue::collected::<dyn Tool>().map(|tool| std::sync::Arc::new(Collected(tool)) as std::sync::Arc<dyn Tool>)
 }
 
 /// A tool found by link-time collection.
