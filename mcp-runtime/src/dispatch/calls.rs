@@ -1,7 +1,9 @@
-//! The requests running on one connection, whatever carries it: each
-//! started where it was read (answered at once if it finishes at its first
-//! poll), its id refused while in use, their number bounded, each
-//! cancellable by id, and all drained when the connection ends.
+//! The requests running on one connection or session, whatever carries
+//! it: each started where it was read (answered at once if it finishes at
+//! its first poll), its id refused while in use, their number bounded,
+//! each cancellable by id, and all drained when the connection ends. The
+//! message loop of every message transport and the HTTP sessions both keep
+//! their running requests in a [`Table`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,39 +28,101 @@ struct Running {
     subscription: bool,
 }
 
-/// The requests running on one connection.
+/// The requests running on one connection or session, by id: which ids
+/// are in use and how to stop each. A connection owns its table ([`Calls`]);
+/// an HTTP session, whose requests arrive concurrently, keeps one behind a
+/// lock.
+#[derive(Default)]
+pub(crate) struct Table {
+    running: HashMap<RequestId, Running>,
+}
+
+impl Table {
+    /// The refusal for a request whose id a running request still uses, if
+    /// it does: refused before the request does anything (a subscription
+    /// would otherwise be acknowledged, then refused).
+    pub(crate) fn refuse_id_in_use(&self, id: &RequestId) -> Option<Answer> {
+        self.in_use(id).then(|| {
+            let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
+            Answer::error(Some(id.clone()), error)
+        })
+    }
+
+    /// Whether a request with this id runs now.
+    pub(crate) fn in_use(&self, id: &RequestId) -> bool {
+        self.running.get(id).is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Track a request that runs as its own task.
+    pub(crate) fn track(&mut self, id: RequestId, handle: AbortHandle, cancellation: Cancellation, subscription: bool) {
+        self.running.insert(id, Running { handle, cancellation, subscription });
+    }
+
+    /// A request ended: its id is free again.
+    pub(crate) fn forget(&mut self, id: &RequestId) {
+        self.running.remove(id);
+    }
+
+    /// Stop the request with `id`, if it still runs. Dropping its future
+    /// stops it at its next `.await`; the spec sends no answer for a
+    /// cancelled request. Aborted before the signal, so a subscription
+    /// cannot send its closing answer after all.
+    pub(crate) fn cancel(&mut self, id: &RequestId) {
+        if let Some(running) = self.running.remove(id) {
+            running.handle.abort();
+            running.cancellation.cancel();
+        }
+    }
+
+    /// Stop every request (the session ended).
+    #[cfg(feature = "http")]
+    pub(crate) fn cancel_all(&mut self) {
+        for (_, running) in self.running.drain() {
+            running.cancellation.cancel();
+            running.handle.abort();
+        }
+    }
+
+    /// Whether any request still runs.
+    #[cfg(feature = "http")]
+    pub(crate) fn busy(&self) -> bool {
+        self.running.values().any(|r| !r.handle.is_finished())
+    }
+
+    /// The calls that count against the limit (subscriptions do not).
+    fn calls(&self) -> usize {
+        self.running.values().filter(|r| !r.subscription).count()
+    }
+}
+
+/// The requests running on one connection: its [`Table`], and their tasks.
 pub(crate) struct Calls {
     tasks: JoinSet<Option<RequestId>>,
-    running: HashMap<RequestId, Running>,
+    table: Table,
     max_running: usize,
 }
 
 impl Calls {
     /// No calls yet; at most `max_running` at once.
     pub(crate) fn new(max_running: usize) -> Self {
-        Calls { tasks: JoinSet::new(), running: HashMap::new(), max_running }
+        Calls { tasks: JoinSet::new(), table: Table::default(), max_running }
     }
 
     /// Wait until fewer calls than the limit run, so a client that sends
     /// faster than its calls end is read no further meanwhile.
     pub(crate) async fn admit(&mut self) {
         self.reap();
-        while self.running.values().filter(|r| !r.subscription).count() >= self.max_running {
+        while self.table.calls() >= self.max_running {
             let Some(done) = self.tasks.join_next().await else { break };
             self.forget(done);
         }
     }
 
-    /// The refusal for a request whose id a running request still uses, if
-    /// it does: refused before the request does anything (a subscription
-    /// would otherwise be acknowledged, then refused).
+    /// See [`Table::refuse_id_in_use`]; calls that ended meanwhile free
+    /// their ids first.
     pub(crate) fn refuse_id_in_use(&mut self, id: &RequestId) -> Option<Answer> {
         self.reap();
-        let in_use = self.running.get(id).is_some_and(|r| !r.handle.is_finished());
-        in_use.then(|| {
-            let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
-            Answer::error(Some(id.clone()), error)
-        })
+        self.table.refuse_id_in_use(id)
     }
 
     /// Do what dispatch decided for one message, answering on `out`.
@@ -72,15 +136,9 @@ impl Calls {
         }
     }
 
-    /// Stop the request with `id`, if it still runs. Dropping its future
-    /// stops it at its next `.await`; the spec sends no answer for a
-    /// cancelled request. Aborted before the signal, so a subscription
-    /// cannot send its closing answer after all.
+    /// Stop the request with `id`, if it still runs ([`Table::cancel`]).
     pub(crate) fn cancel(&mut self, id: &RequestId) {
-        if let Some(running) = self.running.remove(id) {
-            running.handle.abort();
-            running.cancellation.cancel();
-        }
+        self.table.cancel(id);
     }
 
     /// Run a batch's requests, answered together (they are not cancellable
@@ -100,7 +158,7 @@ impl Calls {
     /// its `subscriptions/listen`), let calls finish within `grace`, then
     /// cancel the rest.
     pub(crate) async fn drain(mut self, grace: Duration) {
-        self.running.values().filter(|r| r.subscription).for_each(|r| r.cancellation.cancel());
+        self.table.running.values().filter(|r| r.subscription).for_each(|r| r.cancellation.cancel());
         if self.tasks.is_empty() {
             return;
         }
@@ -112,7 +170,7 @@ impl Calls {
                 ?grace,
                 "input closed; cancelling calls still running after the grace period"
             );
-            self.running.values().for_each(|r| r.cancellation.cancel());
+            self.table.running.values().for_each(|r| r.cancellation.cancel());
             self.tasks.shutdown().await;
         }
     }
@@ -138,7 +196,7 @@ impl Calls {
             out.send(&future.await);
             Some(task_id)
         });
-        self.running.insert(id, Running { handle, cancellation, subscription });
+        self.table.track(id, handle, cancellation, subscription);
     }
 
     /// Free the ids of the calls that ended.
@@ -150,7 +208,7 @@ impl Calls {
 
     fn forget(&mut self, done: Result<Option<RequestId>, tokio::task::JoinError>) {
         if let Ok(Some(id)) = done {
-            self.running.remove(&id);
+            self.table.forget(&id);
         }
     }
 }
@@ -159,7 +217,7 @@ impl Calls {
 /// it first waits, the connection reads nothing: a first poll longer than
 /// [`SLOW_FIRST_POLL`] (a synchronous tool doing slow work) is logged once,
 /// with what to do.
-async fn first_poll(future: &mut BoxFuture<'static, Answer>) -> Poll<Answer> {
+pub(crate) async fn first_poll(future: &mut BoxFuture<'static, Answer>) -> Poll<Answer> {
     static WARNED: AtomicBool = AtomicBool::new(false);
     let started = Instant::now();
     let polled = poll_once(future).await;

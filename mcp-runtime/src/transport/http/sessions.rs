@@ -12,7 +12,9 @@ use tokio::task::AbortHandle;
 use super::resume::Hub;
 use super::store::EventStore;
 use crate::dispatch::Session;
+use crate::dispatch::calls::Table;
 use crate::dispatch::outgoing::{Drain, Outgoing};
+use crate::dispatch::reply::Answer;
 use crate::request::claims::Claims;
 use crate::request::context::Cancellation;
 use crate::server::Shared;
@@ -35,7 +37,7 @@ pub(crate) struct HttpSession {
     /// Its resumable call streams, by number.
     streams: Mutex<(u64, HashMap<u64, Arc<Hub>>)>,
     /// Calls in flight, so `notifications/cancelled` and DELETE reach them.
-    running: Mutex<HashMap<RequestId, (AbortHandle, Cancellation)>>,
+    running: Mutex<Table>,
     /// The open GET stream: where messages that belong to no request go.
     standalone: Arc<Mutex<Option<Outgoing>>>,
     last_active: Mutex<Instant>,
@@ -110,7 +112,7 @@ impl HttpSession {
         due
     }
 
-    /// Start a call with `spawn` and track it; `false` (and nothing
+    /// Start a call with `spawn` and track it; the refusal (and nothing
     /// spawned) if its id is already in use. The table stays locked while
     /// the task starts, so the task cannot finish before it is tracked.
     pub(crate) fn start_call(
@@ -118,31 +120,28 @@ impl HttpSession {
         id: RequestId,
         cancellation: Cancellation,
         spawn: impl FnOnce() -> AbortHandle,
-    ) -> bool {
+    ) -> Result<(), Box<Answer>> {
         let mut running = lock(&self.running);
-        if running.get(&id).is_some_and(|(handle, _)| !handle.is_finished()) {
-            return false;
+        if let Some(refusal) = running.refuse_id_in_use(&id) {
+            return Err(Box::new(refusal));
         }
-        running.insert(id, (spawn(), cancellation));
-        true
+        running.track(id, spawn(), cancellation, false);
+        Ok(())
     }
 
     /// Whether a call with this id runs now.
     pub(crate) fn is_running(&self, id: &RequestId) -> bool {
-        lock(&self.running).get(id).is_some_and(|(handle, _)| !handle.is_finished())
+        lock(&self.running).in_use(id)
     }
 
     pub(crate) fn finish_call(&self, id: &RequestId) {
-        lock(&self.running).remove(id);
+        lock(&self.running).forget(id);
         self.touch();
     }
 
     /// Stop a running call; the spec sends nothing for it.
     pub(crate) fn cancel_call(&self, id: &RequestId) {
-        if let Some((handle, cancellation)) = lock(&self.running).remove(id) {
-            handle.abort();
-            cancellation.cancel();
-        }
+        lock(&self.running).cancel(id);
     }
 
     /// Open the server-to-client stream; `None` if one is already open
@@ -223,10 +222,7 @@ impl HttpSession {
                 tracing::debug!(%error, "the event store did not forget an ended session's streams");
             }
         });
-        for (handle, cancellation) in lock(&self.running).drain().map(|(_, v)| v) {
-            cancellation.cancel();
-            handle.abort();
-        }
+        lock(&self.running).cancel_all();
         lock(&self.standalone).take();
     }
 
@@ -237,9 +233,7 @@ impl HttpSession {
     /// When it was last active, if nothing runs in it now (no call, no
     /// open GET stream).
     fn idle_since(&self) -> Option<Instant> {
-        let running = lock(&self.running);
-        let busy = running.values().any(|(handle, _)| !handle.is_finished())
-            || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
+        let busy = lock(&self.running).busy() || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
         (!busy).then(|| *lock(&self.last_active))
     }
 }

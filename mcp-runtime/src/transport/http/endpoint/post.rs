@@ -67,7 +67,7 @@ impl Endpoint {
                         // answered here: a task of its own would only hand
                         // its answer back across threads.
                         let done = match call && !session.is_running(&id) {
-                            true => crate::dispatch::poll_once(&mut future).await,
+                            true => crate::dispatch::calls::first_poll(&mut future).await,
                             false => std::task::Poll::Pending,
                         };
                         match done {
@@ -89,11 +89,8 @@ impl Endpoint {
                                     })
                                     .abort_handle()
                                 });
-                                if !started {
-                                    let error = ErrorObject::invalid_request(format!(
-                                        "request id {id} is already in use by a running request"
-                                    ));
-                                    return json_response(StatusCode::OK, &Answer::error(Some(id), error));
+                                if let Err(refusal) = started {
+                                    return json_response(StatusCode::OK, &*refusal);
                                 }
                             }
                         }
