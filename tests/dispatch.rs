@@ -454,6 +454,23 @@ async fn a_reused_id_of_a_running_call_is_refused() {
 }
 
 #[tokio::test]
+async fn an_id_in_use_by_a_running_call_is_refused_and_free_again_once_it_ends() {
+    let mut client = connect(server()).await;
+    let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 300}}});
+    client.send(&slow).await.unwrap();
+    client.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).await.unwrap();
+    // The refusal comes first, while the call still runs, and leaves it running.
+    let refused = client.response_to(&json!(7)).await.unwrap();
+    assert_eq!(error_code(&refused), -32600, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("request id 7 is already in use"), "{refused}");
+    let answered = client.response_to(&json!(7)).await.unwrap();
+    assert_eq!(text(&answered["result"]), "slept 300");
+    // Ended, the id is free again.
+    client.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).await.unwrap();
+    assert_eq!(client.response_to(&json!(7)).await.unwrap()["result"], json!({}));
+}
+
+#[tokio::test]
 async fn cancelling_a_call_drops_it_and_sends_nothing() {
     let mut client = connect(server()).await;
     client

@@ -158,6 +158,30 @@ async fn a_session_starts_lists_calls_and_ends() {
 }
 
 #[tokio::test]
+async fn an_id_in_use_in_a_session_is_refused_while_its_call_runs() {
+    let url = start().await;
+    let mut client = Client::new(&url);
+    client.initialize().await;
+    let nap =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "nap", "arguments": {"ms": 500}}});
+    let first = client.post("application/json").json(&nap);
+    let running = tokio::spawn(async move { first.send().await.unwrap().text().await.unwrap() });
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    let again = client
+        .message(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}}}))
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.last()["error"]["code"], -32600, "{again:?}");
+    assert!(again.last()["error"]["message"].as_str().unwrap().contains("already in use"), "{again:?}");
+    // The first call was not disturbed, and its end frees the id.
+    let first: Value = serde_json::from_str(&running.await.unwrap()).unwrap();
+    assert_eq!(first["result"]["content"][0]["text"], "slept 500 ms", "{first}");
+    let reused = client.message(&json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).await;
+    assert_eq!(reused.last()["result"], json!({}), "{reused:?}");
+}
+
+#[tokio::test]
 async fn a_call_streams_its_progress_and_logs_before_the_result() {
     let url = start().await;
     let mut client = Client::new(&url);
