@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::logging;
 use crate::transport::connection;
 use crate::transport::memory::{self, InMemoryClient};
-use crate::transport::{Lines, stdio};
+use crate::transport::{Lines, Transport, stdio};
 
 impl Server {
     /// Serve one client on stdin/stdout until stdin closes. Stdout is
@@ -140,5 +140,14 @@ impl Server {
         let (server, to_server, from_server) = memory::pair();
         let task = tokio::spawn(connection::serve(server, None, shared, limits));
         Ok(InMemoryClient::new(to_server, from_server, task))
+    }
+
+    /// Serve one client over a transport of your own (see [`Transport`])
+    /// until the client closes its side; running calls then finish within
+    /// the shutdown grace and every answer is written.
+    pub async fn serve_transport<T: Transport>(self, transport: T) -> Result<(), Error> {
+        let (shared, limits) = self.build()?;
+        connection::serve(transport, None, shared, limits).await?;
+        Ok(())
     }
 }

@@ -23,14 +23,3 @@ pub use http::OAuth;
 pub use lines::{LineReader, LineWriter, Lines};
 pub use memory::InMemoryClient;
 pub use message::{ReadMessages, Received, Transport, WriteMessages};
-
-impl crate::Server {
-    /// Serve one client over a transport of your own (see [`Transport`])
-    /// until the client closes its side; running calls then finish within
-    /// the shutdown grace and every answer is written.
-    pub async fn serve_transport<T: Transport>(self, transport: T) -> Result<(), crate::Error> {
-        let (shared, limits) = self.build()?;
-        connection::serve(transport, None, shared, limits).await?;
-        Ok(())
-    }
-}
