@@ -500,6 +500,25 @@ async fn throttle_limits_each_name_and_only_the_kinds_it_limits() {
     assert!(refused.message.starts_with("prompt `say` is rate limited"), "{}", refused.message);
 }
 
+#[tokio::test]
+async fn throttle_gives_each_client_an_allowance_of_its_own() {
+    use mcp_runtime::tools::RateLimit;
+    use std::time::Duration;
+    // One throttle (one shared limiter) in front of two connections.
+    let throttle = middleware::Throttle::per_client(RateLimit::new(2, Duration::from_secs(3600))).unwrap();
+    let mut first = TestClient::connect(server_with(throttle.clone())).await.unwrap();
+    let mut second = TestClient::connect(server_with(throttle)).await.unwrap();
+    for _ in 0..2 {
+        assert_eq!(text(&first.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap()), "2");
+    }
+    assert_eq!(first.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap().is_error, Some(true));
+    // The first client spent its allowance; the second still has all of it.
+    for _ in 0..2 {
+        assert_eq!(text(&second.call_tool("add", json!({"a": 2, "b": 2})).await.unwrap()), "4");
+    }
+    assert_eq!(second.call_tool("add", json!({"a": 2, "b": 2})).await.unwrap().is_error, Some(true));
+}
+
 fn server_with(throttle: middleware::Throttle) -> Server {
     server().layer(throttle)
 }
