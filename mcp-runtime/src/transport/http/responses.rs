@@ -58,3 +58,59 @@ pub(crate) fn json_response(status: StatusCode, message: &impl serde::Serialize)
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The status, the value of `header` and the JSON body of a refusal.
+    async fn read(response: Response, header: &str) -> (StatusCode, Option<String>, Value) {
+        let status = response.status();
+        let content_type = response.headers().get(CONTENT_TYPE).cloned();
+        assert_eq!(content_type, Some(HeaderValue::from_static("application/json")), "every refusal is JSON");
+        let header = response.headers().get(header).map(|v| v.to_str().unwrap().to_owned());
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        (status, header, serde_json::from_slice(&body).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_forbidden_request_is_a_403_naming_the_check_and_no_challenge() {
+        let (status, challenge, body) = read(refused(Refusal::Forbidden("origin")), "www-authenticate").await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert_eq!(challenge, None);
+        assert_eq!(
+            body,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Forbidden: origin"}})
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_token_is_challenged_plainly_and_a_wrong_one_as_invalid() {
+        let missing = read(refused(Refusal::Unauthorized { presented: false }), "www-authenticate").await;
+        assert_eq!((missing.0, missing.1.as_deref()), (StatusCode::UNAUTHORIZED, Some("Bearer")));
+        let wrong = read(refused(Refusal::Unauthorized { presented: true }), "www-authenticate").await;
+        assert_eq!((wrong.0, wrong.1.as_deref()), (StatusCode::UNAUTHORIZED, Some(r#"Bearer error="invalid_token""#)));
+        assert_eq!(wrong.2["error"]["message"], "Unauthorized");
+    }
+
+    #[tokio::test]
+    async fn a_request_without_a_session_is_answered_under_its_own_id() {
+        let (status, _, body) = read(missing_session(Some(mcp_core::RequestId::Number(7))), "retry-after").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], mcp_core::codes::INVALID_REQUEST);
+        let (_, _, body) = read(missing_session(None), "retry-after").await;
+        assert_eq!(body["id"], Value::Null);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_session_is_a_404_with_our_code_and_a_full_server_asks_for_a_retry() {
+        let (status, retry, body) = read(session_not_found(), "retry-after").await;
+        assert_eq!((status, retry), (StatusCode::NOT_FOUND, None), "an ended session does not come back");
+        assert_eq!(body["error"]["code"], -32001, "the code clients know it by");
+        let (status, retry, _) = read(too_many_sessions(), "retry-after").await;
+        assert_eq!((status, retry.as_deref()), (StatusCode::SERVICE_UNAVAILABLE, Some("5")));
+    }
+}

@@ -217,3 +217,33 @@ async fn after_unwanted_body(body: Body, mut response: Response) -> Response {
 fn close(response: &mut Response) {
     response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn closes(body: Body) -> bool {
+        let response = after_unwanted_body(body, StatusCode::ACCEPTED.into_response()).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "the answer itself is unchanged");
+        match response.headers().get(CONNECTION) {
+            None => false,
+            Some(value) => {
+                assert_eq!(value, "close");
+                true
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_small_unwanted_body_is_read_so_the_connection_stays_open() {
+        assert!(!closes(Body::empty()).await);
+        assert!(!closes(Body::from(vec![b'x'; DRAIN_LIMIT])).await);
+    }
+
+    #[tokio::test]
+    async fn a_large_or_stalled_unwanted_body_closes_the_connection() {
+        assert!(closes(Body::from(vec![b'x'; DRAIN_LIMIT + 1])).await);
+        let stalled = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();
+        assert!(closes(Body::from_stream(stalled)).await, "given up after {DRAIN_TIME:?}");
+    }
+}
