@@ -1,7 +1,8 @@
 //! What an attribute emits when its model has errors, in the manner of
 //! thiserror's fallback: the function as written (so its body is still
-//! checked), every error, and a stub companion with an impl, so that uses
-//! of `add::Tool` add no second wall of errors.
+//! checked), every error, and a stub companion with an impl of its trait,
+//! so that uses of `add::Tool` still resolve and type-check and add no
+//! errors of their own.
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -91,14 +91,7 @@ pub(crate) fn expansion(
     };
     let mut function = Function::from_syn(item, kind, common, &mut errors);
     check(&mut function, &mut errors);
-    if errors.is_empty() {
-        expand(&function)
-    } else if kind == Kind::Tool {
-        fallback::fallback(&function, kind, errors)
-    } else {
-        let (item, errors) = (&function.item, errors.into_compile_errors());
-        quote!(#item #errors)
-    }
+    if errors.is_empty() { expand(&function) } else { fallback::fallback(&function, kind, errors) }
 }
 
 /// What a generator gives [`generate`].
