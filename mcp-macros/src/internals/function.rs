@@ -43,8 +43,7 @@ impl Function {
         let doc = Doc::from_attrs(&item.attrs);
         // A description given in the attribute also documents the function,
         // so `missing_docs` and rustdoc see what clients see.
-        if kind == Kind::Tool
-            && doc.is_empty()
+        if doc.is_empty()
             && let Some(description) = &common.description
         {
             item.attrs.push(syn::parse_quote!(#[doc = #description]));
