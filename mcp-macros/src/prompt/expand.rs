@@ -11,6 +11,7 @@ use crate::internals::Kind;
 use crate::internals::attr::{Common, unraw};
 use crate::internals::function::Function;
 
+/// The expansion of a prompt whose model has no mistakes.
 pub(crate) fn expand(function: &Function, attr: &Common) -> TokenStream {
     let Function { item, krate, name, doc, params, .. } = function;
     let each = params.iter().map(|p| {

@@ -15,6 +15,7 @@ use crate::internals::attr::unraw;
 use crate::internals::function::Function;
 use crate::internals::param::Source;
 
+/// The expansion of a resource whose model has no mistakes.
 pub(crate) fn expand(function: &Function, attr: &ResourceAttr) -> TokenStream {
     let Function { item, krate, doc, params, .. } = function;
     let uri = attr.uri.as_ref().expect("checked");

@@ -8,6 +8,7 @@ use crate::internals::Kind;
 use crate::internals::errors::Errors;
 use crate::internals::function::Function;
 
+/// Every rule of tools alone, each mistake added to `errors`.
 pub(crate) fn check(function: &Function, attr: &ToolAttr, errors: &mut Errors) {
     check_no_borrowed_text_or_slices(function, errors);
     function.check_names(Kind::Tool, attr.common.name.is_some(), errors);

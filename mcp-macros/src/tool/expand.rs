@@ -16,6 +16,7 @@ use crate::internals::attr::arg::DefaultValue;
 use crate::internals::function::Function;
 use crate::internals::param::Param;
 
+/// The expansion of a tool whose model has no mistakes.
 pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
     let Function { item, krate, name, doc, params, .. } = function;
     let hints = [
