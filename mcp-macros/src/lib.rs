@@ -1,17 +1,17 @@
-//! The `#[tool]` attribute. Depend on `mcp-runtime`, which re-exports it;
-//! the generated code names only `::mcp_runtime::__private`.
+//! The `#[tool]`, `#[resource]` and `#[prompt]` attributes. Depend on
+//! `mcp-runtime`, which re-exports them; the generated code names only
+//! `::mcp_runtime::__private`.
+//!
+//! The three share their internals (`internals`: the function and
+//! parameter model, the signature checks, key parsing) and the tokens they
+//! emit alike (`emit`); `tool`, `resource` and `prompt` each add their own
+//! keys, checks and generator on top.
 
-mod ast;
-mod attr;
-mod doc;
-mod errors;
-mod expand;
+mod emit;
 mod internals;
 mod prompt;
 mod resource;
-mod shared;
-mod suggest;
-mod valid;
+mod tool;
 
 use proc_macro::TokenStream;
 
@@ -157,7 +157,7 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let expanded = expand::tool(args.into(), item.into());
+    let expanded = tool::tool(args.into(), item.into());
     // Set `MCP_MACROS_DEBUG` to see what `#[tool]` generates.
     if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
         eprintln!("{expanded}");

@@ -1,17 +1,18 @@
 //! What `#[tool]`, `#[resource]` and `#[prompt]` share, in the shape of
-//! serde_derive's `internals`: which attribute is at work, the one set of
-//! signature checks ([`signature`]) and the one parameter model
-//! ([`params`]). Each attribute's model and generator build on these, so a
-//! rule added here holds for all three.
+//! serde_derive's `internals`: the attribute at work ([`Kind`]), the one
+//! model of the user's function ([`function`]) and of its parameters
+//! ([`param`]), the one set of signature checks ([`signature`]), and key
+//! parsing, docs, errors and suggestions. Each attribute's generator builds
+//! on these, so a rule added here holds for all three.
 
-pub(crate) mod params;
+pub(crate) mod attr;
+pub(crate) mod doc;
+pub(crate) mod errors;
+pub(crate) mod function;
+pub(crate) mod item;
+pub(crate) mod param;
 pub(crate) mod signature;
-
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
-use syn::{ItemFn, LitStr};
-
-use crate::attr::unraw;
+pub(crate) mod suggest;
 
 /// The attribute at work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +32,7 @@ impl Kind {
         }
     }
 
-    /// `tool`, as messages say it.
+    /// `tool`, as messages say it; also the attribute's own name.
     pub(crate) fn noun(self) -> &'static str {
         match self {
             Kind::Tool => "tool",
@@ -40,9 +41,22 @@ impl Kind {
         }
     }
 
-    /// The attribute's own name, to find it applied twice.
-    fn ident(self) -> &'static str {
-        self.noun()
+    /// `Tool`: the companion's type and the runtime's trait and builder
+    /// stem (`ToolBuilder`, `ToolDefinition`).
+    pub(crate) fn type_name(self) -> &'static str {
+        match self {
+            Kind::Tool => "Tool",
+            Kind::Resource => "Resource",
+            Kind::Prompt => "Prompt",
+        }
+    }
+
+    /// The keys `#[arg(...)]` takes on this attribute's parameters.
+    pub(crate) fn arg_keys(self) -> &'static [&'static str] {
+        match self {
+            Kind::Tool => &["rename", "description", "default", "header"],
+            Kind::Resource | Kind::Prompt => &["rename", "description", "complete"],
+        }
     }
 
     /// Why its parameters need concrete types.
@@ -61,23 +75,5 @@ impl Kind {
             Kind::Resource => "a variable's name, or any name for an injected value",
             Kind::Prompt => "they name the prompt's arguments",
         }
-    }
-}
-
-/// The path generated code names the runtime by: `::mcp_runtime`, unless
-/// `crate = "…"` says otherwise.
-pub(crate) fn krate(given: Option<&syn::Path>) -> TokenStream {
-    match given {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    }
-}
-
-/// The name on the wire: `name = "…"` if given, else the function's, and
-/// where to point when it is wrong.
-pub(crate) fn wire_name(given: Option<&LitStr>, item: &ItemFn) -> (String, Span) {
-    match given {
-        Some(lit) => (lit.value(), lit.span()),
-        None => (unraw(&item.sig.ident), item.sig.ident.span()),
     }
 }

@@ -1,18 +1,35 @@
 //! The one set of checks on the function an attribute is put on: the
-//! runtime calls it through a plain, safe, Rust-ABI call with concrete
-//! types, and names it by a name clients accept.
+//! runtime calls it, async or not, as a free function through a plain,
+//! safe, Rust-ABI call with concrete types, and names it by a name clients
+//! accept. Parameters' own shape is checked where they are read
+//! ([`super::param`]).
 
 use proc_macro2::Span;
 use syn::{FnArg, ItemFn, Type};
 
 use super::Kind;
-use crate::errors::Errors;
+use super::errors::Errors;
 
 /// Everything about the signature that no attribute can serve.
 pub(crate) fn check(item: &ItemFn, kind: Kind, errors: &mut Errors) {
+    receiver(item, kind, errors);
     qualifiers(item, kind, errors);
     generics(item, kind, errors);
     impl_trait_params(item, kind, errors);
+}
+
+/// The runtime has no value to call a method on.
+fn receiver(item: &ItemFn, kind: Kind, errors: &mut Errors) {
+    if let Some(receiver) = item.sig.receiver() {
+        errors.spanned(
+            receiver,
+            format_args!(
+                "{} functions cannot take `self`; make it a free function and keep shared data in `State<T>` or a \
+                 `static` (e.g. a `std::sync::OnceLock`)",
+                kind.attribute()
+            ),
+        );
+    }
 }
 
 /// A plain (safe, Rust-ABI) call.

@@ -1,18 +1,18 @@
-//! A tool's checks that need its whole model: the signature checks every
-//! attribute shares, then the rules of tools alone.
+//! The rules of tools alone, on top of the checks every attribute's model
+//! has already made.
 
 use syn::{FnArg, Type};
 
-use crate::ast::ToolFn;
-use crate::errors::Errors;
-use crate::internals::{Kind, params, signature};
+use super::attr::ToolAttr;
+use crate::internals::Kind;
+use crate::internals::errors::Errors;
+use crate::internals::function::Function;
 
-pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
-    signature::check(&tool.item, Kind::Tool, errors);
-    check_no_borrowed_text_or_slices(tool, errors);
-    signature::check_name(Kind::Tool, &tool.name, tool.name_span, tool.attr.name.is_some(), errors);
-    check_unique_param_names(tool, errors);
-    check_description(tool, errors);
+/// Every rule of tools alone, each mistake added to `errors`.
+pub(crate) fn check(function: &Function, attr: &ToolAttr, errors: &mut Errors) {
+    check_no_borrowed_text_or_slices(function, errors);
+    function.check_names(Kind::Tool, attr.common.name.is_some(), errors);
+    check_description(function, attr, errors);
 }
 
 /// The variable that makes a crate require a description on every tool.
@@ -21,15 +21,15 @@ pub(crate) const REQUIRE_DESCRIPTIONS: &str = "MCP_REQUIRE_DESCRIPTIONS";
 /// A model chooses tools by their descriptions, so a crate may insist on
 /// one: set `MCP_REQUIRE_DESCRIPTIONS=1` while it compiles (from its
 /// `build.rs`: `cargo::rustc-env=MCP_REQUIRE_DESCRIPTIONS=1`).
-fn check_description(tool: &ToolFn, errors: &mut Errors) {
+fn check_description(function: &Function, attr: &ToolAttr, errors: &mut Errors) {
     let required = std::env::var(REQUIRE_DESCRIPTIONS).is_ok_and(|v| !v.is_empty() && v != "0");
-    if required && tool.doc.is_empty() && tool.attr.description.is_none() {
+    if required && function.doc.is_empty() && attr.common.description.is_none() {
         errors.push(syn::Error::new(
-            tool.item.sig.ident.span(),
+            function.ident().span(),
             format_args!(
                 "tool `{}` has no description, and this crate requires one ({REQUIRE_DESCRIPTIONS} is set): \
                  add a `///` doc comment saying what it does, or `#[tool(description = \"…\")]`",
-                tool.name
+                function.name
             ),
         ));
     }
@@ -37,8 +37,8 @@ fn check_description(tool: &ToolFn, errors: &mut Errors) {
 
 /// `&T` parameters borrow a value the call owns, so `T` must be a whole
 /// value; `&str` and `&[T]` have owned forms that say so.
-fn check_no_borrowed_text_or_slices(tool: &ToolFn, errors: &mut Errors) {
-    for input in &tool.item.sig.inputs {
+fn check_no_borrowed_text_or_slices(function: &Function, errors: &mut Errors) {
+    for input in &function.item.sig.inputs {
         let FnArg::Typed(t) = input else { continue };
         let Type::Reference(r) = &*t.ty else { continue };
         let (owned, borrowed) = match &*r.elem {
@@ -49,9 +49,4 @@ fn check_no_borrowed_text_or_slices(tool: &ToolFn, errors: &mut Errors) {
         errors
             .spanned(r, format_args!("tool arguments arrive as owned values; take `{owned}` instead of `{borrowed}`"));
     }
-}
-
-/// Two parameters cannot fill one JSON argument.
-fn check_unique_param_names(tool: &ToolFn, errors: &mut Errors) {
-    params::check_unique(tool.params.iter().map(|p| (p.name.as_str(), p.name_span)), Kind::Tool, errors);
 }

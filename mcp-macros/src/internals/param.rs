@@ -1,19 +1,19 @@
 //! The one parameter model: each parameter of the user's function with
 //! its wire name, its type, its doc and its `#[arg]` keys, our helper
 //! attributes taken off it (which is what makes per-parameter docs
-//! compile on stable). What a parameter *is* (an argument, a variable, an
-//! injected value) is left to the runtime's traits.
+//! compile on stable), and what supplies its value.
 
 use proc_macro2::Span;
-use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, Type};
+use syn::{Attribute, FnArg, Ident, ItemFn, Pat, Type};
 
 use super::Kind;
-use crate::attr::unraw;
-use crate::doc::Doc;
-use crate::errors::Errors;
+use super::attr::arg::ArgAttr;
+use super::attr::unraw;
+use super::doc::Doc;
+use super::errors::Errors;
 
-/// One parameter; `A` is the attribute's own `#[arg]` keys.
-pub(crate) struct Param<A> {
+/// One parameter.
+pub(crate) struct Param {
     pub(crate) ident: Ident,
     /// Its name on the wire: `#[arg(rename = "…")]`, else the identifier's.
     pub(crate) name: String,
@@ -21,45 +21,48 @@ pub(crate) struct Param<A> {
     /// As written.
     pub(crate) ty: Type,
     pub(crate) doc: Doc,
-    pub(crate) arg: A,
+    pub(crate) arg: ArgAttr,
+    pub(crate) source: Source,
 }
 
-/// The `#[arg]` keys every attribute reads the same way.
-pub(crate) trait ArgKeys {
-    /// `#[arg(rename = "…")]`.
-    fn rename(&self) -> Option<&LitStr>;
+impl Param {
+    /// The type of the value the runtime makes, and whether the function
+    /// borrows it: a tool's `ctx: &Context` takes a `Context` by reference.
+    pub(crate) fn value_type(&self) -> (&Type, bool) {
+        match &self.ty {
+            Type::Reference(r) if r.mutability.is_none() => (&r.elem, true),
+            other => (other, false),
+        }
+    }
+}
+
+/// What supplies a parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The runtime's traits, from the type alone: an argument when the
+    /// type can be read from one, else an injected value (`Context`,
+    /// `State<T>`). Never the type's spelling, so aliases and re-exports
+    /// work. Tools and prompts.
+    Traits,
+    /// A resource's URI template variable, by the parameter's name.
+    Variable,
+    /// A resource parameter no variable is named after.
+    Injected,
 }
 
 /// Take the function's parameters, with their `///` and `#[arg(...)]`
-/// read (by `parse`) and removed; the attributes of other macros stay.
-pub(crate) fn take<A: ArgKeys>(
-    item: &mut ItemFn,
-    kind: Kind,
-    errors: &mut Errors,
-    mut parse: impl FnMut(&[Attribute], &mut Errors) -> A,
-) -> Vec<Param<A>> {
+/// read and removed; the attributes of other macros stay.
+pub(crate) fn take(item: &mut ItemFn, kind: Kind, errors: &mut Errors) -> Vec<Param> {
     misplaced_attributes(item, kind, errors);
     let mut params = Vec::new();
     for input in item.sig.inputs.iter_mut() {
-        let typed = match input {
-            FnArg::Receiver(receiver) => {
-                errors.spanned(
-                    &*receiver,
-                    format_args!(
-                        "{} functions cannot take `self`; make it a free function and keep shared data in \
-                         `State<T>` or a `static` (e.g. a `std::sync::OnceLock`)",
-                        kind.attribute()
-                    ),
-                );
-                continue;
-            }
-            FnArg::Typed(typed) => typed,
-        };
+        // A receiver is reported with the signature's checks.
+        let FnArg::Typed(typed) = input else { continue };
         let (ours, theirs): (Vec<Attribute>, Vec<Attribute>) =
             typed.attrs.drain(..).partition(|a| a.path().is_ident("doc") || a.path().is_ident("arg"));
         typed.attrs = theirs;
         let args: Vec<Attribute> = ours.iter().filter(|a| a.path().is_ident("arg")).cloned().collect();
-        let arg = parse(&args, errors);
+        let arg = ArgAttr::parse(&args, kind, errors);
         let ident = match &*typed.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
             _ => {
@@ -75,29 +78,29 @@ pub(crate) fn take<A: ArgKeys>(
                 continue;
             }
         };
-        let (name, name_span) = match arg.rename() {
+        let (name, name_span) = match &arg.rename {
             Some(lit) => (lit.value(), lit.span()),
             None => (unraw(&ident), ident.span()),
         };
         let doc = Doc::from_attrs(ours.iter().filter(|a| a.path().is_ident("doc")));
-        params.push(Param { ident, name, name_span, ty: (*typed.ty).clone(), doc, arg });
+        let (ty, source) = ((*typed.ty).clone(), Source::Traits);
+        params.push(Param { ident, name, name_span, ty, doc, arg, source });
     }
     params
 }
 
-/// Two parameters cannot fill one argument: `names` are the parameters'
-/// wire names, in order, with where each is written.
-pub(crate) fn check_unique<'a>(names: impl IntoIterator<Item = (&'a str, Span)>, kind: Kind, errors: &mut Errors) {
+/// Two parameters cannot fill one argument.
+pub(crate) fn check_unique(params: &[Param], kind: Kind, errors: &mut Errors) {
     let place = match kind {
         Kind::Tool => "the input schema",
         Kind::Resource => "the URI template",
         Kind::Prompt => "the prompt's arguments",
     };
     let mut seen = std::collections::HashSet::new();
-    for (name, span) in names {
+    for Param { name, name_span, .. } in params {
         if !seen.insert(name) {
             errors.push(syn::Error::new(
-                span,
+                *name_span,
                 format_args!("two parameters are named `{name}` in {place}; rename one with `#[arg(rename = \"…\")]`"),
             ));
         }
@@ -114,17 +117,16 @@ fn misplaced_attributes(item: &mut ItemFn, kind: Kind, errors: &mut Errors) {
             errors.spanned(
                 a.path(),
                 format_args!(
-                    "`#[arg(...)]` goes on a parameter: `fn f(#[arg(rename = \"…\")] x: T)`; settings for the {} \
-                     go in `#[{}(...)]`",
+                    "`#[arg(...)]` goes on a parameter: `fn f(#[arg(rename = \"…\")] x: T)`; settings for the {0} \
+                     go in `#[{0}(...)]`",
                     kind.noun(),
-                    kind.ident()
                 ),
             );
         }
         !misplaced
     });
     item.attrs.retain(|a| {
-        let again = a.path().segments.last().is_some_and(|s| s.ident == kind.ident());
+        let again = a.path().segments.last().is_some_and(|s| s.ident == kind.noun());
         if again {
             errors.spanned(
                 a,

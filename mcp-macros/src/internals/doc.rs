@@ -8,17 +8,21 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
+/// One `#[doc]`: a line as written, or an expression such as
+/// `include_str!(…)`, kept for rustc to expand.
 pub(crate) enum DocPart {
     Line(String),
     Expr(Expr),
 }
 
+/// A doc comment, in order.
 #[derive(Default)]
 pub(crate) struct Doc {
     parts: Vec<DocPart>,
 }
 
 impl Doc {
+    /// The `#[doc]` attributes among `attrs`; others are passed over.
     pub(crate) fn from_attrs<'a>(attrs: impl IntoIterator<Item = &'a Attribute>) -> Doc {
         let mut parts = Vec::new();
         for attr in attrs {
@@ -39,6 +43,7 @@ impl Doc {
         Doc { parts }
     }
 
+    /// There is no doc comment at all.
     pub(crate) fn is_empty(&self) -> bool {
         self.parts.is_empty()
     }
