@@ -269,7 +269,7 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         requests.waiting().insert(id.clone(), tx);
         let mut pending = Pending { requests: requests.clone(), stream: stream.clone(), id: Some(id.clone()) };
-        stream.send(&mcp_core::Request::new(id, method, params.as_object().cloned()));
+        stream.message(&mcp_core::Request::new(id, method, params.as_object().cloned()));
         let outcome = match tokio::time::timeout(requests.timeout, rx).await {
             Ok(Ok(outcome)) => outcome,
             // The session ended and dropped its table.

@@ -129,7 +129,7 @@ impl Calls {
     pub(crate) async fn perform(&mut self, action: Action, out: &Outgoing) {
         match action {
             Action::None => {}
-            Action::Reply(answer) => out.send(&answer),
+            Action::Reply(answer) => out.answer(&answer),
             Action::Call(id, future, cancellation) => self.start(id, future, cancellation, false, out).await,
             Action::Listen(id, future, cancellation) => self.start(id, future, cancellation, true, out).await,
             Action::Cancel(id) => self.cancel(&id),
@@ -148,7 +148,7 @@ impl Calls {
         self.tasks.spawn(async move {
             let responses = answers.await;
             if !responses.is_empty() {
-                out.send(&responses);
+                out.answers(&responses);
             }
             None
         });
@@ -187,13 +187,13 @@ impl Calls {
         out: &Outgoing,
     ) {
         if !subscription && let Poll::Ready(answer) = first_poll(&mut future).await {
-            out.send(&answer);
+            out.answer(&answer);
             return;
         }
         let out = out.clone();
         let task_id = id.clone();
         let handle = self.tasks.spawn(async move {
-            out.send(&future.await);
+            out.answer(&future.await);
             Some(task_id)
         });
         self.table.track(id, handle, cancellation, subscription);

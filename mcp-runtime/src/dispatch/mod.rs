@@ -3,6 +3,7 @@
 //! projection. Transport-agnostic: it never reads or writes bytes.
 
 pub(crate) mod calls;
+pub(crate) mod frame;
 pub(crate) mod lifecycle;
 pub(crate) mod listen;
 #[cfg(feature = "otel")]

@@ -1,5 +1,6 @@
-//! The queue of bytes to one client (a connection, or one HTTP response
-//! stream), and typed notifications onto it.
+//! The queue of frames to one client (a connection, or one HTTP response
+//! stream): answers, notifications and requests, each serialized once as
+//! it is queued, and the signals that end a stream or its connection.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -7,11 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::Serialize;
 use tokio::sync::{Notify, mpsc};
 
-/// Messages to the client of one connection or response stream. An empty
-/// message is the end-of-stream marker the writers stop at.
+use super::frame::Frame;
+use super::reply::Answer;
+
+/// Frames to the client of one connection or response stream, ending
+/// with [`Frame::End`].
 #[derive(Clone, Debug)]
 pub(crate) struct Outgoing {
-    pub(crate) tx: mpsc::UnboundedSender<Vec<u8>>,
+    pub(crate) tx: mpsc::UnboundedSender<Frame>,
     /// Whether requests to the client can go this way: not on an HTTP
     /// response the client takes as plain JSON (it reads only the answer).
     requests: bool,
@@ -103,16 +107,16 @@ pub(crate) trait Weighed {
 }
 
 #[cfg(feature = "http")]
-impl Weighed for Vec<u8> {
+impl Weighed for Frame {
     fn weight(&self) -> usize {
-        self.len()
+        self.size()
     }
 }
 
 #[cfg(feature = "http")]
-impl<N> Weighed for (N, Vec<u8>) {
+impl<N> Weighed for (N, Frame) {
     fn weight(&self) -> usize {
-        self.1.len()
+        self.1.size()
     }
 }
 
@@ -150,11 +154,6 @@ impl<T: Weighed> Drain<T> {
     }
 }
 
-/// The marker that asks a resumable stream to end the connection it is
-/// read on, in order with the messages before it (never sent on the
-/// wire: no message is a lone NUL byte).
-pub(crate) const CLOSE_CONNECTION: &[u8] = b"\0";
-
 /// A notification as it goes on the wire, serialized straight from its
 /// typed params.
 #[derive(Serialize)]
@@ -166,19 +165,19 @@ struct Note<'a, P> {
 
 impl Outgoing {
     /// A queue to a client that reads everything sent on it.
-    pub(crate) fn new(tx: mpsc::UnboundedSender<Vec<u8>>) -> Outgoing {
+    pub(crate) fn new(tx: mpsc::UnboundedSender<Frame>) -> Outgoing {
         Outgoing { tx, requests: true, resumable: false, backlog: None }
     }
 
     /// A queue whose bytes are counted in `backlog` until written.
-    pub(crate) fn counted(tx: mpsc::UnboundedSender<Vec<u8>>, backlog: Arc<Backlog>) -> Outgoing {
+    pub(crate) fn counted(tx: mpsc::UnboundedSender<Frame>, backlog: Arc<Backlog>) -> Outgoing {
         Outgoing { backlog: Some(backlog), ..Outgoing::new(tx) }
     }
 
     /// A new queue holding at most `limit` bytes of notifications, and
     /// its receiving end.
     #[cfg(feature = "http")]
-    pub(crate) fn bounded(limit: usize) -> (Outgoing, Drain<Vec<u8>>) {
+    pub(crate) fn bounded(limit: usize) -> (Outgoing, Drain<Frame>) {
         let backlog = Backlog::new(limit);
         let (tx, drain) = Drain::channel(backlog.clone());
         (Outgoing::counted(tx, backlog), drain)
@@ -194,7 +193,7 @@ impl Outgoing {
     /// before, if the client can reconnect; `false` if it cannot (stdio,
     /// plain JSON, stateless HTTP).
     pub(crate) fn close_connection(&self) -> bool {
-        self.resumable && self.push(CLOSE_CONNECTION.to_vec())
+        self.resumable && self.push(Frame::CloseConnection)
     }
 
     /// This queue as one to a client that reads only the answer, so a
@@ -214,7 +213,7 @@ impl Outgoing {
     pub(crate) fn nowhere() -> Outgoing {
         // One closed channel for all of them: a clone costs a count, where
         // a channel of its own cost two allocations per request.
-        static NOWHERE: std::sync::OnceLock<mpsc::UnboundedSender<Vec<u8>>> = std::sync::OnceLock::new();
+        static NOWHERE: std::sync::OnceLock<mpsc::UnboundedSender<Frame>> = std::sync::OnceLock::new();
         Outgoing::new(NOWHERE.get_or_init(|| mpsc::unbounded_channel().0).clone()).answer_only()
     }
 
@@ -226,53 +225,70 @@ impl Outgoing {
         if self.backlog.as_ref().is_some_and(|b| b.sheds()) {
             return;
         }
-        self.send(&Note { jsonrpc: "2.0", method, params });
+        self.message(&Note { jsonrpc: "2.0", method, params });
     }
 
-    /// Queue a message that is already serialized, as [`notify`](Self::notify)
+    /// Queue a request to the client (never dropped while it is there).
+    pub(crate) fn message(&self, message: &impl Serialize) {
+        if let Some(bytes) = serialized(message) {
+            self.push(Frame::Message(bytes));
+        }
+    }
+
+    /// Queue the answer to a request of the client.
+    pub(crate) fn answer(&self, answer: &Answer) {
+        if let Some(bytes) = serialized(answer) {
+            self.push(Frame::Answer { bytes, error: answer.error_object().map(|e| e.code) });
+        }
+    }
+
+    /// Queue a batch's answers, as one message.
+    pub(crate) fn answers(&self, answers: &[Answer]) {
+        if let Some(bytes) = serialized(&answers) {
+            self.push(Frame::Answer { bytes, error: None });
+        }
+    }
+
+    /// Queue a frame another queue took, as [`notify`](Self::notify)
     /// would; `false` if the client is gone.
     #[cfg(feature = "http")]
-    pub(crate) fn relay(&self, bytes: Vec<u8>) -> bool {
+    pub(crate) fn relay(&self, frame: Frame) -> bool {
         if self.backlog.as_ref().is_some_and(|b| b.sheds()) {
             return !self.is_closed();
         }
-        self.push(bytes)
+        self.push(frame)
     }
 
-    /// Queue one message; a closed queue (the client is gone) drops it.
-    pub(crate) fn send(&self, message: &impl Serialize) {
-        match serde_json::to_vec(message) {
-            Ok(bytes) => {
-                self.push(bytes);
-            }
-            Err(e) => tracing::error!(error = %e, "a message could not be serialized"),
-        }
-    }
-
-    /// Queue bytes, counted in the backlog; `false` if the client is gone.
-    fn push(&self, bytes: Vec<u8>) -> bool {
+    /// Queue one frame, counted in the backlog; `false` if the client is
+    /// gone (the frame is dropped).
+    fn push(&self, frame: Frame) -> bool {
         // Counted before it is sent: the reader may take it (and uncount
         // it) before `send` returns.
-        let size = bytes.len();
+        let size = frame.size();
         if let Some(backlog) = &self.backlog {
             backlog.queued(size);
         }
-        let sent = self.tx.send(bytes).is_ok();
+        let sent = self.tx.send(frame).is_ok();
         if !sent && let Some(backlog) = &self.backlog {
             backlog.written(size);
         }
         sent
     }
 
-    /// Queue the end-of-stream marker.
+    /// Queue the end of the stream.
     pub(crate) fn end(&self) {
-        let _ = self.tx.send(Vec::new());
+        let _ = self.tx.send(Frame::End);
     }
 
     /// Whether the client end is gone.
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
+}
+
+/// A message's bytes; `None` (and a log line) if it cannot be serialized.
+fn serialized(message: &impl Serialize) -> Option<Vec<u8>> {
+    serde_json::to_vec(message).inspect_err(|e| tracing::error!(error = %e, "a message could not be serialized")).ok()
 }
 
 #[cfg(all(test, feature = "http"))]
@@ -286,10 +302,10 @@ mod tests {
         for n in 0..5 {
             queue.notify("notifications/message", &serde_json::json!({ "n": n, "pad": pad }));
         }
-        queue.send(&serde_json::json!({ "jsonrpc": "2.0", "id": 1, "result": {} }));
+        queue.answer(&Answer::from(mcp_core::Response::result(mcp_core::RequestId::Number(1), serde_json::json!({}))));
         let mut taken = Vec::new();
-        while let Ok(message) = drain.try_recv() {
-            taken.push(serde_json::from_slice::<serde_json::Value>(&message).unwrap());
+        while let Ok(frame) = drain.try_recv() {
+            taken.push(serde_json::from_slice::<serde_json::Value>(frame.bytes().unwrap()).unwrap());
         }
         // Each is about 130 bytes: the first two go (the second takes the
         // queue past 200 bytes);
@@ -298,7 +314,8 @@ mod tests {
         assert_eq!(taken[2]["id"], 1);
         // Once the reader caught up, notifications flow again.
         queue.notify("notifications/message", &serde_json::json!({ "n": 9 }));
-        assert_eq!(serde_json::from_slice::<serde_json::Value>(&drain.try_recv().unwrap()).unwrap()["params"]["n"], 9);
+        let frame = drain.try_recv().unwrap();
+        assert_eq!(serde_json::from_slice::<serde_json::Value>(frame.bytes().unwrap()).unwrap()["params"]["n"], 9);
         assert!(!queue.backlog.as_ref().unwrap().over());
     }
 }

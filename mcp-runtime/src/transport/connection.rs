@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use super::message::{ReadMessages, Received, Transport, WriteMessages};
 use crate::dispatch::Session;
 use crate::dispatch::calls::Calls;
+use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Backlog, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::server::Shared;
@@ -42,7 +43,7 @@ pub(crate) async fn serve<T: Transport>(
     limits: Limits,
 ) -> io::Result<()> {
     let (mut reader, writer) = transport.split();
-    let (queue, written) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (queue, written) = mpsc::unbounded_channel::<Frame>();
     let backlog = Backlog::new(limits.max_queued_output);
     let writer = tokio::spawn(pump(writer, written, backlog.clone()));
     let out = Outgoing::counted(queue, backlog.clone());
@@ -85,19 +86,19 @@ pub(crate) async fn serve<T: Transport>(
         };
         match parsed {
             Parsed::Blank => {}
-            Parsed::Reply(answer) => out.send(&answer),
+            Parsed::Reply(answer) => out.answer(&answer),
             Parsed::Batch(items) => match session.batch(items, &out) {
                 Ok((cancels, answers)) => {
                     cancels.iter().for_each(|id| calls.cancel(id));
                     calls.spawn_batch(answers, &out);
                 }
-                Err(error) => out.send(&Answer::error(None, error)),
+                Err(error) => out.answer(&Answer::error(None, error)),
             },
             Parsed::Message(message) => {
                 if let Message::Request(request) = &message
                     && let Some(refusal) = calls.refuse_id_in_use(&request.id)
                 {
-                    out.send(&refusal);
+                    out.answer(&refusal);
                     continue;
                 }
                 calls.perform(session.handle(message, &out), &out).await;
@@ -122,32 +123,38 @@ pub(crate) async fn serve<T: Transport>(
 
 /// Hand the queued messages to the transport's writer: every message that
 /// is queued when a write starts goes in the same write (up to a limit), so
-/// a burst of answers costs one write, not one each. Stops at the
-/// end-of-stream marker (an empty message): senders can outlive the
-/// connection (a tool may keep its `Context` in a task of its own), so
-/// waiting for every sender to go could wait forever.
+/// a burst of answers costs one write, not one each. Stops at
+/// [`Frame::End`]: senders can outlive the connection (a tool may keep its
+/// `Context` in a task of its own), so waiting for every sender to go
+/// could wait forever.
 async fn pump<W: WriteMessages>(
     mut writer: W,
-    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut queue: mpsc::UnboundedReceiver<Frame>,
     backlog: Arc<Backlog>,
 ) -> io::Result<()> {
     const BATCH_LIMIT: usize = 1 << 20;
     while let Some(first) = queue.recv().await {
-        let mut done = first.is_empty();
-        // The messages' own bytes, as counted when queued.
-        let mut payload = first.len();
         let mut batch = Vec::new();
-        if !done {
-            batch.push(first);
-        }
-        while !done && payload < BATCH_LIMIT {
-            match queue.try_recv() {
-                Ok(message) if message.is_empty() => done = true,
-                Ok(message) => {
-                    payload += message.len();
-                    batch.push(message);
+        // The messages' own bytes, as counted when queued.
+        let mut payload = 0;
+        let mut done = false;
+        let mut next = Some(first);
+        while let Some(frame) = next.take() {
+            match frame {
+                Frame::Answer { bytes, .. } | Frame::Message(bytes) => {
+                    payload += bytes.len();
+                    batch.push(bytes);
                 }
-                Err(_) => break,
+                // A connection the client cannot resume is never asked
+                // to close.
+                Frame::CloseConnection => {}
+                Frame::End => {
+                    done = true;
+                    break;
+                }
+            }
+            if payload < BATCH_LIMIT {
+                next = queue.try_recv().ok();
             }
         }
         if !batch.is_empty() {

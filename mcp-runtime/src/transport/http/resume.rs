@@ -12,11 +12,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Mutex, mpsc};
 
 use super::store::EventStore;
+use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Backlog, Drain};
 
-/// An event for a stream's reader: its number and bytes; an empty message
+/// An event for a stream's reader: its number and frame; [`Frame::End`]
 /// ends the stream (the call's answer was the event before).
-pub(crate) type Numbered = super::store::KeptEvent;
+pub(crate) type Numbered = (u64, Frame);
+
+/// How a frame is kept in the [`EventStore`], whose events are opaque
+/// bytes: a message as it is, the end as an empty event. (A replayed
+/// message is only ever written to the client, so what kind it was need
+/// not be kept.)
+fn stored(frame: &Frame) -> &[u8] {
+    frame.bytes().unwrap_or_default()
+}
+
+/// A kept event as a frame again.
+fn from_store(bytes: Vec<u8>) -> Frame {
+    if bytes.is_empty() { Frame::End } else { Frame::Message(bytes) }
+}
 
 /// One call's resumable stream: its messages are numbered and kept, and
 /// handed to whichever connection reads it now.
@@ -48,21 +62,21 @@ impl Hub {
         Arc::new(Hub { key, store, limit, live: Mutex::new(live), finished: AtomicBool::new(false) })
     }
 
-    /// Keep a message of the call and hand it to the reader; an empty one
-    /// is the end of the call.
-    pub(crate) async fn push(&self, message: Vec<u8>) {
+    /// Keep a message of the call and hand it to the reader, or end the
+    /// call with [`Frame::End`].
+    async fn push(&self, frame: Frame) {
         let mut live = self.live.lock().await;
         let number = live.last + 1;
         match &mut live.pending {
-            Some(pending) => pending.push((number, message.clone())),
+            Some(pending) => pending.push((number, frame.clone())),
             // Kept before it is handed on: an event a client saw is one it
             // can resume after, on any replica.
-            None => self.keep(number, &message).await,
+            None => self.keep(number, &frame).await,
         }
-        if message.is_empty() {
+        if frame == Frame::End {
             self.finished.store(true, Ordering::Release);
             if let Some((reader, _)) = live.reader.take() {
-                let _ = reader.send((0, Vec::new()));
+                let _ = reader.send((0, Frame::End));
             }
             return;
         }
@@ -76,16 +90,16 @@ impl Hub {
             live.reader = None;
             return;
         }
-        let size = message.len();
+        let size = frame.size();
         backlog.queued(size);
-        if reader.send((number, message)).is_err() {
+        if reader.send((number, frame)).is_err() {
             backlog.written(size);
             live.reader = None;
         }
     }
 
-    async fn keep(&self, number: u64, message: &[u8]) {
-        if let Err(error) = self.store.keep(&self.key, number, message).await {
+    async fn keep(&self, number: u64, frame: &Frame) {
+        if let Err(error) = self.store.keep(&self.key, number, stored(frame)).await {
             tracing::warn!(stream = %self.key, %error, "the event store did not keep an event; a reconnect cannot replay it");
         }
     }
@@ -95,8 +109,8 @@ impl Hub {
     /// it comes.
     pub(crate) async fn persist(&self) {
         let mut live = self.live.lock().await;
-        for (number, message) in live.pending.take().unwrap_or_default() {
-            self.keep(number, &message).await;
+        for (number, frame) in live.pending.take().unwrap_or_default() {
+            self.keep(number, &frame).await;
         }
     }
 
@@ -112,30 +126,28 @@ impl Hub {
                 Some(pending) => pending.iter().filter(|(n, _)| *n > after).cloned().collect(),
                 None => replay(&*self.store, &self.key, after).await?,
             };
-            for event in missed.into_iter().filter(|e| !e.1.is_empty()) {
-                backlog.queued(event.1.len());
+            for event in missed.into_iter().filter(|e| e.1 != Frame::End) {
+                backlog.queued(event.1.size());
                 let _ = tx.send(event);
             }
         }
         if self.finished() {
-            let _ = tx.send((0, Vec::new()));
+            let _ = tx.send((0, Frame::End));
         } else {
             live.reader = Some((tx, backlog));
         }
         Some(rx)
     }
 
-    /// Take one message of the call: the end of the call (empty), a
-    /// request to end the reader's connection
-    /// ([`CLOSE_CONNECTION`](crate::dispatch::outgoing::CLOSE_CONNECTION)),
-    /// or a message to keep and pass on.
-    pub(crate) async fn take(&self, message: Vec<u8>) {
-        if message == crate::dispatch::outgoing::CLOSE_CONNECTION {
+    /// Take one frame of the call: a message to keep and pass on, the end
+    /// of the call, or a request to end the reader's connection.
+    pub(crate) async fn take(&self, frame: Frame) {
+        if frame == Frame::CloseConnection {
             // SEP-1699 polling: the call goes on and a reconnecting client
             // reads on.
             self.live.lock().await.reader = None;
         } else {
-            self.push(message).await;
+            self.push(frame).await;
         }
     }
 
@@ -158,7 +170,7 @@ impl Hub {
 /// it has not kept them all or cannot be reached.
 async fn replay(store: &dyn EventStore, key: &str, after: u64) -> Option<Vec<Numbered>> {
     match store.replay(key, after).await {
-        Ok(events) => events,
+        Ok(events) => events.map(|events| events.into_iter().map(|(n, bytes)| (n, from_store(bytes))).collect()),
         Err(error) => {
             tracing::warn!(stream = %key, %error, "the event store could not replay a stream");
             None
@@ -177,10 +189,10 @@ pub(crate) async fn replay_kept(store: &dyn EventStore, key: &str, after: u64) -
         return None;
     }
     let (tx, rx) = Drain::channel(Backlog::new(usize::MAX));
-    for event in events.into_iter().filter(|e| !e.1.is_empty()) {
+    for event in events.into_iter().filter(|e| e.1 != Frame::End) {
         let _ = tx.send(event);
     }
-    let _ = tx.send((0, Vec::new()));
+    let _ = tx.send((0, Frame::End));
     Some(rx)
 }
 
@@ -201,16 +213,24 @@ mod tests {
     use super::*;
     use crate::transport::http::store::MemoryEventStore;
 
+    fn message(bytes: &[u8]) -> Frame {
+        Frame::Message(bytes.to_vec())
+    }
+
+    fn answer(bytes: &[u8]) -> Frame {
+        Frame::Answer { bytes: bytes.to_vec(), error: None }
+    }
+
     #[tokio::test]
     async fn a_stream_answered_as_json_never_reaches_the_store() {
         let store: Arc<dyn EventStore> = Arc::new(MemoryEventStore::default());
         let hub = Hub::new("s/1".into(), store.clone(), 1 << 20);
         let mut reader = hub.read(0).await.unwrap();
-        hub.push(b"answer".to_vec()).await;
-        hub.push(Vec::new()).await;
-        assert_eq!(reader.try_recv().unwrap(), (1, b"answer".to_vec()));
+        hub.take(answer(b"answer")).await;
+        hub.take(Frame::End).await;
+        assert_eq!(reader.try_recv().unwrap(), (1, answer(b"answer")));
         let mut again = hub.read(0).await.unwrap();
-        assert_eq!(again.try_recv().unwrap(), (1, b"answer".to_vec()), "read again from memory");
+        assert_eq!(again.try_recv().unwrap(), (1, answer(b"answer")), "read again from memory");
         hub.forget().await;
         assert!(replay_kept(&*store, "s/1", 0).await.is_none());
     }
@@ -220,14 +240,14 @@ mod tests {
         let store: Arc<dyn EventStore> = Arc::new(MemoryEventStore::default());
         let hub = Hub::new("s/1".into(), store.clone(), 1 << 20);
         let mut first = hub.read(0).await.unwrap();
-        hub.push(b"progress".to_vec()).await;
-        assert_eq!(first.try_recv().unwrap(), (1, b"progress".to_vec()));
+        hub.take(message(b"progress")).await;
+        assert_eq!(first.try_recv().unwrap(), (1, message(b"progress")));
         assert!(replay_kept(&*store, "s/1", 0).await.is_none(), "nothing in the store before it is an event stream");
         hub.persist().await;
-        hub.take(crate::dispatch::outgoing::CLOSE_CONNECTION.to_vec()).await;
-        hub.push(b"log".to_vec()).await;
-        hub.push(b"answer".to_vec()).await;
-        hub.push(Vec::new()).await;
+        hub.take(Frame::CloseConnection).await;
+        hub.take(message(b"log")).await;
+        hub.take(answer(b"answer")).await;
+        hub.take(Frame::End).await;
         assert!(first.try_recv().is_err(), "the closed reader gets nothing more");
         let mut again = hub.read(1).await.unwrap();
         let replayed: Vec<u64> = std::iter::from_fn(|| again.try_recv().ok()).map(|(n, _)| n).collect();
@@ -236,10 +256,10 @@ mod tests {
         // Another replica, from the store alone: the same, and nothing
         // once the client has seen the answer.
         let mut elsewhere = replay_kept(&*store, "s/1", 1).await.unwrap();
-        let replayed: Vec<u64> = std::iter::from_fn(|| elsewhere.try_recv().ok()).map(|(n, _)| n).collect();
-        assert_eq!(replayed, [2, 3, 0]);
+        let replayed: Vec<Numbered> = std::iter::from_fn(|| elsewhere.try_recv().ok()).collect();
+        assert_eq!(replayed, [(2, message(b"log")), (3, message(b"answer")), (0, Frame::End)]);
         let mut after_answer = replay_kept(&*store, "s/1", 3).await.unwrap();
-        assert_eq!(after_answer.try_recv().unwrap(), (0, Vec::new()), "only the end");
+        assert_eq!(after_answer.try_recv().unwrap(), (0, Frame::End), "only the end");
         assert!(replay_kept(&*store, "s/2", 0).await.is_none(), "an unknown stream is gone");
         assert_eq!(parse_event_id(&event_id(7, 3)), Some((7, 3)));
         assert_eq!(parse_event_id("x.1"), None);

@@ -13,6 +13,7 @@ use super::resume::Hub;
 use super::store::EventStore;
 use crate::dispatch::Session;
 use crate::dispatch::calls::Table;
+use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::request::claims::Claims;
@@ -57,13 +58,13 @@ impl HttpSession {
         // Messages that belong to no request are relayed to the GET stream
         // open at the time, or dropped when none is (the spec leaves them
         // to the server; queueing them would grow without bound).
-        let (out, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (out, mut queue) = mpsc::unbounded_channel::<Frame>();
         let standalone: Arc<Mutex<Option<Outgoing>>> = Arc::default();
         let relay = standalone.clone();
         tokio::spawn(async move {
-            while let Some(message) = queue.recv().await {
+            while let Some(frame) = queue.recv().await {
                 let mut stream = lock(&relay);
-                if stream.as_ref().is_some_and(|s| !s.relay(message)) {
+                if stream.as_ref().is_some_and(|s| !s.relay(frame)) {
                     *stream = None;
                 }
             }
@@ -147,7 +148,7 @@ impl HttpSession {
     /// Open the server-to-client stream; `None` if one is already open
     /// (every message goes to exactly one stream, so a second would only
     /// take messages from the first).
-    pub(crate) fn open_stream(&self) -> Option<Drain<Vec<u8>>> {
+    pub(crate) fn open_stream(&self) -> Option<Drain<Frame>> {
         let mut standalone = lock(&self.standalone);
         if standalone.as_ref().is_some_and(|s| !s.is_closed()) {
             return None;
@@ -161,7 +162,7 @@ impl HttpSession {
     /// the client reads it directly; a resumable stream's queue is only a
     /// hop into its [`Hub`], which keeps the events in the store and bounds
     /// its reader.
-    pub(crate) fn call_queue(&self, resumable: bool) -> (Outgoing, Drain<Vec<u8>>) {
+    pub(crate) fn call_queue(&self, resumable: bool) -> (Outgoing, Drain<Frame>) {
         if resumable {
             let (queue, drain) = Outgoing::bounded(usize::MAX);
             (queue.resumable(), drain)

@@ -13,7 +13,7 @@ use super::responses::{error_response, json_response, missing_session, refused, 
 use post::{answer, header_lists, unsupported_version};
 use session::pump;
 use stateless::{has_envelope, names_stateless_version};
-use stream::CallStream;
+use stream::{CallStream, Sent};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,6 +36,7 @@ use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, Sessions};
 use super::sse;
 use super::store::News;
+use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Session, snapshot};

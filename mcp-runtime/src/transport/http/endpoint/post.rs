@@ -76,7 +76,7 @@ impl Endpoint {
                                 return json_response(StatusCode::OK, &answer);
                             }
                             std::task::Poll::Ready(answer) => {
-                                stream.send(&answer);
+                                stream.answer(&answer);
                                 stream.end();
                             }
                             std::task::Poll::Pending => {
@@ -95,11 +95,11 @@ impl Endpoint {
                             }
                         }
                         let resumable = sse.then(|| session.new_stream());
-                        let ok = |_: &[u8]| StatusCode::OK;
+                        let ok = |_: Option<i64>| StatusCode::OK;
                         let Some((number, hub)) = resumable else {
                             // Plain JSON cannot be resumed: hanging up cancels.
                             let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
-                            return CallStream::direct(rx, Some(on_drop)).respond(false, ok).await;
+                            return CallStream::direct(rx, Some(on_drop)).respond(false, ok).await.0;
                         };
                         // Resumable: a dropped connection is not a cancel
                         // (the spec's SHOULD NOT); the call goes on and the
@@ -107,12 +107,12 @@ impl Endpoint {
                         session.track(number, hub.clone());
                         let reader = hub.read(0).await.expect("a new stream reads from its start");
                         tokio::spawn(pump(rx, hub.clone()));
-                        let response = CallStream::resumable(number, reader, true).respond(true, ok).await;
+                        let (response, sent) = CallStream::resumable(number, reader, true).respond(true, ok).await;
                         // Answered as plain JSON: there are no event ids to
                         // resume from, so its events never reach the store
                         // (a session of many quick calls costs it nothing);
                         // an event stream's do, before its first byte.
-                        if response.headers().get(CONTENT_TYPE).is_some_and(|t| t == "application/json") {
+                        if sent == Sent::Json {
                             session.forget_stream(number);
                             hub.forget().await;
                         } else {
@@ -219,8 +219,7 @@ impl Endpoint {
 /// Run a call (or subscription) to its end, then queue its answer and
 /// the end-of-stream marker for its [`CallStream`].
 pub(super) async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing) {
-    let answer = future.await;
-    stream.send(&answer);
+    stream.answer(&future.await);
     stream.end();
 }
 

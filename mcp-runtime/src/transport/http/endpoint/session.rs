@@ -92,7 +92,16 @@ impl Endpoint {
         };
         self.touch(&session);
         let events = futures_util::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx).map(|message| message.map(|bytes| sse::message(None, &bytes)))
+            loop {
+                match std::task::ready!(rx.poll_recv(cx)) {
+                    None | Some(Frame::End) => return std::task::Poll::Ready(None),
+                    Some(Frame::Answer { bytes, .. } | Frame::Message(bytes)) => {
+                        return std::task::Poll::Ready(Some(sse::message(None, &bytes)));
+                    }
+                    // The client has nothing to resume this stream from.
+                    Some(Frame::CloseConnection) => {}
+                }
+            }
         });
         sse::response(events)
     }
@@ -156,15 +165,15 @@ pub(super) async fn resume_stream(session: &HttpSession, last: &HeaderValue) -> 
     CallStream::resumable(number, reader, false).into_sse(Vec::new())
 }
 
-/// Move a call's messages into its resumable stream, ending it when the
+/// Move a call's frames into its resumable stream, ending it when the
 /// call ends (also when it was stopped and sent no answer).
-pub(super) async fn pump(mut rx: Drain<Vec<u8>>, hub: Arc<Hub>) {
-    while let Some(message) = rx.recv().await {
-        let end = message.is_empty();
-        hub.take(message).await;
+pub(super) async fn pump(mut rx: Drain<Frame>, hub: Arc<Hub>) {
+    while let Some(frame) = rx.recv().await {
+        let end = frame == Frame::End;
+        hub.take(frame).await;
         if end {
             return;
         }
     }
-    hub.push(Vec::new()).await;
+    hub.take(Frame::End).await;
 }

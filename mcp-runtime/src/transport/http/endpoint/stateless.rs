@@ -41,10 +41,9 @@ impl Endpoint {
                         let code = answer.error_object().map(|e| e.code);
                         return self.reply(stateless_status(code), &answer);
                     }
-                    queue.send(&answer);
+                    queue.answer(&answer);
                     queue.end();
-                    let status = |answer: &[u8]| stateless_status(error_code(answer));
-                    return CallStream::direct(rx, None).respond(sse, status).await;
+                    return CallStream::direct(rx, None).respond(sse, stateless_status).await.0;
                 }
                 self.stateless_task(session, queue, rx, future, cancellation, sse).await
             }
@@ -61,7 +60,7 @@ impl Endpoint {
         &self,
         session: Session,
         queue: Outgoing,
-        rx: Drain<Vec<u8>>,
+        rx: Drain<Frame>,
         future: BoxFuture<'static, Answer>,
         cancellation: crate::request::context::Cancellation,
         sse: bool,
@@ -72,8 +71,7 @@ impl Endpoint {
             cancellation.cancel();
             drop(session);
         });
-        let status = |answer: &[u8]| stateless_status(error_code(answer));
-        CallStream::direct(rx, Some(on_drop)).respond(sse, status).await
+        CallStream::direct(rx, Some(on_drop)).respond(sse, stateless_status).await.0
     }
 }
 
@@ -89,19 +87,6 @@ pub(super) fn stateless_status(error: Option<i64>) -> StatusCode {
         Some(code) if STATELESS_BAD_REQUEST.contains(&code) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
-}
-
-/// The error code of a serialized answer, if it is an error.
-pub(super) fn error_code(answer: &[u8]) -> Option<i64> {
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        error: Option<Code>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Code {
-        code: i64,
-    }
-    serde_json::from_slice::<Answer>(answer).ok()?.error.map(|e| e.code)
 }
 
 /// Envelope errors that the spec answers with 400 over HTTP.
@@ -188,17 +173,27 @@ mod tests {
 
     #[test]
     fn a_stateless_answer_takes_its_status_from_its_error_code() {
-        let error = |code: i64| format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"x"}}}}"#);
-        let status = |answer: &str| stateless_status(error_code(answer.as_bytes()));
-        assert_eq!(status(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), StatusCode::OK);
-        assert_eq!(status(&error(mcp_core::codes::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        // The code travels with the answer's frame: nothing reads the
+        // serialized answer back.
+        let status = |answer: Answer| {
+            let (queue, mut rx) = Outgoing::bounded(usize::MAX);
+            queue.answer(&answer);
+            match rx.try_recv().unwrap() {
+                Frame::Answer { error, .. } => stateless_status(error),
+                other => panic!("an answer was queued as {other:?}"),
+            }
+        };
+        let id = || Some(mcp_core::RequestId::Number(1));
+        let error = |code: i64| Answer::error(id(), ErrorObject::new(code, "x"));
+        let ok = mcp_core::Response::result(mcp_core::RequestId::Number(1), json!({}));
+        assert_eq!(status(ok.into()), StatusCode::OK);
+        assert_eq!(status(error(mcp_core::codes::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
         for code in STATELESS_BAD_REQUEST {
-            assert_eq!(status(&error(code)), StatusCode::BAD_REQUEST, "code {code}");
+            assert_eq!(status(error(code)), StatusCode::BAD_REQUEST, "code {code}");
         }
         // A tool's own failure is a result, and an internal error is not
         // the client's mistake: neither is a 4xx.
-        assert_eq!(status(&error(mcp_core::codes::INTERNAL_ERROR)), StatusCode::OK);
-        assert_eq!(error_code(b"not json"), None);
+        assert_eq!(status(error(mcp_core::codes::INTERNAL_ERROR)), StatusCode::OK);
     }
 
     #[test]

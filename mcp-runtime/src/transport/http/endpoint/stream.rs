@@ -16,7 +16,7 @@ pub(super) const FIRST_MESSAGE_WAIT: Duration = Duration::from_millis(250);
 /// Where a call stream's messages come from.
 pub(super) enum Source {
     /// Straight from the call: plain JSON, stateless requests.
-    Direct(Drain<Vec<u8>>),
+    Direct(Drain<Frame>),
     /// From a resumable stream, numbered; `prime` opens it with an empty
     /// event carrying the first id and the reconnection delay.
     Resumable { stream: u64, rx: Drain<Numbered>, prime: bool },
@@ -41,7 +41,7 @@ impl Drop for CallStream {
 }
 
 impl CallStream {
-    pub(super) fn direct(rx: Drain<Vec<u8>>, on_drop: Option<Box<dyn FnOnce() + Send>>) -> Self {
+    pub(super) fn direct(rx: Drain<Frame>, on_drop: Option<Box<dyn FnOnce() + Send>>) -> Self {
         CallStream { source: Source::Direct(rx), on_drop, done: false }
     }
 
@@ -51,45 +51,58 @@ impl CallStream {
 
     /// The next message and its number, or `None` after the response.
     pub(super) async fn next(&mut self) -> Option<Numbered> {
-        let message = match &mut self.source {
-            Source::Direct(rx) => rx.recv().await.map(|bytes| (0, bytes)),
-            Source::Resumable { rx, .. } => rx.recv().await,
-        };
-        match message {
-            Some((number, bytes)) if !bytes.is_empty() => Some((number, bytes)),
-            _ => {
-                self.done = true;
-                None
+        loop {
+            let frame = match &mut self.source {
+                Source::Direct(rx) => rx.recv().await.map(|frame| (0, frame)),
+                Source::Resumable { rx, .. } => rx.recv().await,
+            };
+            match frame {
+                // A direct stream has no connection to close for a resume
+                // (its queue never carries the signal; a resumable
+                // stream's hub obeys it before its reader sees it).
+                Some((_, Frame::CloseConnection)) => continue,
+                Some((_, Frame::End)) | None => {
+                    self.done = true;
+                    return None;
+                }
+                Some(message) => return Some(message),
             }
         }
     }
 
     /// A call whose answer comes before anything else (within
     /// [`FIRST_MESSAGE_WAIT`]) is answered as plain JSON, in one write and
-    /// with the HTTP status `status` gives it; one that sends notifications
-    /// or requests first, or takes longer, gets an event stream if the
-    /// client takes one, else plain JSON with the answer alone.
-    pub(super) async fn respond(mut self, sse: bool, status: impl FnOnce(&[u8]) -> StatusCode) -> Response {
+    /// with the HTTP status `status` gives its error code; one that sends
+    /// notifications or requests first, or takes longer, gets an event
+    /// stream if the client takes one, else plain JSON with the answer
+    /// alone. Says which it sent.
+    pub(super) async fn respond(
+        mut self,
+        sse: bool,
+        status: impl FnOnce(Option<i64>) -> StatusCode,
+    ) -> (Response, Sent) {
         if !sse {
-            return self.into_json(status).await;
+            return (self.into_json(status).await, Sent::Json);
         }
         let first = match tokio::time::timeout(FIRST_MESSAGE_WAIT, self.next()).await {
             Ok(Some(first)) => first,
             // A resumable stream whose connection the call closed at once
             // (`Context::close_stream`): its priming event tells the
             // client where to resume.
-            Ok(None) if matches!(self.source, Source::Resumable { .. }) => return self.into_sse(Vec::new()),
+            Ok(None) if matches!(self.source, Source::Resumable { .. }) => {
+                return (self.into_sse(Vec::new()), Sent::Events);
+            }
             // Cancelled (by DELETE or `notifications/cancelled`).
-            Ok(None) => return StatusCode::ACCEPTED.into_response(),
-            Err(_) => return self.into_sse(Vec::new()),
+            Ok(None) => return (StatusCode::ACCEPTED.into_response(), Sent::Json),
+            Err(_) => return (self.into_sse(Vec::new()), Sent::Events),
         };
         // A call's only response is its answer: one that comes first is
         // all there is.
-        if is_response(&first.1) {
+        if let (_, Frame::Answer { bytes, error }) = first {
             self.done = true;
-            return (status(&first.1), [(CONTENT_TYPE, "application/json")], first.1).into_response();
+            return (json_bytes(status(error), bytes), Sent::Json);
         }
-        self.into_sse(vec![first])
+        (self.into_sse(vec![first]), Sent::Events)
     }
 
     /// Stream what `already` came, then progress, log messages and requests
@@ -119,33 +132,36 @@ impl CallStream {
 
     /// Only the response: a client that takes no event stream gets no
     /// notifications.
-    pub(super) async fn into_json(mut self, status: impl FnOnce(&[u8]) -> StatusCode) -> Response {
-        let mut last = None;
-        while let Some((_, bytes)) = self.next().await {
-            last = Some(bytes);
+    pub(super) async fn into_json(mut self, status: impl FnOnce(Option<i64>) -> StatusCode) -> Response {
+        while let Some((_, frame)) = self.next().await {
+            if let Frame::Answer { bytes, error } = frame {
+                return json_bytes(status(error), bytes);
+            }
         }
-        match last {
-            Some(bytes) => (status(&bytes), [(CONTENT_TYPE, "application/json")], bytes).into_response(),
-            // The call was cancelled (by DELETE or `notifications/cancelled`).
-            None => StatusCode::ACCEPTED.into_response(),
-        }
+        // The call was cancelled (by DELETE or `notifications/cancelled`).
+        StatusCode::ACCEPTED.into_response()
     }
 }
 
-/// Whether a message is a response (no `method`), not a notification or
-/// a request.
-pub(super) fn is_response(message: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        method: Option<serde::de::IgnoredAny>,
-    }
-    serde_json::from_slice::<Probe>(message).is_ok_and(|p| p.method.is_none())
+/// How a call was answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sent {
+    /// As plain JSON (or not at all): no event ids a client could resume
+    /// after.
+    Json,
+    /// As an event stream.
+    Events,
+}
+
+/// A serialized answer as a plain JSON response.
+fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (status, [(CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
 /// An event of a call stream: with its id when the stream is resumable.
-pub(super) fn event(stream: Option<u64>, (number, bytes): &Numbered) -> Bytes {
+pub(super) fn event(stream: Option<u64>, (number, frame): &Numbered) -> Bytes {
     let id = stream.map(|stream| resume::event_id(stream, *number));
-    sse::message(id.as_deref(), bytes)
+    sse::message(id.as_deref(), frame.bytes().unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -153,16 +169,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_message_without_a_method_is_a_response() {
-        assert!(is_response(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
-        assert!(is_response(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#));
-        assert!(!is_response(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#));
-        assert!(!is_response(br#"{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage"}"#));
-    }
-
-    #[test]
     fn a_resumable_stream_numbers_its_events_and_a_direct_one_does_not() {
-        let numbered: Numbered = (7, br#"{"a":1}"#.to_vec());
+        let numbered: Numbered = (7, Frame::Message(br#"{"a":1}"#.to_vec()));
         let resumable = String::from_utf8(event(Some(3), &numbered).to_vec()).unwrap();
         assert!(resumable.contains(&format!("id: {}", resume::event_id(3, 7))), "{resumable}");
         assert!(resumable.contains(r#"data: {"a":1}"#), "{resumable}");
