@@ -20,6 +20,7 @@ pub mod content;
 pub mod envelope;
 pub mod form;
 pub mod headers;
+pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod methods;

@@ -4,7 +4,6 @@
 //! goes on every later request; in 2026-07-28 each request mirrors its
 //! method and name in headers instead.
 
-use base64::Engine as _;
 use mcp_core::{Message, Notification, Outcome, Request, Response};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -14,10 +13,7 @@ use serde_json::Value;
 use super::{Era, Framing, RequestError, answer_server_request};
 use crate::failure::Failure;
 
-const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
+use mcp_core::http::{MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID};
 
 /// One endpoint, and the session once there is one.
 pub struct Http {
@@ -216,16 +212,7 @@ fn mirror(request: &Request, framing: &Framing<'_>) -> Vec<(String, String)> {
 /// A value as a header carries it: as it is when it can, else in the
 /// `=?base64?…?=` form 2026-07-28 servers decode.
 pub fn header_text(value: &str) -> String {
-    let printable = value.bytes().all(|b| (0x20..0x7f).contains(&b));
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
-    // A literal value in the encoded form would be decoded by the server.
-    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
-    let plain = printable && !padded && !looks_encoded;
-    if plain {
-        value.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(value))
-    }
+    mcp_core::http::encode_value(value).into_owned()
 }
 
 fn media_type(headers: &HeaderMap) -> String {

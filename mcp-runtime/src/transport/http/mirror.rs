@@ -6,8 +6,6 @@
 use std::borrow::Cow;
 
 use axum::http::{HeaderMap, HeaderValue};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use mcp_core::ErrorObject;
 use mcp_core::headers::{ParamHeader, ParamKind};
 use serde_json::Value;
@@ -19,17 +17,6 @@ pub(super) fn text(value: &HeaderValue) -> Cow<'_, str> {
         Cow::Borrowed(text) => Cow::Borrowed(text.trim_matches([' ', '\t'])),
         Cow::Owned(text) => Cow::Owned(text.trim_matches([' ', '\t']).to_owned()),
     }
-}
-
-/// What a mirrored value says: itself, or, in the form `=?base64?…?=`
-/// (how clients send values a header cannot carry), the UTF-8 text its
-/// canonical, padded base64 encodes. `None` for a malformed encoding.
-pub(super) fn decode(text: &str) -> Option<Cow<'_, str>> {
-    let Some(payload) = text.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) else {
-        return Some(Cow::Borrowed(text));
-    };
-    let bytes = STANDARD.decode(payload).ok()?;
-    String::from_utf8(bytes).ok().map(Cow::Owned)
 }
 
 /// The `-32020` error of a header that disagrees with the body.
@@ -67,7 +54,7 @@ pub(super) fn param_mismatch(
             (Some(sent), Some(value)) => (sent, value),
         };
         let sent = text(sent);
-        let Some(decoded) = decode(&sent) else {
+        let Some(decoded) = mcp_core::http::decode_value(&sent) else {
             return Some(mismatch(format!("{name} is not valid base64 of UTF-8 text: {sent:?}")));
         };
         if !agrees(param.kind, value, &decoded) {
@@ -112,18 +99,6 @@ fn agrees(kind: ParamKind, value: &Value, text: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn values_decode_from_canonical_base64_only() {
-        assert_eq!(decode("=?base64?SGVsbG8=?=").as_deref(), Some("Hello"));
-        assert_eq!(decode("=?base64?SGVsbG8?="), None, "padding is required");
-        assert_eq!(decode("=?base64?SGVs!!!bG8=?="), None);
-        assert_eq!(decode("=?base64?SGVsbG9=?="), None, "non-zero trailing bits");
-        assert_eq!(decode("=?base64?/w==?="), None, "not UTF-8");
-        // Without both ends of the wrapper a value is literal.
-        assert_eq!(decode("SGVsbG8=").as_deref(), Some("SGVsbG8="));
-        assert_eq!(decode("=?base64?SGVsbG8=").as_deref(), Some("=?base64?SGVsbG8="));
-    }
 
     #[test]
     fn values_agree_by_type() {

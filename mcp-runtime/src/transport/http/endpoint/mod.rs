@@ -46,11 +46,7 @@ use crate::server::Shared;
 use crate::tools::BoxFuture;
 use crate::transport::connection::Limits;
 
-const SESSION_ID: &str = "mcp-session-id";
-const LAST_EVENT_ID: &str = "last-event-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
+use mcp_core::http::{LAST_EVENT_ID, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID};
 /// The most of an unwanted body read (and dropped) before a refusal, so
 /// the connection can carry the client's next request.
 const DRAIN_LIMIT: usize = 64 * 1024;

@@ -110,16 +110,6 @@ pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
     version.is_some_and(|v| !v.uses_handshake())
 }
 
-/// What the `Mcp-Name` header mirrors for `method`: the tool or prompt
-/// name, or the URI of a read (other methods have no name to mirror).
-pub(super) fn mirrored_name(method: &str) -> Option<&'static str> {
-    match method {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
-        methods::RESOURCES_READ => Some("uri"),
-        _ => None,
-    }
-}
-
 /// 2026-07-28 mirrors parts of the body in headers (SEP-2243): every
 /// request sends `Mcp-Method`, and one whose body names a tool, prompt or
 /// resource sends it as `Mcp-Name` (in the `=?base64?…?=` form if a header
@@ -138,7 +128,7 @@ pub(super) fn header_mismatch(
     let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
     let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
     let body_name =
-        mirrored_name(&request.method).and_then(|field| params.and_then(|p| p.get(field))).and_then(Value::as_str);
+        mcp_core::http::mirrored_name(&request.method).and_then(|field| params.and_then(|p| p.get(field))).and_then(Value::as_str);
     // (header, what the body says, whether the header must be sent)
     let checks = [
         (PROTOCOL_VERSION, body_version, false),
@@ -154,7 +144,7 @@ pub(super) fn header_mismatch(
             continue;
         };
         let sent = mirror::text(sent);
-        let decoded = if header == MCP_NAME { mirror::decode(&sent) } else { Some(sent.clone()) };
+        let decoded = if header == MCP_NAME { mcp_core::http::decode_value(&sent) } else { Some(sent.clone()) };
         if decoded.as_deref() != body {
             return Some(mirror::mismatch(format!("{header} is {sent:?}, the body says {body_says:?}")));
         }
@@ -194,14 +184,6 @@ mod tests {
         // A tool's own failure is a result, and an internal error is not
         // the client's mistake: neither is a 4xx.
         assert_eq!(status(error(mcp_core::codes::INTERNAL_ERROR)), StatusCode::OK);
-    }
-
-    #[test]
-    fn the_mirrored_name_is_the_parameter_each_method_names_its_target_by() {
-        assert_eq!(mirrored_name(methods::TOOLS_CALL), Some("name"));
-        assert_eq!(mirrored_name(methods::PROMPTS_GET), Some("name"));
-        assert_eq!(mirrored_name(methods::RESOURCES_READ), Some("uri"));
-        assert_eq!(mirrored_name(methods::TOOLS_LIST), None);
     }
 
     #[test]
