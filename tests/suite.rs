@@ -9,6 +9,7 @@ mod common;
 
 mod arguments;
 mod ask;
+mod client;
 mod conformance;
 mod context;
 mod dispatch;

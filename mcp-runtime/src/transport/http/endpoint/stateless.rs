@@ -127,8 +127,9 @@ pub(super) fn header_mismatch(
     let params = request.params.as_ref();
     let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
     let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
-    let body_name =
-        mcp_core::http::mirrored_name(&request.method).and_then(|field| params.and_then(|p| p.get(field))).and_then(Value::as_str);
+    let body_name = mcp_core::http::mirrored_name(&request.method)
+        .and_then(|field| params.and_then(|p| p.get(field)))
+        .and_then(Value::as_str);
     // (header, what the body says, whether the header must be sent)
     let checks = [
         (PROTOCOL_VERSION, body_version, false),

@@ -1,0 +1,312 @@
+//! Every server feature as a typed call: tools, resources and templates,
+//! prompts, completion, logging, ping; paged lists gathered or streamed;
+//! notifications as streams.
+
+use std::future::IntoFuture;
+use std::time::Duration;
+
+use futures_util::Stream;
+use futures_util::future::BoxFuture;
+use mcp_core::{
+    CallToolResult, CompleteRef, CompleteResult, GetPromptResult, JsonObject, LoggingLevel, Notification,
+    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, methods,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::session::RequestOptions;
+use crate::{Client, Error};
+
+impl Client {
+    /// Send any request and get its raw result: for methods this client
+    /// has no typed call for (an extension's, say).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        let params = match params {
+            Value::Object(params) => params,
+            Value::Null => JsonObject::new(),
+            other => return Err(Error::protocol(format!("params must be an object, not {other}"))),
+        };
+        self.session.request(method, params, RequestOptions::default()).await
+    }
+
+    /// Send a notification.
+    pub async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), Error> {
+        self.session.notify(method, params).await
+    }
+
+    /// Check the server answers.
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.request(methods::PING, Value::Null).await.map(drop)
+    }
+
+    /// Every tool, across all pages. Each tool's input schema is kept as
+    /// the server sent it.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        let tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
+        self.remember_headers(&tools);
+        Ok(tools)
+    }
+
+    /// The tools, one page at a time as the stream is read.
+    pub fn tools(&self) -> impl Stream<Item = Result<Tool, Error>> + '_ {
+        self.pages(methods::TOOLS_LIST, "tools")
+    }
+
+    /// Call a tool. `arguments` is anything that serializes to an object.
+    /// The call can be given a timeout and a progress handler before it is
+    /// awaited; dropping it before it ends cancels it.
+    pub fn call(&self, name: &str, arguments: impl Serialize) -> Call<'_> {
+        let arguments = serde_json::to_value(arguments)
+            .map_err(|e| Error::protocol(format!("the arguments cannot be serialized: {e}")));
+        Call { client: self, name: name.to_owned(), arguments, timeout: None, progress: None }
+    }
+
+    /// Call a tool and read its structured result as `T`: from
+    /// `structuredContent` (unwrapping the `{"result": …}` older versions
+    /// put around a value that is not an object), else from the text. A
+    /// result marked `isError` is [`Error::Tool`].
+    pub async fn call_structured<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<T, Error> {
+        let result = self.call(name, arguments).await?;
+        structured(result)
+    }
+
+    /// Every resource, across all pages.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.list_all(methods::RESOURCES_LIST, "resources").await
+    }
+
+    /// Every resource template, across all pages.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        self.list_all(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await
+    }
+
+    /// Read a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        typed(self.request(methods::RESOURCES_READ, json!({ "uri": uri })).await?)
+    }
+
+    /// Subscribe to a resource: the stream yields the URI each time the
+    /// server says it changed (handshake era: `resources/subscribe`).
+    pub async fn subscribe(&self, uri: &str) -> Result<impl Stream<Item = String> + use<>, Error> {
+        let updates = self.notifications();
+        self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+        let wanted = uri.to_owned();
+        Ok(futures_util::StreamExt::filter_map(updates, move |n| {
+            let uri = (n.method == methods::RESOURCES_UPDATED)
+                .then(|| n.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned))
+                .flatten()
+                .filter(|uri| *uri == wanted);
+            std::future::ready(uri)
+        }))
+    }
+
+    /// Stop a subscription.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
+        self.request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri })).await.map(drop)
+    }
+
+    /// Every prompt, across all pages.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        self.list_all(methods::PROMPTS_LIST, "prompts").await
+    }
+
+    /// Get a prompt with its arguments (anything that serializes to an
+    /// object of strings).
+    pub async fn get_prompt(&self, name: &str, arguments: impl Serialize) -> Result<GetPromptResult, Error> {
+        let arguments = serde_json::to_value(arguments).map_err(|e| Error::protocol(e.to_string()))?;
+        let params = match arguments {
+            Value::Null => json!({ "name": name }),
+            arguments => json!({ "name": name, "arguments": arguments }),
+        };
+        typed(self.request(methods::PROMPTS_GET, params).await?)
+    }
+
+    /// Complete an argument of a prompt or a template variable, given the
+    /// other arguments already chosen.
+    pub async fn complete(
+        &self,
+        reference: CompleteRef,
+        argument: &str,
+        value: &str,
+        context: Option<JsonObject>,
+    ) -> Result<CompleteResult, Error> {
+        let mut params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
+        if let Some(arguments) = context {
+            params["context"] = json!({ "arguments": arguments });
+        }
+        typed(self.request(methods::COMPLETION_COMPLETE, params).await?)
+    }
+
+    /// Ask for log messages of `level` and above (handshake era).
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await.map(drop)
+    }
+
+    /// The server's notifications from now on (log messages, list
+    /// changes, resource updates; progress goes to its call). A listener
+    /// that falls more than 256 behind misses the oldest.
+    pub fn notifications(&self) -> impl Stream<Item = Notification> + use<> {
+        let receiver = self.session.subscribe();
+        futures_util::stream::unfold(receiver, |mut receiver| async move {
+            loop {
+                match receiver.recv().await {
+                    Ok(notification) => return Some((notification, receiver)),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "a notification listener fell behind and missed some");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+    }
+
+    fn remember_headers(&self, tools: &[Tool]) {
+        let mut headers = self.session.param_headers.lock().unwrap_or_else(|e| e.into_inner());
+        for tool in tools {
+            match mcp_core::headers::param_headers(&tool.input_schema) {
+                Ok(mirrored) if !mirrored.is_empty() => {
+                    headers.insert(tool.name.clone(), mirrored);
+                }
+                Ok(_) => {
+                    headers.remove(&tool.name);
+                }
+                Err(why) => {
+                    tracing::warn!(tool = %tool.name, %why, "a tool's x-mcp-header marks are invalid; its arguments are not mirrored");
+                    headers.remove(&tool.name);
+                }
+            }
+        }
+    }
+
+    async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
+        futures_util::TryStreamExt::try_collect(self.pages(method, key)).await
+    }
+
+    fn pages<'a, T: DeserializeOwned + 'a>(
+        &'a self,
+        method: &'a str,
+        key: &'a str,
+    ) -> impl Stream<Item = Result<T, Error>> + 'a {
+        // (items left of the page, the next cursor, whether a page is due)
+        let start: (std::vec::IntoIter<T>, Option<String>, bool) = (Vec::new().into_iter(), None, true);
+        futures_util::stream::try_unfold(start, move |(mut items, mut cursor, mut due)| async move {
+            loop {
+                if let Some(item) = items.next() {
+                    return Ok(Some((item, (items, cursor, due))));
+                }
+                if !due {
+                    return Ok(None);
+                }
+                let params = match &cursor {
+                    Some(cursor) => json!({ "cursor": cursor }),
+                    None => json!({}),
+                };
+                let mut page = self.request(method, params).await?;
+                let list = page.get_mut(key).map(Value::take).unwrap_or(json!([]));
+                let list: Vec<T> =
+                    serde_json::from_value(list).map_err(|e| Error::protocol(format!("{method}'s {key}: {e}")))?;
+                let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+                if next.is_some() && next == cursor {
+                    return Err(Error::protocol(format!("{method} gave the same cursor twice")));
+                }
+                due = next.is_some();
+                cursor = next;
+                items = list.into_iter();
+            }
+        })
+    }
+}
+
+/// A tool call, to be awaited; set its timeout or progress handler first.
+#[must_use = "a call does nothing until it is awaited"]
+pub struct Call<'a> {
+    client: &'a Client,
+    name: String,
+    arguments: Result<Value, Error>,
+    timeout: Option<Duration>,
+    progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
+}
+
+impl Call<'_> {
+    /// How long this call waits for its answer (the client's timeout
+    /// unless set); past it the call is cancelled.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Hear the call's progress notifications.
+    pub fn on_progress(mut self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+}
+
+impl<'a> IntoFuture for Call<'a> {
+    type Output = Result<CallToolResult, Error>;
+    type IntoFuture = BoxFuture<'a, Result<CallToolResult, Error>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let arguments = match self.arguments? {
+                Value::Null => JsonObject::new(),
+                Value::Object(arguments) => arguments,
+                other => return Err(Error::protocol(format!("tool arguments must be an object, not {other}"))),
+            };
+            let progress = self.progress.map(|mut f| {
+                let (tx, mut rx) = mpsc::unbounded_channel();
+                tokio::spawn(async move {
+                    while let Some(update) = rx.recv().await {
+                        f(update);
+                    }
+                });
+                tx
+            });
+            let mut params = JsonObject::new();
+            params.insert("name".into(), json!(self.name));
+            params.insert("arguments".into(), Value::Object(arguments));
+            let options = RequestOptions { timeout: self.timeout, progress };
+            let result = self.client.session.request(methods::TOOLS_CALL, params, options).await?;
+            typed(result)
+        })
+    }
+}
+
+fn typed<T: DeserializeOwned>(result: Value) -> Result<T, Error> {
+    serde_json::from_value(result).map_err(|e| Error::protocol(format!("the result has the wrong shape: {e}")))
+}
+
+fn structured<T: DeserializeOwned>(result: CallToolResult) -> Result<T, Error> {
+    let text = || {
+        result.content.iter().find_map(|c| match c {
+            mcp_core::Content::Text(text) => Some(text.text.clone()),
+            _ => None,
+        })
+    };
+    if result.is_error == Some(true) {
+        return Err(Error::Tool(text().unwrap_or_else(|| "the tool reported an error".into())));
+    }
+    if let Some(value) = result.structured_content.clone() {
+        let unwrapped = match &value {
+            Value::Object(map) if map.len() == 1 && map.contains_key("result") => map.get("result").cloned(),
+            _ => None,
+        };
+        match serde_json::from_value(value) {
+            Ok(typed) => return Ok(typed),
+            Err(error) => match unwrapped.map(serde_json::from_value) {
+                Some(Ok(typed)) => return Ok(typed),
+                _ => return Err(Error::protocol(format!("the structured result is not the type asked for: {error}"))),
+            },
+        }
+    }
+    let text = text().ok_or_else(|| Error::protocol("the result has neither structured content nor text"))?;
+    serde_json::from_str(&text)
+        .or_else(|_| serde_json::from_value(Value::String(text.clone())))
+        .map_err(|e| Error::protocol(format!("the result's text is not the type asked for: {e}")))
+}

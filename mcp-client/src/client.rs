@@ -1,0 +1,339 @@
+//! Opening a connection: the builder that says who the client is and what
+//! it answers, the transports it connects over, and the lifecycle that
+//! settles the protocol version (`server/discover`, or `initialize`).
+
+use std::ffi::{OsStr, OsString};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, Implementation,
+    InitializeResult, ProtocolVersion, Root, ServerCapabilities, envelope, methods,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use crate::Error;
+use crate::handlers::Handlers;
+use crate::session::{Era, Negotiated, RequestOptions, Session};
+use crate::wire::child::{ChildWire, Stderr};
+use crate::wire::lines::Lines;
+use crate::wire::{INBOUND_QUEUE, Inbound, Wire};
+
+/// How long a request waits for its answer unless told otherwise.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long `Era::Auto` waits for `server/discover` before it tries
+/// `initialize` instead.
+const DISCOVER_WAIT: Duration = Duration::from_secs(10);
+
+/// Which protocol era to speak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EraChoice {
+    /// Ask `server/discover` (2026-07-28); a server that does not know it
+    /// gets `initialize` (2025-11-25 and older).
+    #[default]
+    Auto,
+    /// This version only: `initialize` for a handshake version, `server/discover`
+    /// and per-request `_meta` for 2026-07-28.
+    Version(ProtocolVersion),
+}
+
+/// A connection to one MCP server. Cheap to clone: clones share the
+/// connection, which ends when the last is dropped (a child server is
+/// killed) or when [`close`](Client::close) is called (which also deletes
+/// an HTTP session).
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) session: Arc<Session>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("negotiated", &self.session.negotiated()).finish()
+    }
+}
+
+/// How to build a [`Client`]: who it is, what it answers, how long it
+/// waits, which era it speaks; then where it connects.
+pub struct ClientBuilder {
+    info: Implementation,
+    handlers: Handlers,
+    timeout: Duration,
+    era: EraChoice,
+    stderr: Stderr,
+    #[cfg(feature = "http")]
+    http: crate::wire::http::HttpOptions,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+            handlers: Handlers::default(),
+            timeout: DEFAULT_TIMEOUT,
+            era: EraChoice::Auto,
+            stderr: Stderr::Inherit,
+            #[cfg(feature = "http")]
+            http: Default::default(),
+        }
+    }
+}
+
+impl Client {
+    /// A builder, to set the client's name, handlers and options.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Start `program` with `args` and speak to it over its stdio.
+    pub async fn command<I, S>(program: impl AsRef<OsStr>, args: I) -> Result<Client, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Client::builder().command(program, args).await
+    }
+
+    /// Connect to a Streamable HTTP endpoint.
+    #[cfg(feature = "http")]
+    pub async fn http(url: &str) -> Result<Client, Error> {
+        Client::builder().http(url).await
+    }
+
+    /// Speak newline-delimited JSON over a reader and a writer (a socket,
+    /// or `tokio::io::duplex` to a server in the same process).
+    pub async fn io<R, W>(reader: R, writer: W) -> Result<Client, Error>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        Client::builder().io(reader, writer).await
+    }
+
+    /// What was agreed with the server.
+    pub fn negotiated(&self) -> Negotiated {
+        self.session.negotiated().expect("a connected client has negotiated")
+    }
+
+    /// What the server offers.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.negotiated().capabilities
+    }
+
+    /// What a child server wrote to stderr lately, when it is captured
+    /// ([`ClientBuilder::stderr`]).
+    pub fn server_log(&self) -> Option<String> {
+        self.session.wire().server_log()
+    }
+
+    /// Replace the roots the client offers, and tell the server they
+    /// changed. An error if the client was built without roots.
+    pub async fn set_roots(&self, roots: Vec<Root>) -> Result<(), Error> {
+        if !self.session.handlers.set_roots(roots) {
+            return Err(Error::protocol("the client declared no roots: build it with `ClientBuilder::roots`"));
+        }
+        match self.negotiated().era {
+            Era::Handshake => self.session.notify(methods::ROOTS_LIST_CHANGED, None).await,
+            // A 2026-07-28 server asks for the roots with each request.
+            Era::Stateless => Ok(()),
+        }
+    }
+
+    /// End the connection: an HTTP session is deleted, a child server's
+    /// input closed (and the server ended if it does not exit).
+    pub async fn close(self) {
+        self.session.wire().close().await;
+    }
+}
+
+impl ClientBuilder {
+    /// The name and version the client gives the server.
+    pub fn name(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// How long a request waits for its answer (60 s unless set); a
+    /// request that times out is cancelled.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Which era to speak ([`EraChoice::Auto`] unless set).
+    pub fn era(mut self, era: EraChoice) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// What becomes of a child server's stderr ([`Stderr::Inherit`]
+    /// unless set).
+    pub fn stderr(mut self, stderr: Stderr) -> Self {
+        self.stderr = stderr;
+        self
+    }
+
+    /// Answer the server's sampling requests (and declare `sampling`).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.on_sampling(f);
+        self
+    }
+
+    /// Answer the server's elicitations in form mode (and declare
+    /// `elicitation`).
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.on_elicitation(false, f);
+        self
+    }
+
+    /// Answer the server's elicitations in form and URL mode (a URL one
+    /// has `mode: "url"`: open its page for the user, then accept).
+    pub fn on_elicitation_with_urls<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.on_elicitation(true, f);
+        self
+    }
+
+    /// Offer these roots (and declare `roots` with `listChanged`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.handlers.roots(roots);
+        self
+    }
+
+    /// A header sent with every HTTP request.
+    #[cfg(feature = "http")]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.http.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Credentials for an HTTP server ([`Authorization`](crate::Authorization)).
+    #[cfg(feature = "http")]
+    pub fn authorization(mut self, authorization: Arc<dyn crate::Authorization>) -> Self {
+        self.http.authorization = Some(authorization);
+        self
+    }
+
+    /// Start `program` with `args` and speak to it over its stdio.
+    pub async fn command<I, S>(self, program: impl AsRef<OsStr>, args: I) -> Result<Client, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
+        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, tx)?;
+        self.open(Box::new(wire), rx).await
+    }
+
+    /// Connect to a Streamable HTTP endpoint.
+    #[cfg(feature = "http")]
+    pub async fn http(self, url: &str) -> Result<Client, Error> {
+        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
+        let wire = crate::wire::http::HttpWire::new(url, self.http.clone(), tx)?;
+        self.open(Box::new(wire), rx).await
+    }
+
+    /// Speak newline-delimited JSON over a reader and a writer.
+    pub async fn io<R, W>(self, reader: R, writer: W) -> Result<Client, Error>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
+        self.open(Box::new(Lines::start(reader, writer, tx)), rx).await
+    }
+
+    async fn open(self, wire: Box<dyn Wire>, inbound: mpsc::Receiver<Inbound>) -> Result<Client, Error> {
+        let session = Session::start(wire, inbound, self.handlers, self.info, self.timeout);
+        let client = Client { session };
+        let opened = match self.era {
+            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT)).await {
+                Ok(negotiated) => Ok(negotiated),
+                Err(Error::Closed(why)) => Err(Error::Closed(why)),
+                Err(error) => {
+                    tracing::debug!(%error, "no server/discover; trying initialize");
+                    initialize(&client, ProtocolVersion::LATEST_HANDSHAKE).await
+                }
+            },
+            EraChoice::Version(version) if version.uses_handshake() => initialize(&client, version).await,
+            EraChoice::Version(_) => discover(&client, None).await,
+        };
+        match opened {
+            Ok(negotiated) => {
+                let handshake = negotiated.era == Era::Handshake;
+                client.session.settle(negotiated);
+                if handshake {
+                    client.session.notify(methods::INITIALIZED, None).await?;
+                    client.session.wire().opened();
+                }
+                Ok(client)
+            }
+            Err(error) => {
+                client.session.wire().close().await;
+                Err(error)
+            }
+        }
+    }
+}
+
+/// `server/discover`: the server's versions and capabilities, with no
+/// handshake.
+async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiated, Error> {
+    let version = ProtocolVersion::LATEST.as_str();
+    client.session.wire().speak(Some(version));
+    let options = RequestOptions { timeout, ..RequestOptions::default() };
+    let result = client.session.request(methods::SERVER_DISCOVER, Default::default(), options).await?;
+    let supported = result.get("supportedVersions").and_then(Value::as_array).cloned().unwrap_or_default();
+    if !supported.iter().any(|v| v.as_str() == Some(version)) {
+        return Err(Error::protocol(format!("the server does not speak {version} (it speaks {supported:?})")));
+    }
+    let capabilities = serde_json::from_value(result.get("capabilities").cloned().unwrap_or(json!({})))
+        .map_err(|e| Error::protocol(format!("server/discover's capabilities: {e}")))?;
+    let server_info = result
+        .get("_meta")
+        .and_then(|m| m.get(envelope::SERVER_INFO))
+        .and_then(|info| serde_json::from_value(info.clone()).ok());
+    let instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
+    Ok(Negotiated { era: Era::Stateless, version: version.to_owned(), server_info, capabilities, instructions })
+}
+
+/// `initialize`: a session in a handshake version.
+async fn initialize(client: &Client, version: ProtocolVersion) -> Result<Negotiated, Error> {
+    client.session.wire().speak(None);
+    let params = json!({
+        "protocolVersion": version.as_str(),
+        "capabilities": client.session.capabilities(),
+        "clientInfo": client.session.client_info,
+    });
+    let params = params.as_object().cloned().unwrap_or_default();
+    let result = client.session.request(methods::INITIALIZE, params, RequestOptions::default()).await?;
+    let result: InitializeResult =
+        serde_json::from_value(result).map_err(|e| Error::protocol(format!("initialize's result: {e}")))?;
+    if !result.protocol_version.uses_handshake() {
+        return Err(Error::protocol(format!("initialize answered with {}", result.protocol_version.as_str())));
+    }
+    let version = result.protocol_version.as_str();
+    client.session.wire().speak(Some(version));
+    Ok(Negotiated {
+        era: Era::Handshake,
+        version: version.to_owned(),
+        server_info: Some(result.server_info),
+        capabilities: result.capabilities,
+        instructions: result.instructions,
+    })
+}

@@ -1,0 +1,108 @@
+//! What the client does when a server asks it something: sampling,
+//! elicitation and roots, each answered by a closure the user gave (and
+//! declared as a capability only when given). The same answers serve
+//! handshake-era requests from the server and 2026-07-28 input requests.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use mcp_core::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, JsonObject,
+    ListRootsResult, Root, methods,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+type Answer<T> = BoxFuture<'static, Result<T, ErrorObject>>;
+type Handler<P, R> = Arc<dyn Fn(P) -> Answer<R> + Send + Sync>;
+
+/// The client's answers to a server's questions.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    sampling: Option<Handler<CreateMessageParams, CreateMessageResult>>,
+    elicitation: Option<Handler<ElicitParams, ElicitResult>>,
+    /// Whether elicitation in URL mode is declared too.
+    elicitation_url: bool,
+    roots: Option<Arc<Mutex<Vec<Root>>>>,
+}
+
+impl Handlers {
+    pub(crate) fn on_sampling<F, Fut>(&mut self, f: F)
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.sampling = Some(Arc::new(move |params| Box::pin(f(params))));
+    }
+
+    pub(crate) fn on_elicitation<F, Fut>(&mut self, url: bool, f: F)
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.elicitation = Some(Arc::new(move |params| Box::pin(f(params))));
+        self.elicitation_url = url;
+    }
+
+    pub(crate) fn roots(&mut self, roots: Vec<Root>) {
+        self.roots = Some(Arc::new(Mutex::new(roots)));
+    }
+
+    /// Replace the roots; `false` if the client declared none.
+    pub(crate) fn set_roots(&self, roots: Vec<Root>) -> bool {
+        match &self.roots {
+            Some(held) => {
+                *held.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The capabilities these answers make.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let object = |value: Value| value.as_object().cloned();
+        ClientCapabilities {
+            sampling: self.sampling.as_ref().and_then(|_| object(json!({}))),
+            elicitation: self.elicitation.as_ref().and_then(|_| {
+                object(if self.elicitation_url { json!({ "form": {}, "url": {} }) } else { json!({ "form": {} }) })
+            }),
+            roots: self.roots.as_ref().and_then(|_| object(json!({ "listChanged": true }))),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    /// Answer one question by its method; an error object for a method
+    /// the client has no answer for.
+    pub(crate) async fn answer(&self, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+        match method {
+            methods::PING => Ok(json!({})),
+            methods::SAMPLING_CREATE_MESSAGE => match &self.sampling {
+                Some(sampling) => reply(sampling(parse(params)?).await?),
+                None => Err(ErrorObject::method_not_found(method)),
+            },
+            methods::ELICITATION_CREATE => match &self.elicitation {
+                Some(elicitation) => reply(elicitation(parse(params)?).await?),
+                None => Err(ErrorObject::method_not_found(method)),
+            },
+            methods::ROOTS_LIST => match &self.roots {
+                Some(roots) => {
+                    let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    reply(ListRootsResult { roots })
+                }
+                None => Err(ErrorObject::method_not_found(method)),
+            },
+            _ => Err(ErrorObject::method_not_found(method)),
+        }
+    }
+}
+
+fn parse<P: DeserializeOwned>(params: Option<JsonObject>) -> Result<P, ErrorObject> {
+    serde_json::from_value(Value::Object(params.unwrap_or_default())).map_err(ErrorObject::invalid_params)
+}
+
+fn reply(result: impl Serialize) -> Result<Value, ErrorObject> {
+    serde_json::to_value(result).map_err(|_| ErrorObject::internal_error())
+}

@@ -1,0 +1,44 @@
+//! An MCP (Model Context Protocol) client: connect to any MCP server and
+//! use what it offers as typed calls.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime_client::Error> {
+//! use mcp_runtime_client::Client;
+//!
+//! let client = Client::command("my-server", ["--stdio"]).await?;
+//! for tool in client.list_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! }
+//! let sum: f64 = client.call_structured("add", serde_json::json!({ "a": 1, "b": 2 })).await?;
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! - **Transports**: a spawned command over stdio ([`Client::command`]),
+//!   any reader and writer ([`Client::io`]), Streamable HTTP
+//!   ([`Client::http`]: JSON and event-stream answers, resumed streams,
+//!   sessions).
+//! - **Eras**: [`EraChoice::Auto`] asks `server/discover` (2026-07-28) and
+//!   falls back to `initialize`; 2026-07-28 requests carry their `_meta`
+//!   envelope and mirroring headers, and input-required results are
+//!   answered and retried by themselves.
+//! - **The server's questions** (sampling, elicitation, roots) are
+//!   answered by closures given to the [`ClientBuilder`], in both eras.
+
+mod api;
+mod client;
+mod error;
+mod handlers;
+mod session;
+mod wire;
+
+pub use api::Call;
+pub use client::{Client, ClientBuilder, EraChoice};
+pub use error::Error;
+pub use session::{Era, Negotiated};
+pub use wire::child::Stderr;
+#[cfg(feature = "http")]
+pub use wire::http::Authorization;
+
+/// The protocol's types, as this client reads and writes them.
+pub use mcp_core as protocol;

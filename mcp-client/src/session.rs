@@ -1,0 +1,400 @@
+//! The core of a connection: request ids and the answers they wait for,
+//! the server's own requests answered by the handlers, notifications
+//! routed to whoever listens, and, in 2026-07-28, each request's `_meta`
+//! envelope, its mirroring headers and its input-required rounds.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use mcp_core::headers::ParamHeader;
+use mcp_core::http::{MCP_METHOD, MCP_NAME, encode_value, mirrored_name};
+use mcp_core::{
+    ClientCapabilities, Implementation, JsonObject, Message, Notification, Outcome, ProgressParams, Request, RequestId,
+    Response, ServerCapabilities, envelope, methods,
+};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::Error;
+use crate::handlers::Handlers;
+use crate::wire::{Inbound, Outbound, Wire};
+
+/// How many rounds of input one request may ask for before the client
+/// gives up (a server that asks forever is broken).
+const MAX_ROUNDS: usize = 16;
+/// How many notifications wait for a slow listener before it misses some.
+const NOTIFICATIONS: usize = 256;
+
+/// Which lifecycle requests follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize` first, then requests inside the session it opens
+    /// (2024-11-05 to 2025-11-25).
+    Handshake,
+    /// No handshake: each request carries its version and capabilities
+    /// in `_meta` (2026-07-28).
+    Stateless,
+}
+
+/// What was agreed with the server.
+#[derive(Clone, Debug)]
+pub struct Negotiated {
+    /// The lifecycle in use.
+    pub era: Era,
+    /// The protocol version requests speak.
+    pub version: String,
+    /// The server's name and version, when it said.
+    pub server_info: Option<Implementation>,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// How to use the server, for the model.
+    pub instructions: Option<String>,
+}
+
+/// Options of one request.
+#[derive(Default)]
+pub(crate) struct RequestOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+}
+
+type Waiter = oneshot::Sender<Result<Value, Error>>;
+
+pub(crate) struct Session {
+    wire: Box<dyn Wire>,
+    pending: Mutex<HashMap<RequestId, Waiter>>,
+    next_id: AtomicI64,
+    pub(crate) handlers: Handlers,
+    pub(crate) client_info: Implementation,
+    pub(crate) timeout: Duration,
+    negotiated: RwLock<Option<Negotiated>>,
+    notifications: broadcast::Sender<Notification>,
+    progress: Mutex<HashMap<String, mpsc::UnboundedSender<ProgressParams>>>,
+    /// The server's requests being answered, to stop on its cancel.
+    answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
+    /// Each tool's arguments mirrored in headers, from the last list.
+    pub(crate) param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
+    /// Why the connection ended, once it has.
+    closed: Mutex<Option<String>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Session {
+    pub(crate) fn start(
+        wire: Box<dyn Wire>,
+        inbound: mpsc::Receiver<Inbound>,
+        handlers: Handlers,
+        client_info: Implementation,
+        timeout: Duration,
+    ) -> Arc<Session> {
+        let session = Arc::new(Session {
+            wire,
+            pending: Mutex::default(),
+            next_id: AtomicI64::new(0),
+            handlers,
+            client_info,
+            timeout,
+            negotiated: RwLock::new(None),
+            notifications: broadcast::channel(NOTIFICATIONS).0,
+            progress: Mutex::default(),
+            answering: Mutex::default(),
+            param_headers: Mutex::default(),
+            closed: Mutex::default(),
+        });
+        tokio::spawn(read(Arc::downgrade(&session), inbound));
+        session
+    }
+
+    pub(crate) fn wire(&self) -> &dyn Wire {
+        &*self.wire
+    }
+
+    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+        self.negotiated.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn settle(&self, negotiated: Negotiated) {
+        *self.negotiated.write().unwrap_or_else(|e| e.into_inner()) = Some(negotiated);
+    }
+
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        self.handlers.capabilities()
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        self.notifications.subscribe()
+    }
+
+    /// Send a request and wait for its result, answering the rounds of
+    /// input a 2026-07-28 server asks for on the way.
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: JsonObject,
+        options: RequestOptions,
+    ) -> Result<Value, Error> {
+        let mut params = params;
+        for _ in 0..MAX_ROUNDS {
+            let result = self.request_once(method, params.clone(), &options).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let mut responses = Map::new();
+            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (key, request) in requests {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+                let asked = request.get("params").and_then(Value::as_object).cloned();
+                let answer = self.handlers.answer(&method, asked).await.map_err(|error| {
+                    Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
+                })?;
+                responses.insert(key, answer);
+            }
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
+    }
+
+    /// One JSON-RPC request and its answer.
+    async fn request_once(
+        self: &Arc<Self>,
+        method: &str,
+        mut params: JsonObject,
+        options: &RequestOptions,
+    ) -> Result<Value, Error> {
+        if let Some(why) = lock(&self.closed).clone() {
+            return Err(Error::Closed(why));
+        }
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        let era = self.negotiated().map(|n| (n.era, n.version));
+        let stateless = match &era {
+            Some((Era::Stateless, version)) => Some(version.clone()),
+            Some((Era::Handshake, _)) => None,
+            // Before anything is settled, only `server/discover` speaks
+            // the stateless way.
+            None => (method == methods::SERVER_DISCOVER).then(|| mcp_core::ProtocolVersion::LATEST.as_str().to_owned()),
+        };
+        let progress_token = options.progress.as_ref().map(|sender| {
+            let token = format!("p{id}");
+            lock(&self.progress).insert(token.clone(), sender.clone());
+            token
+        });
+        if stateless.is_some() || progress_token.is_some() {
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                if let Some(token) = &progress_token {
+                    meta.insert("progressToken".into(), json!(token));
+                }
+                if let Some(version) = &stateless {
+                    meta.insert(envelope::PROTOCOL_VERSION.into(), json!(version));
+                    meta.insert(envelope::CLIENT_CAPABILITIES.into(), json!(self.capabilities()));
+                    meta.insert(envelope::CLIENT_INFO.into(), json!(self.client_info));
+                }
+            }
+        }
+        let headers = match stateless {
+            Some(_) => self.mirroring_headers(method, &params),
+            None => Vec::new(),
+        };
+        let request = Request::new(id.clone(), method, Some(params));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let guard = Pending { session: self.clone(), id: id.clone(), progress: progress_token, done: false };
+        let bytes =
+            serde_json::to_vec(&request).map_err(|e| Error::protocol(format!("unserializable request: {e}")))?;
+        let mut guard = guard;
+        self.wire.send(Outbound { bytes, id: Some(id), headers }).await?;
+        let timeout = options.timeout.unwrap_or(self.timeout);
+        let answer = match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => {
+                Err(Error::Closed(lock(&self.closed).clone().unwrap_or_else(|| "the client was closed".into())))
+            }
+            Err(_) => return Err(Error::Timeout(timeout)),
+        };
+        guard.done = true;
+        answer
+    }
+
+    /// 2026-07-28's headers mirroring the body: the method, the name it
+    /// targets, and the tool's arguments marked `x-mcp-header`.
+    fn mirroring_headers(&self, method: &str, params: &JsonObject) -> Vec<(String, String)> {
+        let mut headers = vec![(MCP_METHOD.to_owned(), method.to_owned())];
+        let name = mirrored_name(method).and_then(|field| params.get(field)).and_then(Value::as_str);
+        if let Some(name) = name {
+            headers.push((MCP_NAME.to_owned(), encode_value(name).into_owned()));
+        }
+        if method == methods::TOOLS_CALL
+            && let Some(name) = name
+            && let Some(mirrored) = lock(&self.param_headers).get(name)
+        {
+            let arguments = params.get("arguments");
+            for param in mirrored {
+                let text = match param.value_in(arguments) {
+                    Some(Value::String(text)) => encode_value(text).into_owned(),
+                    Some(Value::Bool(value)) => value.to_string(),
+                    Some(Value::Number(number)) if number.is_i64() || number.is_u64() => number.to_string(),
+                    _ => continue,
+                };
+                headers.push((param.header_name(), text));
+            }
+        }
+        headers
+    }
+
+    /// Send a notification.
+    pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), Error> {
+        let bytes = serde_json::to_vec(&Notification::new(method, params))
+            .map_err(|e| Error::protocol(format!("unserializable notification: {e}")))?;
+        let headers = match self.negotiated() {
+            Some(n) if n.era == Era::Stateless => vec![(MCP_METHOD.to_owned(), method.to_owned())],
+            _ => Vec::new(),
+        };
+        self.wire.send(Outbound { bytes, id: None, headers }).await
+    }
+
+    fn fail_all(&self, why: &str) {
+        lock(&self.closed).get_or_insert_with(|| why.to_owned());
+        for (_, waiter) in lock(&self.pending).drain() {
+            let _ = waiter.send(Err(Error::Closed(why.to_owned())));
+        }
+    }
+
+    fn answer_pending(&self, response: Response) {
+        let Some(id) = response.id else {
+            tracing::warn!("the server sent an error without an id; no request can take it");
+            return;
+        };
+        let Some(waiter) = lock(&self.pending).remove(&id) else {
+            tracing::debug!(?id, "an answer to no request waiting (cancelled, timed out, or unknown); dropped");
+            return;
+        };
+        let _ = waiter.send(match response.outcome {
+            Outcome::Result(result) => Ok(result),
+            Outcome::Error(error) => Err(Error::Server(error)),
+        });
+    }
+
+    fn on_notification(&self, notification: Notification) {
+        match notification.method.as_str() {
+            methods::PROGRESS => {
+                let params = notification.params.map(Value::Object).unwrap_or_default();
+                if let Ok(progress) = serde_json::from_value::<ProgressParams>(params) {
+                    let token = match &progress.progress_token {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    if let Some(listener) = lock(&self.progress).get(&token) {
+                        let _ = listener.send(progress);
+                    }
+                }
+            }
+            methods::CANCELLED => {
+                let id = notification.params.as_ref().and_then(|p| p.get("requestId")).cloned();
+                if let Some(id) = id.and_then(|id| serde_json::from_value::<RequestId>(id).ok())
+                    && let Some(task) = lock(&self.answering).remove(&id)
+                {
+                    task.abort();
+                }
+            }
+            _ => {
+                // No listener is not an error: most clients watch nothing.
+                let _ = self.notifications.send(notification);
+            }
+        }
+    }
+
+    fn on_request(self: &Arc<Self>, request: Request) {
+        let session = Arc::downgrade(self);
+        let id = request.id.clone();
+        let mut answering = lock(&self.answering);
+        let task = tokio::spawn(async move {
+            let Some(handlers) = session.upgrade().map(|s| s.handlers.clone()) else { return };
+            let outcome = handlers.answer(&request.method, request.params).await;
+            let Some(session) = session.upgrade() else { return };
+            lock(&session.answering).remove(&request.id);
+            let response = match outcome {
+                Ok(result) => Response::result(request.id, result),
+                Err(error) => Response::error(Some(request.id), error),
+            };
+            match serde_json::to_vec(&response) {
+                Ok(bytes) => {
+                    if let Err(error) = session.wire.send(Outbound { bytes, id: None, headers: Vec::new() }).await {
+                        tracing::debug!(%error, "answering the server's request failed");
+                    }
+                }
+                Err(error) => tracing::error!(%error, "an answer to the server could not be serialized"),
+            }
+        });
+        answering.insert(id, task.abort_handle());
+    }
+}
+
+/// A request waiting for its answer; dropped before it (the caller
+/// stopped waiting, or timed out), it tells the server to stop.
+struct Pending {
+    session: Arc<Session>,
+    id: RequestId,
+    progress: Option<String>,
+    done: bool,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(token) = &self.progress {
+            lock(&self.session.progress).remove(token);
+        }
+        let waiting = lock(&self.session.pending).remove(&self.id).is_some();
+        if self.done || !waiting {
+            return;
+        }
+        let session = self.session.clone();
+        let id = self.id.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                #[derive(Serialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Cancelled {
+                    request_id: RequestId,
+                    reason: &'static str,
+                }
+                let params = serde_json::to_value(Cancelled { request_id: id, reason: "the client stopped waiting" });
+                let params = params.ok().and_then(|p| p.as_object().cloned());
+                let _ = session.notify(methods::CANCELLED, params).await;
+            });
+        }
+    }
+}
+
+/// Hand each inbound item to the session while it lives.
+async fn read(session: Weak<Session>, mut inbound: mpsc::Receiver<Inbound>) {
+    while let Some(item) = inbound.recv().await {
+        let Some(session) = session.upgrade() else { return };
+        match item {
+            Inbound::Message(Message::Response(response)) => session.answer_pending(response),
+            Inbound::Message(Message::Notification(notification)) => session.on_notification(notification),
+            Inbound::Message(Message::Request(request)) => session.on_request(request),
+            Inbound::Failed(id, error) => {
+                if let Some(waiter) = lock(&session.pending).remove(&id) {
+                    let _ = waiter.send(Err(error));
+                }
+            }
+            Inbound::Closed(why) => {
+                session.fail_all(&why);
+                return;
+            }
+        }
+    }
+    if let Some(session) = session.upgrade() {
+        session.fail_all("the connection ended");
+    }
+}

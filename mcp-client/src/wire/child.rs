@@ -1,0 +1,104 @@
+//! A server started as a child process, spoken to over its stdin and
+//! stdout; its stderr passed through, captured or dropped. The child ends
+//! with the client.
+
+use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use super::lines::Lines;
+use super::{InboundTx, Outbound, Wire};
+use crate::Error;
+
+/// What becomes of a child server's stderr (its log).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stderr {
+    /// Written to this process's stderr.
+    #[default]
+    Inherit,
+    /// Kept (the last 64 KiB) for [`Client::server_log`](crate::Client::server_log).
+    Capture,
+    /// Dropped.
+    Null,
+}
+
+/// How much of a child's stderr is kept.
+const KEPT_LOG: usize = 64 * 1024;
+
+/// How long a child is given to exit once its input is closed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) struct ChildWire {
+    lines: Lines,
+    child: tokio::sync::Mutex<Option<Child>>,
+    log: Option<Arc<Mutex<VecDeque<u8>>>>,
+}
+
+impl ChildWire {
+    pub(crate) fn spawn(
+        program: &OsStr,
+        args: &[std::ffi::OsString],
+        stderr: Stderr,
+        inbound: InboundTx,
+    ) -> Result<ChildWire, Error> {
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+        command.stderr(match stderr {
+            Stderr::Inherit => Stdio::inherit(),
+            Stderr::Capture => Stdio::piped(),
+            Stderr::Null => Stdio::null(),
+        });
+        let mut child = command
+            .spawn()
+            .map_err(|e| Error::transport(format!("cannot start `{}`: {e}", program.to_string_lossy())))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::transport("the child's stdin and stdout were not piped"));
+        };
+        let log = child.stderr.take().map(|stderr| {
+            let log = Arc::new(Mutex::new(VecDeque::new()));
+            tokio::spawn(keep_log(stderr, log.clone()));
+            log
+        });
+        Ok(ChildWire { lines: Lines::start(stdout, stdin, inbound), child: tokio::sync::Mutex::new(Some(child)), log })
+    }
+}
+
+async fn keep_log(stderr: tokio::process::ChildStderr, log: Arc<Mutex<VecDeque<u8>>>) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        log.extend(line.bytes().chain([b'\n']));
+        let excess = log.len().saturating_sub(KEPT_LOG);
+        log.drain(..excess);
+    }
+}
+
+impl Wire for ChildWire {
+    fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
+        self.lines.send(message)
+    }
+
+    fn server_log(&self) -> Option<String> {
+        let log = self.log.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+        Some(String::from_utf8_lossy(&log.iter().copied().collect::<Vec<u8>>()).into_owned())
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.lines.close().await;
+            let Some(mut child) = self.child.lock().await.take() else { return };
+            // A server on stdio exits at the end of its input; one that
+            // does not is ended.
+            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+                tracing::debug!("the server did not exit when its input closed; killing it");
+                let _ = child.kill().await;
+            }
+        })
+    }
+}

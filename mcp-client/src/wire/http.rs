@@ -1,0 +1,384 @@
+//! Streamable HTTP: each message POSTed to the endpoint, its answer read
+//! as JSON or as an event stream (resumed with `GET` and `Last-Event-ID`
+//! when the server ends it early, after the `retry` it asked for); the
+//! session id kept and sent, the server's own stream opened with `GET`,
+//! and the session deleted on close.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
+use mcp_core::http::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
+use mcp_core::{Message, RequestId};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
+use tokio::sync::Notify;
+
+use super::sse::{Event, Parser};
+use super::{Inbound, InboundTx, Outbound, Wire};
+use crate::Error;
+
+/// How long to wait before reconnecting when the server named no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// How many reconnects in a row may fail before a stream is given up.
+const MAX_RECONNECTS: u32 = 5;
+/// How many times one message is sent again after its authorization
+/// changed (a new token, a wider scope).
+const MAX_AUTH_RETRIES: u32 = 3;
+
+/// Credentials for an HTTP server: a header to send, and what to do when
+/// the server refuses them. The OAuth client implements it; so can any
+/// scheme of a user's own.
+pub trait Authorization: Send + Sync + 'static {
+    /// The `Authorization` header value for the next request, if any.
+    fn header(&self) -> BoxFuture<'_, Result<Option<String>, Error>>;
+
+    /// The server answered 401 or 403 with this `WWW-Authenticate`
+    /// challenge: get new credentials and say `true` to send the request
+    /// again, or `false` to give up (the caller gets the refusal).
+    fn challenged<'a>(&'a self, status: u16, challenge: Option<&'a str>) -> BoxFuture<'a, Result<bool, Error>>;
+}
+
+/// Options of an HTTP connection.
+#[derive(Clone, Default)]
+pub(crate) struct HttpOptions {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) authorization: Option<Arc<dyn Authorization>>,
+}
+
+pub(crate) struct HttpWire {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    http: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    authorization: Option<Arc<dyn Authorization>>,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    inbound: InboundTx,
+    closed: AtomicBool,
+    closing: Notify,
+}
+
+impl HttpWire {
+    pub(crate) fn new(url: &str, options: HttpOptions, inbound: InboundTx) -> Result<HttpWire, Error> {
+        let supported = url.starts_with("http://") || (cfg!(feature = "tls") && url.starts_with("https://"));
+        if !supported {
+            return Err(Error::transport(if url.starts_with("https://") {
+                format!("`{url}` needs TLS: enable the client's `tls` feature")
+            } else {
+                format!("`{url}` is not an http:// or https:// URL")
+            }));
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &options.headers {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|_| Error::transport(format!("`{name}` is not an HTTP header name")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|_| Error::transport(format!("the value of `{name}` cannot be sent in a header")))?;
+            headers.append(name, value);
+        }
+        let http = reqwest::Client::builder().build().map_err(|e| Error::transport(format!("HTTP setup: {e}")))?;
+        let shared = Shared {
+            http,
+            url: url.to_owned(),
+            headers,
+            authorization: options.authorization,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            inbound,
+            closed: AtomicBool::new(false),
+            closing: Notify::new(),
+        };
+        Ok(HttpWire { shared: Arc::new(shared) })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Wire for HttpWire {
+    fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
+        let shared = self.shared.clone();
+        Box::pin(async move { shared.post(message).await })
+    }
+
+    fn speak(&self, version: Option<&str>) {
+        *lock(&self.shared.version) = version.map(str::to_owned);
+    }
+
+    fn opened(&self) {
+        tokio::spawn(self.shared.clone().listen());
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let shared = &self.shared;
+            if shared.closed.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            shared.closing.notify_waiters();
+            let session = lock(&shared.session).take();
+            if let Some(session) = session {
+                let delete =
+                    shared.http.delete(&shared.url).headers(shared.headers.clone()).header(SESSION_ID, session);
+                let delete = shared.with_version(delete);
+                match delete.send().await {
+                    Ok(response)
+                        if response.status().is_success() || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
+                    Ok(response) => tracing::debug!(status = %response.status(), "deleting the session was refused"),
+                    Err(error) => tracing::debug!(%error, "deleting the session failed"),
+                }
+            }
+        })
+    }
+}
+
+impl Shared {
+    fn with_version(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match lock(&self.version).clone() {
+            Some(version) => request.header(PROTOCOL_VERSION, version),
+            None => request,
+        }
+    }
+
+    fn with_session(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match lock(&self.session).clone() {
+            Some(session) => request.header(SESSION_ID, session),
+            None => request,
+        }
+    }
+
+    async fn with_authorization(&self, request: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, Error> {
+        Ok(match &self.authorization {
+            Some(authorization) => match authorization.header().await? {
+                Some(value) => request.header(reqwest::header::AUTHORIZATION, value),
+                None => request,
+            },
+            None => request,
+        })
+    }
+
+    /// Send a request built by `build` with the connection's headers and
+    /// credentials, asking the authorization for new ones when refused.
+    async fn exchange(&self, build: impl Fn() -> reqwest::RequestBuilder) -> Result<reqwest::Response, Error> {
+        let mut retries = 0;
+        loop {
+            let request = self.with_session(self.with_version(build().headers(self.headers.clone())));
+            let request = self.with_authorization(request).await?;
+            let response = request.send().await.map_err(|e| Error::transport(chain(&e)))?;
+            let status = response.status();
+            let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
+            let Some(authorization) = self.authorization.as_ref().filter(|_| refused) else { return Ok(response) };
+            if retries >= MAX_AUTH_RETRIES {
+                return Ok(response);
+            }
+            let challenge = response.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            if !authorization.challenged(status.as_u16(), challenge.as_deref()).await? {
+                return Ok(response);
+            }
+            retries += 1;
+        }
+    }
+
+    async fn post(self: Arc<Self>, message: Outbound) -> Result<(), Error> {
+        let Outbound { bytes, id, headers } = message;
+        let response = self
+            .exchange(|| {
+                let mut request = self
+                    .http
+                    .post(&self.url)
+                    .header(CONTENT_TYPE, "application/json")
+                    .header(ACCEPT, "application/json, text/event-stream")
+                    .body(bytes.clone());
+                for (name, value) in &headers {
+                    request = request.header(name.as_str(), value.as_str());
+                }
+                request
+            })
+            .await?;
+        if let Some(session) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+            *lock(&self.session) = Some(session.to_owned());
+        }
+        let status = response.status();
+        if status == StatusCode::ACCEPTED {
+            return Ok(());
+        }
+        if status.is_success() && media_type(response.headers()) == "text/event-stream" {
+            tokio::spawn(self.clone().read_stream(response, id));
+            return Ok(());
+        }
+        let body = response.bytes().await.map_err(|e| Error::transport(chain(&e)))?;
+        // A JSON-RPC answer is the answer, whatever the status says.
+        let messages = super::lines::parse(&body);
+        let answered = messages.iter().any(|m| matches!(m, Message::Response(_)));
+        for message in messages {
+            self.deliver(message).await;
+        }
+        if answered || (status.is_success() && id.is_none()) {
+            return Ok(());
+        }
+        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
+            return Err(Error::Closed("the server no longer knows this session (HTTP 404)".into()));
+        }
+        Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
+    }
+
+    async fn deliver(&self, message: Message) {
+        let _ = self.inbound.send(Inbound::Message(message)).await;
+    }
+
+    /// Read a POST's event stream until the answer to `id`, reconnecting
+    /// with `GET` and `Last-Event-ID` when the server ends it first.
+    async fn read_stream(self: Arc<Self>, response: reqwest::Response, id: Option<RequestId>) {
+        let mut cursor = Cursor::default();
+        let mut answered = self.drain(response, &mut cursor, id.as_ref()).await;
+        let mut failures = 0;
+        while !answered && !self.closed.load(Ordering::Acquire) {
+            let Some(last) = cursor.last_id.clone() else { break };
+            tokio::time::sleep(cursor.retry).await;
+            match self.resume(&last).await {
+                Ok(response) => {
+                    failures = 0;
+                    answered = self.drain(response, &mut cursor, id.as_ref()).await;
+                }
+                Err(error) => {
+                    failures += 1;
+                    tracing::debug!(%error, failures, "resuming an event stream failed");
+                    if failures >= MAX_RECONNECTS {
+                        break;
+                    }
+                }
+            }
+        }
+        if !answered && let Some(id) = id {
+            let why = "the server ended the answer's event stream before the answer, and it could not be resumed";
+            let _ = self.inbound.send(Inbound::Failed(id, Error::Closed(why.into()))).await;
+        }
+    }
+
+    async fn resume(&self, last: &str) -> Result<reqwest::Response, Error> {
+        let response = self
+            .exchange(|| self.http.get(&self.url).header(ACCEPT, "text/event-stream").header(LAST_EVENT_ID, last))
+            .await?;
+        if response.status().is_success() && media_type(response.headers()) == "text/event-stream" {
+            Ok(response)
+        } else {
+            Err(Error::Http { status: response.status().as_u16(), body: String::new() })
+        }
+    }
+
+    /// Deliver a stream's messages; whether the answer to `id` was one.
+    async fn drain(&self, response: reqwest::Response, cursor: &mut Cursor, id: Option<&RequestId>) -> bool {
+        let mut body = response.bytes_stream();
+        let mut parser = Parser::default();
+        loop {
+            let chunk = tokio::select! {
+                chunk = body.next() => chunk,
+                () = self.closing.notified() => return true,
+            };
+            let Some(Ok(chunk)) = chunk else { return false };
+            for event in parser.feed(&chunk) {
+                if self.event(event, cursor, id).await {
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Deliver one event's message; whether it was the answer to `id`.
+    async fn event(&self, event: Event, cursor: &mut Cursor, id: Option<&RequestId>) -> bool {
+        if let Some(last) = event.id {
+            cursor.last_id = Some(last);
+        }
+        if let Some(retry) = event.retry {
+            cursor.retry = Duration::from_millis(retry);
+        }
+        let mut answered = false;
+        for message in super::lines::parse(event.data.as_bytes()) {
+            answered |= matches!(&message, Message::Response(r) if r.id.as_ref() == id);
+            self.deliver(message).await;
+        }
+        answered
+    }
+
+    /// The server's own stream (`GET`), for messages that belong to no
+    /// request; resumed while the connection lasts. A server without one
+    /// (405) is fine.
+    async fn listen(self: Arc<Self>) {
+        let mut cursor = Cursor::default();
+        let mut failures = 0;
+        while !self.closed.load(Ordering::Acquire) {
+            let last = cursor.last_id.clone();
+            let response = self
+                .exchange(|| {
+                    let get = self.http.get(&self.url).header(ACCEPT, "text/event-stream");
+                    match &last {
+                        Some(last) => get.header(LAST_EVENT_ID, last.as_str()),
+                        None => get,
+                    }
+                })
+                .await;
+            match response {
+                Ok(response) if response.status().is_success() => {
+                    failures = 0;
+                    self.drain(response, &mut cursor, None).await;
+                }
+                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => return,
+                Ok(response) => {
+                    tracing::debug!(status = %response.status(), "the server refused its GET stream");
+                    return;
+                }
+                Err(error) => {
+                    failures += 1;
+                    tracing::debug!(%error, "the server's GET stream failed");
+                    if failures >= MAX_RECONNECTS {
+                        return;
+                    }
+                }
+            }
+            tokio::select! {
+                () = tokio::time::sleep(cursor.retry) => {}
+                () = self.closing.notified() => return,
+            }
+        }
+    }
+}
+
+/// Where a stream's reader is: the last event id seen and the server's
+/// reconnection delay.
+struct Cursor {
+    last_id: Option<String>,
+    retry: Duration,
+}
+
+impl Default for Cursor {
+    fn default() -> Self {
+        Cursor { last_id: None, retry: DEFAULT_RETRY }
+    }
+}
+
+fn media_type(headers: &HeaderMap) -> String {
+    let value = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+fn clip(text: &str) -> String {
+    let clipped: String = text.chars().take(300).collect();
+    if clipped.len() < text.len() { format!("{clipped}…") } else { clipped }
+}

@@ -1,0 +1,194 @@
+//! Newline-delimited JSON over any byte stream: a child's stdin and stdout,
+//! a socket, an in-memory pipe to a server in the same process.
+
+use std::sync::Mutex;
+
+use futures_util::future::BoxFuture;
+use mcp_core::Message;
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use super::{Inbound, InboundTx, Outbound, Wire};
+use crate::Error;
+
+/// The longest line read from a server; a longer one is skipped (and
+/// logged) without being held in memory.
+pub(crate) const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// A wire over a reader and a writer of lines.
+pub(crate) struct Lines {
+    /// `None` once closed.
+    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+}
+
+impl Lines {
+    /// Start reading `reader` into `inbound` and writing to `writer`.
+    pub(crate) fn start<R, W>(reader: R, writer: W, inbound: InboundTx) -> Lines
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (tx, rx) = mpsc::channel(256);
+        tokio::spawn(write_lines(writer, rx));
+        tokio::spawn(read_lines(BufReader::new(reader), inbound));
+        Lines { writer: Mutex::new(Some(tx)) }
+    }
+}
+
+impl Wire for Lines {
+    fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Box::pin(async move {
+            let writer = writer.ok_or_else(|| Error::Closed("the client was closed".into()))?;
+            let mut line = message.bytes;
+            line.push(b'\n');
+            writer.send(line).await.map_err(|_| Error::Closed("the server's input is closed".into()))
+        })
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        // Dropping the sender ends the writer, which closes the stream:
+        // a server on stdio sees the end of its input and exits.
+        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Box::pin(async {})
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = lines.recv().await {
+        let mut written = writer.write_all(&line).await;
+        // Everything queued goes in one flush.
+        while written.is_ok()
+            && let Ok(next) = lines.try_recv()
+        {
+            written = writer.write_all(&next).await;
+        }
+        if let Err(error) = async {
+            written?;
+            writer.flush().await
+        }
+        .await
+        {
+            tracing::debug!(%error, "writing to the server failed");
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbound: InboundTx) {
+    let mut line = Vec::new();
+    let why = loop {
+        match read_line(&mut reader, &mut line, MAX_LINE).await {
+            Ok(Line::End) => break "the server closed its output".to_owned(),
+            Ok(Line::TooLong(size)) => {
+                tracing::warn!(size, limit = MAX_LINE, "skipped a message from the server longer than the limit");
+            }
+            Ok(Line::Read) => {
+                for message in parse(&line) {
+                    if inbound.send(Inbound::Message(message)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(error) => break format!("reading from the server failed: {error}"),
+        }
+    };
+    let _ = inbound.send(Inbound::Closed(why)).await;
+}
+
+/// What one line held.
+#[derive(Debug, PartialEq)]
+enum Line {
+    Read,
+    /// Longer than the limit (its size so far); skipped.
+    TooLong(usize),
+    End,
+}
+
+/// Read one line into `line` (without its newline), holding at most
+/// `limit` bytes of it.
+async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> std::io::Result<Line> {
+    line.clear();
+    let mut skipped = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if line.is_empty() && skipped == 0 { Line::End } else { Line::Read });
+        }
+        let (part, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (&available[..at], Some(at + 1)),
+            None => (available, None),
+        };
+        if skipped > 0 || line.len() + part.len() > limit {
+            skipped += line.len() + part.len();
+            line.clear();
+        } else {
+            line.extend_from_slice(part);
+        }
+        let used = found.unwrap_or(available.len());
+        reader.consume(used);
+        if found.is_some() {
+            return Ok(if skipped > 0 { Line::TooLong(skipped) } else { Line::Read });
+        }
+    }
+}
+
+/// The messages a line holds: one, or a batch's; anything else is logged
+/// and dropped (a server that writes garbage loses that line, not the
+/// connection).
+pub(crate) fn parse(line: &[u8]) -> Vec<Message> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Vec::new();
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(error) => {
+            let start = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+            tracing::warn!(%error, line = %start, "the server sent something that is not JSON; ignored");
+            return Vec::new();
+        }
+    };
+    let items = match value {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            Message::from_value(item)
+                .inspect_err(
+                    |invalid| tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored"),
+                )
+                .ok()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn lines_longer_than_the_limit_are_skipped_and_the_next_is_read() {
+        let input = format!("{}\n{{\"a\":1}}\npartial", "x".repeat(100));
+        let mut reader = BufReader::with_capacity(16, input.as_bytes());
+        let mut line = Vec::new();
+        assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::TooLong(100));
+        assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
+        assert_eq!(line, b"{\"a\":1}");
+        assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
+        assert_eq!(line, b"partial");
+        assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::End);
+    }
+
+    #[test]
+    fn garbage_is_dropped_and_batches_are_split() {
+        assert!(parse(b"not json").is_empty());
+        assert!(parse(b"{\"jsonrpc\":\"2.0\"}").is_empty());
+        assert!(parse(b"   ").is_empty());
+        let batch = parse(br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"},7]"#);
+        assert_eq!(batch.len(), 2);
+    }
+}

@@ -1,0 +1,356 @@
+//! The client crate against servers of ours, through the protocol: over a
+//! pipe and over Streamable HTTP, in both eras, every feature; and against
+//! servers that misbehave.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mcp_core::{
+    CompleteRef, CreateMessageResult, ElicitAction, ElicitResult, ProtocolVersion, Role, Root, SamplingContent,
+};
+use mcp_runtime::completion::Completing;
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::HttpOptions;
+use mcp_runtime_client::{Client, ClientBuilder, Era, EraChoice, Error};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
+
+/// Add two numbers.
+#[tool]
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Split {
+    words: Vec<String>,
+    first: Option<String>,
+}
+
+/// Split text into words.
+#[tool]
+fn split(text: String) -> Json<Split> {
+    let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+    Json(Split { first: words.first().cloned(), words })
+}
+
+/// When to book.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct When {
+    /// The day
+    day: String,
+}
+
+/// Ask the user, the model and the roots, in one call.
+#[tool]
+async fn plan(ctx: Context) -> Result<String, ToolError> {
+    let when = ctx.elicit::<When>("When?").await?.accepted().ok_or_else(|| ToolError::new("declined"))?;
+    let answer = ctx.sample(Sampling::user("Greet")).await?;
+    let roots = ctx.roots().await?;
+    Ok(format!("{} / {} / {}", when.day, answer.text(), roots.len()))
+}
+
+/// Report progress three times.
+#[tool]
+async fn steps(ctx: Context) -> &'static str {
+    for i in 1..=3 {
+        ctx.progress(f64::from(i), 3.0);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    "stepped"
+}
+
+static HANG_STOPPED: AtomicBool = AtomicBool::new(false);
+
+struct Flag;
+impl Drop for Flag {
+    fn drop(&mut self) {
+        HANG_STOPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Wait forever (until cancelled).
+#[tool]
+async fn hang() -> &'static str {
+    let _flag = Flag;
+    std::future::pending::<()>().await;
+    "never"
+}
+
+/// Run a query in a region.
+#[tool]
+fn regional(#[arg(header = "Region")] region: String) -> String {
+    format!("in {region}")
+}
+
+/// The app's settings.
+#[resource("config://app", mime_type = "application/json")]
+fn config() -> String {
+    r#"{"debug":true}"#.into()
+}
+
+/// A note by title.
+#[resource("notes://{title}")]
+fn note(title: String) -> String {
+    format!("note {title}")
+}
+
+/// Names starting with what was typed.
+async fn names(completing: Completing) -> Vec<String> {
+    ["Ada", "Alan", "Grace"].iter().filter(|n| n.starts_with(completing.value())).map(|n| n.to_string()).collect()
+}
+
+/// Greet someone.
+#[prompt]
+fn greet(
+    /// Who
+    #[arg(complete = names)]
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+fn server() -> Server {
+    Server::empty("client-test", "1")
+        .tool(add::Tool)
+        .tool(split::Tool)
+        .tool(plan::Tool)
+        .tool(steps::Tool)
+        .tool(hang::Tool)
+        .tool(regional::Tool)
+        .resource(config::Resource)
+        .resource(note::Resource)
+        .prompt(greet::Prompt)
+}
+
+fn builder(version: ProtocolVersion) -> ClientBuilder {
+    Client::builder()
+        .name("client-test", "1")
+        .era(EraChoice::Version(version))
+        .on_elicitation(|params| async move {
+            assert_eq!(params.message, "When?");
+            Ok(ElicitResult { action: ElicitAction::Accept, content: json!({"day": "friday"}).as_object().cloned() })
+        })
+        .on_sampling(|_| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: vec![SamplingContent::text("hi")],
+                model: "m".into(),
+                stop_reason: None,
+            })
+        })
+        .roots(vec![Root { uri: "file:///w".into(), name: Some("w".into()), meta: None }])
+}
+
+/// A client of `server()` over an in-process pipe.
+async fn over_pipe(version: ProtocolVersion) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(server().serve(server_read, server_write));
+    let (read, write) = tokio::io::split(client_end);
+    builder(version).io(read, write).await.expect("the client connects")
+}
+
+/// `server()` on a free loopback port.
+async fn http_url() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { server().serve_http_on(listener, HttpOptions::new()).await.unwrap() });
+    format!("http://{addr}/mcp")
+}
+
+async fn every_feature(client: &Client, version: ProtocolVersion) {
+    let negotiated = client.negotiated();
+    assert_eq!(negotiated.version, version.as_str());
+    assert_eq!(negotiated.era, if version.uses_handshake() { Era::Handshake } else { Era::Stateless });
+    assert_eq!(negotiated.server_info.as_ref().map(|i| i.name.as_str()), Some("client-test"));
+
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["add", "hang", "plan", "regional", "split", "steps"], "{version}");
+
+    let sum: f64 = client.call_structured("add", json!({"a": 2, "b": 3.5})).await.unwrap();
+    assert_eq!(sum, 5.5, "{version}");
+    let split: Split = client.call_structured("split", json!({"text": "one two"})).await.unwrap();
+    assert_eq!(split, Split { words: vec!["one".into(), "two".into()], first: Some("one".into()) });
+    let wrong = client.call("add", json!({"a": "x"})).await.unwrap();
+    assert_eq!(wrong.is_error, Some(true), "{version}: {wrong:?}");
+    assert!(matches!(client.call_structured::<f64>("add", json!({"a": "x"})).await, Err(Error::Tool(_))));
+
+    // Elicitation, sampling and roots: requests to the client in the
+    // handshake era, input-required rounds in 2026-07-28.
+    let planned: String = client.call_structured("plan", json!({})).await.unwrap();
+    assert_eq!(planned, "friday / hi / 1", "{version}");
+
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let heard = seen.clone();
+    let stepped = client.call("steps", json!({})).on_progress(move |p| heard.lock().unwrap().push(p.progress)).await;
+    assert_eq!(stepped.unwrap().content[0].as_text(), Some("stepped"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The server may coalesce updates that come close together; what
+    // arrives only grows and ends at the total.
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&3.0), "{version}: {seen:?}");
+
+    let resources = client.list_resources().await.unwrap();
+    assert_eq!(resources[0].uri, "config://app");
+    let templates = client.list_resource_templates().await.unwrap();
+    assert_eq!(templates[0].uri_template, "notes://{title}");
+    let read = client.read_resource("notes://today").await.unwrap();
+    assert_eq!(serde_json::to_value(&read.contents[0]).unwrap()["text"], "note today");
+
+    let prompt = client.get_prompt("greet", json!({"name": "Ada"})).await.unwrap();
+    assert_eq!(serde_json::to_value(&prompt.messages[0]).unwrap()["content"]["text"], "Hello, Ada!");
+    let completed = client.complete(CompleteRef::Prompt { name: "greet".into() }, "name", "A", None).await.unwrap();
+    assert_eq!(completed.completion.values, ["Ada", "Alan"], "{version}");
+
+    let unknown = client.call("nope", json!({})).await.unwrap_err();
+    assert!(unknown.server_error().is_some() || matches!(unknown, Error::Http { .. }), "{version}: {unknown}");
+}
+
+#[tokio::test]
+async fn over_a_pipe_every_feature_works_in_both_eras() {
+    for version in ERAS {
+        let client = over_pipe(version).await;
+        every_feature(&client, version).await;
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn over_http_every_feature_works_in_both_eras() {
+    let url = http_url().await;
+    for version in ERAS {
+        let client = builder(version).http(&url).await.expect("the client connects");
+        every_feature(&client, version).await;
+        // The tool's `Region` argument goes in its header too: a server
+        // that checks it (ours) accepts the call.
+        client.list_tools().await.unwrap();
+        let result = client.call("regional", json!({"region": "Zürich"})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("in Zürich"), "{version}");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn auto_asks_for_discovery_and_falls_back_to_the_handshake() {
+    // Ours speaks both: auto takes 2026-07-28.
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    tokio::spawn(server().serve(r, w));
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::io(read, write).await.unwrap();
+    assert_eq!(client.negotiated().era, Era::Stateless);
+
+    // A server that knows only the handshake answers discovery with
+    // "method not found"; the client goes on with `initialize`.
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let answer = match message["method"].as_str() {
+                Some("server/discover") => {
+                    json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
+                }
+                Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "old", "version": "0"}}}),
+                Some("tools/list") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}),
+                _ => continue,
+            };
+            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::io(read, write).await.unwrap();
+    let negotiated = client.negotiated();
+    assert_eq!((negotiated.era, negotiated.version.as_str()), (Era::Handshake, "2025-06-18"));
+    assert!(client.list_tools().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_call_dropped_or_timed_out_is_cancelled_on_the_server() {
+    for version in ERAS {
+        HANG_STOPPED.store(false, Ordering::SeqCst);
+        let client = over_pipe(version).await;
+        let timed_out = client.call("hang", json!({})).timeout(Duration::from_millis(100)).await;
+        assert!(matches!(timed_out, Err(Error::Timeout(_))), "{timed_out:?}");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !HANG_STOPPED.load(Ordering::SeqCst) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(HANG_STOPPED.load(Ordering::SeqCst), "{version}: the server was told to stop the call");
+        // The connection is still good.
+        let sum: f64 = client.call_structured("add", json!({"a": 1, "b": 1})).await.unwrap();
+        assert_eq!(sum, 2.0);
+    }
+}
+
+#[tokio::test]
+async fn the_calculator_example_over_stdio() {
+    let client = Client::builder()
+        .stderr(mcp_runtime_client::Stderr::Capture)
+        .command(crate::common::example("calculator"), std::iter::empty::<&str>())
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "calculator"), "{tools:?}");
+    let sum = client.call("calculator", json!({"operation": "add", "a": 40, "b": 2})).await.unwrap();
+    assert_eq!(sum.content[0].as_text(), Some("result: 42"));
+    client.close().await;
+}
+
+/// A server that sends garbage, answers ids no one asked, then dies in
+/// the middle of a call: the call fails, saying the connection ended.
+#[tokio::test]
+async fn a_server_that_misbehaves_then_dies_fails_the_call_and_never_hangs() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            match message["method"].as_str() {
+                Some("server/discover") => {
+                    let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                        "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}});
+                    write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+                }
+                Some("tools/call") => {
+                    write.write_all(b"this is not json\n").await.unwrap();
+                    write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n").await.unwrap();
+                    write.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":1}}\n").await.unwrap();
+                    return; // dies mid-call
+                }
+                _ => {}
+            }
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::io(read, write).await.unwrap();
+    let failed = tokio::time::timeout(Duration::from_secs(5), client.call("anything", json!({}))).await;
+    assert!(matches!(failed, Ok(Err(Error::Closed(_)))), "{failed:?}");
+    let again = client.call("anything", json!({})).await;
+    assert!(matches!(again, Err(Error::Closed(_))), "{again:?}");
+}
+
+#[tokio::test]
+async fn log_messages_and_list_changes_arrive_as_notifications() {
+    let client = over_pipe(ProtocolVersion::LATEST_HANDSHAKE).await;
+    let mut notifications = Box::pin(client.notifications());
+    client.set_log_level(mcp_core::LoggingLevel::Debug).await.unwrap();
+    client.notify("notifications/roots/list_changed", None).await.unwrap();
+    client.set_roots(vec![]).await.unwrap();
+    // Our server logs nothing for these; a ping round-trip proves the
+    // stream stays open and quiet rather than erroring.
+    client.ping().await.unwrap();
+    let none = tokio::time::timeout(Duration::from_millis(50), notifications.next()).await;
+    assert!(none.is_err(), "{none:?}");
+}
