@@ -43,15 +43,24 @@ impl Client {
 
     /// Every tool, across all pages. Each tool's input schema is kept as
     /// the server sent it.
+    ///
+    /// A tool whose `x-mcp-header` marks break SEP-2243's rules (a name
+    /// that is empty, repeated or not a header token; a mark on a value no
+    /// header can carry) is left out, with a warning: its calls could not
+    /// be sent as the spec requires.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        let tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
-        self.remember_headers(&tools);
-        Ok(tools)
+        futures_util::TryStreamExt::try_collect(self.tools()).await
     }
 
-    /// The tools, one page at a time as the stream is read.
+    /// The tools, one page at a time as the stream is read (without those
+    /// [`list_tools`](Self::list_tools) leaves out).
     pub fn tools(&self) -> impl Stream<Item = Result<Tool, Error>> + '_ {
-        self.pages(methods::TOOLS_LIST, "tools")
+        futures_util::StreamExt::filter(self.pages(methods::TOOLS_LIST, "tools"), |tool| {
+            std::future::ready(match tool {
+                Ok(tool) => self.remember_headers(tool),
+                Err(_) => true,
+            })
+        })
     }
 
     /// Call a tool. `arguments` is anything that serializes to an object.
@@ -166,20 +175,23 @@ impl Client {
         })
     }
 
-    fn remember_headers(&self, tools: &[Tool]) {
+    /// Keep the tool's header-mirrored arguments for its calls; `false`
+    /// if its marks are invalid.
+    fn remember_headers(&self, tool: &Tool) -> bool {
         let mut headers = self.session.param_headers.lock().unwrap_or_else(|e| e.into_inner());
-        for tool in tools {
-            match mcp_core::headers::param_headers(&tool.input_schema) {
-                Ok(mirrored) if !mirrored.is_empty() => {
-                    headers.insert(tool.name.clone(), mirrored);
-                }
-                Ok(_) => {
-                    headers.remove(&tool.name);
-                }
-                Err(why) => {
-                    tracing::warn!(tool = %tool.name, %why, "a tool's x-mcp-header marks are invalid; its arguments are not mirrored");
-                    headers.remove(&tool.name);
-                }
+        match mcp_core::headers::param_headers(&tool.input_schema) {
+            Ok(mirrored) if !mirrored.is_empty() => {
+                headers.insert(tool.name.clone(), mirrored);
+                true
+            }
+            Ok(_) => {
+                headers.remove(&tool.name);
+                true
+            }
+            Err(why) => {
+                tracing::warn!(tool = %tool.name, %why, "leaving out a tool whose x-mcp-header marks are invalid");
+                headers.remove(&tool.name);
+                false
             }
         }
     }

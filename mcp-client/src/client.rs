@@ -296,8 +296,21 @@ impl ClientBuilder {
 async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiated, Error> {
     let version = ProtocolVersion::LATEST.as_str();
     client.session.wire().speak(Some(version));
-    let options = RequestOptions { timeout, ..RequestOptions::default() };
-    let result = client.session.request(methods::SERVER_DISCOVER, Default::default(), options).await?;
+    let options = || RequestOptions { timeout, ..RequestOptions::default() };
+    let discovered = client.session.request(methods::SERVER_DISCOVER, Default::default(), options()).await;
+    let result = match discovered {
+        // A server that refuses the version while naming it among those
+        // it supports (a replica behind on its rollout, say) gets one more
+        // try; one that names others is not for this client.
+        Err(Error::Server(error)) if error.code == mcp_core::codes::UNSUPPORTED_PROTOCOL_VERSION => {
+            let supported = error.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
+            if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version))) {
+                return Err(Error::Server(error));
+            }
+            client.session.request(methods::SERVER_DISCOVER, Default::default(), options()).await?
+        }
+        other => other?,
+    };
     let supported = result.get("supportedVersions").and_then(Value::as_array).cloned().unwrap_or_default();
     if !supported.iter().any(|v| v.as_str() == Some(version)) {
         return Err(Error::protocol(format!("the server does not speak {version} (it speaks {supported:?})")));

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use mcp_core::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, JsonObject,
-    ListRootsResult, Root, methods,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
+    ErrorObject, JsonObject, ListRootsResult, Root, methods,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -84,7 +84,17 @@ impl Handlers {
                 None => Err(ErrorObject::method_not_found(method)),
             },
             methods::ELICITATION_CREATE => match &self.elicitation {
-                Some(elicitation) => reply(elicitation(parse(params)?).await?),
+                Some(elicitation) => {
+                    let params: ElicitParams = parse(params)?;
+                    let schema = params.requested_schema.clone();
+                    let mut answer = elicitation(params).await?;
+                    if answer.action == ElicitAction::Accept
+                        && let Some(schema) = &schema
+                    {
+                        fill_defaults(answer.content.get_or_insert_with(JsonObject::new), schema);
+                    }
+                    reply(answer)
+                }
                 None => Err(ErrorObject::method_not_found(method)),
             },
             methods::ROOTS_LIST => match &self.roots {
@@ -95,6 +105,19 @@ impl Handlers {
                 None => Err(ErrorObject::method_not_found(method)),
             },
             _ => Err(ErrorObject::method_not_found(method)),
+        }
+    }
+}
+
+/// A form accepted without some of its fields takes their defaults, as a
+/// form pre-filled with them would have (SEP-1034).
+fn fill_defaults(content: &mut JsonObject, schema: &JsonObject) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
         }
     }
 }
