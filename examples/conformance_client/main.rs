@@ -68,11 +68,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), Error> {
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
     let mut builder = builder();
-    if scenario.starts_with("auth/") {
-        match auth::authorization(scenario, &context).map_err(Error::Transport)? {
-            Some(authorization) => builder = builder.authorization(authorization),
-            None => {}
-        }
+    if scenario.starts_with("auth/")
+        && let Some(authorization) = auth::authorization(scenario, &context).map_err(Error::Transport)?
+    {
+        builder = builder.authorization(authorization);
     }
     let client = builder.http(url).await?;
     let tools = client.list_tools().await?;
