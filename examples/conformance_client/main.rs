@@ -75,8 +75,24 @@ async fn run(scenario: &str, url: &str) -> Result<(), Error> {
     }
     let client = builder.http(url).await?;
     let tools = client.list_tools().await?;
+    // Calls the scenario asks for by name, with its arguments.
+    if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
+        for call in calls {
+            let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+            client.call(name, call.get("arguments").cloned().unwrap_or(json!({}))).await?;
+        }
+        client.close().await;
+        return Ok(());
+    }
     match scenario {
         "initialize" => {}
+        // Hand one tool's input schema back through another, verbatim:
+        // what the client kept of it is what the server sees.
+        "json-schema-2020-12-preservation" => {
+            let focal = tools.iter().find(|t| t.name == "json_schema_2020_12_tool");
+            let schema = focal.map(|t| Value::Object(t.input_schema.clone())).unwrap_or(json!({}));
+            client.call("json_schema_echo", json!({ "schema": schema })).await?;
+        }
         // MRTR: each tool's flow, one after another; the client answers
         // the input requests and retries by itself.
         "sep-2322-client-request-state" => {

@@ -279,7 +279,7 @@ impl ClientBuilder {
                 client.session.settle(negotiated);
                 if handshake {
                     client.session.notify(methods::INITIALIZED, None).await?;
-                    client.session.wire().opened();
+                    client.session.wire().opened().await;
                 }
                 Ok(client)
             }

@@ -24,6 +24,8 @@ use crate::Error;
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// How many reconnects in a row may fail before a stream is given up.
 const MAX_RECONNECTS: u32 = 5;
+/// How long connecting waits for the server's own stream to open.
+const STREAM_OPEN_WAIT: Duration = Duration::from_secs(5);
 /// How many times one message is sent again after its authorization
 /// changed (a new token, a wider scope).
 const MAX_AUTH_RETRIES: u32 = 3;
@@ -112,8 +114,17 @@ impl Wire for HttpWire {
         *lock(&self.shared.version) = version.map(str::to_owned);
     }
 
-    fn opened(&self) {
-        tokio::spawn(self.shared.clone().listen());
+    fn opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let shared = self.shared.clone();
+            // A server slow to open it does not hold up the connection.
+            let first = match tokio::time::timeout(STREAM_OPEN_WAIT, shared.open_stream(None)).await {
+                Ok(None) => return,
+                Ok(Some(first)) => first,
+                Err(_) => Err(Error::transport("the server took too long to open its stream")),
+            };
+            tokio::spawn(shared.listen(first));
+        })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
@@ -307,32 +318,43 @@ impl Shared {
         answered
     }
 
-    /// The server's own stream (`GET`), for messages that belong to no
-    /// request; resumed while the connection lasts. A server without one
-    /// (405) is fine.
-    async fn listen(self: Arc<Self>) {
+    /// Open the server's own stream (`GET`), after event `last` if given:
+    /// `Some(Ok)` with the stream, `Some(Err)` after a failure worth
+    /// retrying, `None` if the server has no such stream (405) or refuses
+    /// it.
+    async fn open_stream(&self, last: Option<&str>) -> Option<Result<reqwest::Response, Error>> {
+        let response = self
+            .exchange(|| {
+                let get = self.http.get(&self.url).header(ACCEPT, "text/event-stream");
+                match last {
+                    Some(last) => get.header(LAST_EVENT_ID, last),
+                    None => get,
+                }
+            })
+            .await;
+        match response {
+            Ok(response) if response.status().is_success() => Some(Ok(response)),
+            Ok(response) => {
+                if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+                    tracing::debug!(status = %response.status(), "the server refused its GET stream");
+                }
+                None
+            }
+            Err(error) => Some(Err(error)),
+        }
+    }
+
+    /// Read the server's own stream, for messages that belong to no
+    /// request, resuming it while the connection lasts.
+    async fn listen(self: Arc<Self>, first: Result<reqwest::Response, Error>) {
         let mut cursor = Cursor::default();
         let mut failures = 0;
-        while !self.closed.load(Ordering::Acquire) {
-            let last = cursor.last_id.clone();
-            let response = self
-                .exchange(|| {
-                    let get = self.http.get(&self.url).header(ACCEPT, "text/event-stream");
-                    match &last {
-                        Some(last) => get.header(LAST_EVENT_ID, last.as_str()),
-                        None => get,
-                    }
-                })
-                .await;
-            match response {
-                Ok(response) if response.status().is_success() => {
+        let mut next = Some(first);
+        while let Some(opened) = next.take() {
+            match opened {
+                Ok(response) => {
                     failures = 0;
                     self.drain(response, &mut cursor, None).await;
-                }
-                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => return,
-                Ok(response) => {
-                    tracing::debug!(status = %response.status(), "the server refused its GET stream");
-                    return;
                 }
                 Err(error) => {
                     failures += 1;
@@ -342,10 +364,14 @@ impl Shared {
                     }
                 }
             }
+            if self.closed.load(Ordering::Acquire) {
+                return;
+            }
             tokio::select! {
                 () = tokio::time::sleep(cursor.retry) => {}
                 () = self.closing.notified() => return,
             }
+            next = self.open_stream(cursor.last_id.clone().as_deref()).await;
         }
     }
 }

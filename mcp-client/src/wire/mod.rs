@@ -56,8 +56,11 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn speak(&self, _version: Option<&str>) {}
 
     /// A handshake-era session is open: an HTTP wire opens the server's
-    /// own stream.
-    fn opened(&self) {}
+    /// own stream (before any request, so nothing meant for a request's
+    /// stream can land on it first).
+    fn opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 
     /// What a child server wrote to stderr lately, if it is captured.
     fn server_log(&self) -> Option<String> {
