@@ -16,6 +16,7 @@ mod dispatch;
 mod dynamic;
 mod eras;
 mod hardening;
+mod host;
 mod http;
 mod interop;
 mod limits;
