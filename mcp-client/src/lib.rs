@@ -40,5 +40,7 @@ pub use wire::child::Stderr;
 #[cfg(feature = "http")]
 pub use wire::http::Authorization;
 
+/// The future an [`Authorization`] returns.
+pub use futures_util::future::BoxFuture;
 /// The protocol's types, as this client reads and writes them.
 pub use mcp_core as protocol;
