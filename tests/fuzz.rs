@@ -1,11 +1,16 @@
 //! A fuzzer over framing and dispatch, on the stable toolchain (bolero's
-//! random engine under `cargo test`): JSON-RPC lines from the spec's
-//! examples, mutated byte by byte and spliced into each other, reach a
-//! server in memory. Whatever arrives, the server must go on answering
-//! (a `ping` after the input is answered), write only JSON-RPC, and end
-//! cleanly when the client closes.
+//! random engine under `cargo test`), for both ends:
+//! - JSON-RPC lines from the spec's examples, mutated byte by byte and
+//!   spliced into each other, reach a server in memory. Whatever arrives,
+//!   the server must go on answering (a `ping` after the input is
+//!   answered), write only JSON-RPC, and end cleanly when the client
+//!   closes.
+//! - A server's lines (answers, notifications, its own requests,
+//!   input-required results), mutated the same way, reach the client crate
+//!   in the middle of a call. Whatever arrives, the call ends (with a
+//!   result or an error), the client goes on working, and nothing panics.
 //!
-//! CI runs 2,000 inputs. A long run: `MCP_FUZZ_ITERATIONS=10000000 cargo
+//! CI runs 2,000 inputs of each. A long run: `MCP_FUZZ_ITERATIONS=10000000 cargo
 //! test --release -p mcp-tests --test fuzz`; a failure prints the input and
 //! `BOLERO_RANDOM_SEED` to replay it.
 
@@ -13,7 +18,8 @@ use std::time::Duration;
 
 use bolero::{TypeGenerator, check};
 use mcp_runtime::prelude::*;
-use serde_json::Value;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Messages as the spec's examples write them, in both eras.
 const SEEDS: &[&str] = &[
@@ -70,8 +76,8 @@ fn at(position: u16, len: usize) -> usize {
     usize::from(position) % (len + 1)
 }
 
-fn build(seed: u8, edits: &[Edit]) -> Vec<u8> {
-    let mut line = SEEDS[usize::from(seed) % SEEDS.len()].as_bytes().to_vec();
+fn build(seeds: &[&str], seed: u8, edits: &[Edit]) -> Vec<u8> {
+    let mut line = seeds[usize::from(seed) % seeds.len()].as_bytes().to_vec();
     for edit in edits {
         match *edit {
             Edit::Set { at: p, byte } if !line.is_empty() => {
@@ -86,7 +92,7 @@ fn build(seed: u8, edits: &[Edit]) -> Vec<u8> {
                 line.drain(start..end);
             }
             Edit::Splice { seed, from, at: p } => {
-                let other = SEEDS[usize::from(seed) % SEEDS.len()].as_bytes();
+                let other = seeds[usize::from(seed) % seeds.len()].as_bytes();
                 let tail = &other[at(from, other.len())..];
                 let i = at(p, line.len());
                 line.truncate(i);
@@ -149,7 +155,7 @@ async fn exercise(input: &Input) {
         .shutdown_grace(Duration::from_millis(200));
     let mut client = server.connect_in_memory().expect("the server starts");
     for (seed, edits) in &input.lines {
-        let line = build(*seed, edits);
+        let line = build(SEEDS, *seed, edits);
         client.send_line(&String::from_utf8_lossy(&line)).await.expect("the server reads");
     }
     client.send_line(&String::from_utf8_lossy(&input.raw)).await.expect("the server reads");
@@ -174,4 +180,107 @@ fn any_input_leaves_the_server_answering() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2_000);
     check!().with_type::<Input>().with_iterations(iterations).for_each(|input| runtime.block_on(exercise(input)));
+}
+
+/// What a server sends a client in the middle of its call (the call is
+/// request 2, after `server/discover`).
+const SERVER_SEEDS: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":1}}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"x":{"type":"string","default":"d"}}}}},"b":{"method":"roots/list"}},"requestState":"s"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad","data":{"x":1}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1,"total":2}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#,
+    r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"q"}}],"maxTokens":1}}"#,
+    r#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#,
+    r#"{"jsonrpc":"2.0","id":"s3","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":"s4","method":"ping"}"#,
+    r#"[{"jsonrpc":"2.0","id":99,"result":{}},{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}]"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1"}}"#,
+    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#,
+];
+
+/// A scripted server: discovery, then for the first call the fuzzed
+/// lines, then (unless `dies`) ordinary answers to everything.
+async fn scripted_server(stream: tokio::io::DuplexStream, lines: Vec<Vec<u8>>, dies: bool) {
+    let (read, mut write) = tokio::io::split(stream);
+    let mut requests = BufReader::new(read).lines();
+    let mut fuzzed = Some(lines);
+    while let Ok(Some(line)) = requests.next_line().await {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else { continue };
+        if method == "tools/call"
+            && let Some(lines) = fuzzed.take()
+        {
+            for line in lines {
+                if write.write_all(&line).await.is_err() || write.write_all(b"\n").await.is_err() {
+                    return;
+                }
+            }
+            if dies {
+                return;
+            }
+        }
+        let result = match method {
+            "server/discover" => json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+            "tools/call" => json!({"content": []}),
+            _ => json!({}),
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// One client input: the server's lines, raw bytes, and whether the
+/// server dies after them.
+#[derive(Debug, TypeGenerator)]
+struct ServerInput {
+    lines: Vec<(u8, Vec<Edit>)>,
+    raw: Vec<u8>,
+    dies: bool,
+}
+
+async fn exercise_client(input: &ServerInput) {
+    use mcp_runtime_client::protocol::{CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent};
+    let mut lines: Vec<Vec<u8>> = input.lines.iter().map(|(seed, edits)| build(SERVER_SEEDS, *seed, edits)).collect();
+    lines.push(input.raw.iter().copied().filter(|b| *b != b'\n').collect());
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(scripted_server(server_end, lines, input.dies));
+    let (read, write) = tokio::io::split(client_end);
+    // No timeout of the client's own shorter than the bound below: a call
+    // that never ends must fail the test, not time out quietly.
+    let client = mcp_runtime_client::Client::builder()
+        .on_elicitation(|_| async { Ok(ElicitResult { action: ElicitAction::Accept, content: None }) })
+        .on_sampling(|_| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: vec![SamplingContent::text("a")],
+                model: "m".into(),
+                stop_reason: None,
+            })
+        })
+        .roots(Vec::new())
+        .io(read, write)
+        .await
+        .expect("discovery is not fuzzed");
+    let call = tokio::time::timeout(Duration::from_secs(10), client.call("t", json!({})).on_progress(|_| {})).await;
+    let ended = call.expect("a call ends whatever the server sends");
+    if !input.dies {
+        // An answer the fuzz did not break comes from the script; either
+        // way the client still works.
+        drop(ended);
+        client.ping().await.expect("the client goes on working");
+    }
+    client.close().await;
+}
+
+#[test]
+fn any_server_output_ends_the_call_and_leaves_the_client_working() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2_000);
+    check!()
+        .with_type::<ServerInput>()
+        .with_iterations(iterations)
+        .for_each(|input| runtime.block_on(exercise_client(input)));
 }
