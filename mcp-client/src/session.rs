@@ -63,6 +63,22 @@ pub(crate) struct RequestOptions {
 
 type Waiter = oneshot::Sender<Result<Value, Error>>;
 
+/// How requests are framed once the version is settled.
+enum Framing {
+    Handshake,
+    /// Each request's `_meta` carries these keys.
+    Stateless(Arc<JsonObject>),
+}
+
+/// A request as it goes on the wire, its params borrowed.
+#[derive(Serialize)]
+struct Outgoing<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a JsonObject,
+}
+
 pub(crate) struct Session {
     wire: Box<dyn Wire>,
     pending: Mutex<HashMap<RequestId, Waiter>>,
@@ -71,6 +87,8 @@ pub(crate) struct Session {
     pub(crate) client_info: Implementation,
     pub(crate) timeout: Duration,
     negotiated: RwLock<Option<Negotiated>>,
+    /// What each request needs of the negotiation, cheap to read: set once.
+    framing: std::sync::OnceLock<Framing>,
     notifications: broadcast::Sender<Notification>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<ProgressParams>>>,
     /// The server's requests being answered, to stop on its cancel.
@@ -101,6 +119,7 @@ impl Session {
             client_info,
             timeout,
             negotiated: RwLock::new(None),
+            framing: std::sync::OnceLock::new(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             progress: Mutex::default(),
             answering: Mutex::default(),
@@ -120,7 +139,21 @@ impl Session {
     }
 
     pub(crate) fn settle(&self, negotiated: Negotiated) {
+        let framing = match negotiated.era {
+            Era::Handshake => Framing::Handshake,
+            Era::Stateless => Framing::Stateless(self.envelope(&negotiated.version)),
+        };
+        let _ = self.framing.set(framing);
         *self.negotiated.write().unwrap_or_else(|e| e.into_inner()) = Some(negotiated);
+    }
+
+    /// 2026-07-28's `_meta` keys for `version`, built once.
+    fn envelope(&self, version: &str) -> Arc<JsonObject> {
+        let mut meta = JsonObject::new();
+        meta.insert(envelope::PROTOCOL_VERSION.into(), json!(version));
+        meta.insert(envelope::CLIENT_CAPABILITIES.into(), json!(self.capabilities()));
+        meta.insert(envelope::CLIENT_INFO.into(), json!(self.client_info));
+        Arc::new(meta)
     }
 
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
@@ -141,7 +174,7 @@ impl Session {
     ) -> Result<Value, Error> {
         let mut params = params;
         for _ in 0..MAX_ROUNDS {
-            let result = self.request_once(method, params.clone(), &options).await?;
+            let result = self.request_once(method, &mut params, &options).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -164,54 +197,53 @@ impl Session {
         Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
     }
 
-    /// One JSON-RPC request and its answer.
+    /// One JSON-RPC request and its answer. `params` gets the request's
+    /// `_meta` additions, and is kept for a retry.
     async fn request_once(
         self: &Arc<Self>,
         method: &str,
-        mut params: JsonObject,
+        params: &mut JsonObject,
         options: &RequestOptions,
     ) -> Result<Value, Error> {
         if let Some(why) = lock(&self.closed).clone() {
             return Err(Error::Closed(why));
         }
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
-        let era = self.negotiated().map(|n| (n.era, n.version));
-        let stateless = match &era {
-            Some((Era::Stateless, version)) => Some(version.clone()),
-            Some((Era::Handshake, _)) => None,
+        let envelope = match self.framing.get() {
+            Some(Framing::Stateless(envelope)) => Some(envelope.clone()),
+            Some(Framing::Handshake) => None,
             // Before anything is settled, only `server/discover` speaks
             // the stateless way.
-            None => (method == methods::SERVER_DISCOVER).then(|| mcp_core::ProtocolVersion::LATEST.as_str().to_owned()),
+            None => {
+                (method == methods::SERVER_DISCOVER).then(|| self.envelope(mcp_core::ProtocolVersion::LATEST.as_str()))
+            }
         };
         let progress_token = options.progress.as_ref().map(|sender| {
             let token = format!("p{id}");
             lock(&self.progress).insert(token.clone(), sender.clone());
             token
         });
-        if stateless.is_some() || progress_token.is_some() {
+        if envelope.is_some() || progress_token.is_some() {
             let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 if let Some(token) = &progress_token {
                     meta.insert("progressToken".into(), json!(token));
                 }
-                if let Some(version) = &stateless {
-                    meta.insert(envelope::PROTOCOL_VERSION.into(), json!(version));
-                    meta.insert(envelope::CLIENT_CAPABILITIES.into(), json!(self.capabilities()));
-                    meta.insert(envelope::CLIENT_INFO.into(), json!(self.client_info));
+                for (key, value) in envelope.iter().flat_map(|e| e.iter()) {
+                    meta.insert(key.clone(), value.clone());
                 }
             }
         }
-        let headers = match stateless {
-            Some(_) => self.mirroring_headers(method, &params),
+        let headers = match envelope {
+            Some(_) => self.mirroring_headers(method, params),
             None => Vec::new(),
         };
-        let request = Request::new(id.clone(), method, Some(params));
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
-        let guard = Pending { session: self.clone(), id: id.clone(), progress: progress_token, done: false };
+        let mut guard = Pending { session: self.clone(), id: id.clone(), progress: progress_token, done: false };
+        let request = Outgoing { jsonrpc: "2.0", id: &id, method, params };
         let bytes =
             serde_json::to_vec(&request).map_err(|e| Error::protocol(format!("unserializable request: {e}")))?;
-        let mut guard = guard;
         self.wire.send(Outbound { bytes, id: Some(id), headers }).await?;
         let timeout = options.timeout.unwrap_or(self.timeout);
         let answer = match tokio::time::timeout(timeout, rx).await {
@@ -255,8 +287,8 @@ impl Session {
     pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), Error> {
         let bytes = serde_json::to_vec(&Notification::new(method, params))
             .map_err(|e| Error::protocol(format!("unserializable notification: {e}")))?;
-        let headers = match self.negotiated() {
-            Some(n) if n.era == Era::Stateless => vec![(MCP_METHOD.to_owned(), method.to_owned())],
+        let headers = match self.framing.get() {
+            Some(Framing::Stateless(_)) => vec![(MCP_METHOD.to_owned(), method.to_owned())],
             _ => Vec::new(),
         };
         self.wire.send(Outbound { bytes, id: None, headers }).await

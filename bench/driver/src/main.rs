@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+mod clients;
 mod http;
 mod scale;
 mod soak;
@@ -92,10 +93,11 @@ async fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     let smoke = flag("--smoke");
-    let (stdio, http_bench) = match (flag("--stdio-only"), flag("--http-only")) {
-        (true, false) => (true, false),
-        (false, true) => (false, true),
-        _ => (true, true),
+    let (stdio, http_bench, clients_bench) = match (flag("--stdio-only"), flag("--http-only"), flag("--clients-only")) {
+        (true, false, false) => (true, false, false),
+        (false, true, false) => (false, true, false),
+        (false, false, true) => (false, false, true),
+        _ => (true, true, true),
     };
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
@@ -129,6 +131,11 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
         let results = measure_http(&binaries, plan).await?;
         print_http_table(&results, plan);
+    }
+    if clients_bench {
+        let plan = if smoke { clients::CLIENTS_SMOKE } else { clients::CLIENTS_FULL };
+        let results = clients::measure(&binaries["ours"], plan).await?;
+        clients::print_table(&results, plan);
     }
     // The soak comes with the stdio run (CI's smoke round soaks 20,000).
     if !stdio || flag("--no-soak") {
