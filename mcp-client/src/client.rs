@@ -13,14 +13,13 @@ use mcp_core::{
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
 
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::session::{Era, Negotiated, RequestOptions, Session};
 use crate::wire::child::{ChildWire, Stderr};
 use crate::wire::lines::Lines;
-use crate::wire::{INBOUND_QUEUE, Inbound, Wire};
+use crate::wire::{Inbox, Wire};
 
 /// How long a request waits for its answer unless told otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -235,17 +234,17 @@ impl ClientBuilder {
         S: AsRef<OsStr>,
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
-        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
-        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, tx)?;
-        self.open(Box::new(wire), rx).await
+        let inbox = Inbox::default();
+        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, inbox.clone())?;
+        self.open(Box::new(wire), inbox).await
     }
 
     /// Connect to a Streamable HTTP endpoint.
     #[cfg(feature = "http")]
     pub async fn http(self, url: &str) -> Result<Client, Error> {
-        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
-        let wire = crate::wire::http::HttpWire::new(url, self.http.clone(), tx)?;
-        self.open(Box::new(wire), rx).await
+        let inbox = Inbox::default();
+        let wire = crate::wire::http::HttpWire::new(url, self.http.clone(), inbox.clone())?;
+        self.open(Box::new(wire), inbox).await
     }
 
     /// Speak newline-delimited JSON over a reader and a writer.
@@ -254,12 +253,12 @@ impl ClientBuilder {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
-        self.open(Box::new(Lines::start(reader, writer, tx)), rx).await
+        let inbox = Inbox::default();
+        self.open(Box::new(Lines::start(reader, writer, inbox.clone())), inbox).await
     }
 
-    async fn open(self, wire: Box<dyn Wire>, inbound: mpsc::Receiver<Inbound>) -> Result<Client, Error> {
-        let session = Session::start(wire, inbound, self.handlers, self.info, self.timeout);
+    async fn open(self, wire: Box<dyn Wire>, inbox: Inbox) -> Result<Client, Error> {
+        let session = Session::start(wire, &inbox, self.handlers, self.info, self.timeout);
         let client = Client { session };
         let opened = match self.era {
             EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT)).await {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use mcp_core::headers::ParamHeader;
@@ -20,11 +20,13 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::Error;
 use crate::handlers::Handlers;
-use crate::wire::{Inbound, Outbound, Wire};
+use crate::wire::{Inbound, Inbox, Outbound, Wire};
 
 /// How many rounds of input one request may ask for before the client
 /// gives up (a server that asks forever is broken).
 const MAX_ROUNDS: usize = 16;
+/// How many of the server's requests are answered at once.
+const MAX_ANSWERING: usize = 64;
 /// How many notifications wait for a slow listener before it misses some.
 const NOTIFICATIONS: usize = 256;
 
@@ -106,7 +108,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Session {
     pub(crate) fn start(
         wire: Box<dyn Wire>,
-        inbound: mpsc::Receiver<Inbound>,
+        inbox: &Inbox,
         handlers: Handlers,
         client_info: Implementation,
         timeout: Duration,
@@ -126,7 +128,7 @@ impl Session {
             param_headers: Mutex::default(),
             closed: Mutex::default(),
         });
-        tokio::spawn(read(Arc::downgrade(&session), inbound));
+        inbox.connect(&session);
         session
     }
 
@@ -294,6 +296,21 @@ impl Session {
         self.wire.send(Outbound { bytes, id: None, headers }).await
     }
 
+    /// Take one item a wire delivered.
+    pub(crate) fn receive(self: &Arc<Self>, item: Inbound) {
+        match item {
+            Inbound::Message(Message::Response(response)) => self.answer_pending(response),
+            Inbound::Message(Message::Notification(notification)) => self.on_notification(notification),
+            Inbound::Message(Message::Request(request)) => self.on_request(request),
+            Inbound::Failed(id, error) => {
+                if let Some(waiter) = lock(&self.pending).remove(&id) {
+                    let _ = waiter.send(Err(error));
+                }
+            }
+            Inbound::Closed(why) => self.fail_all(&why),
+        }
+    }
+
     fn fail_all(&self, why: &str) {
         lock(&self.closed).get_or_insert_with(|| why.to_owned());
         for (_, waiter) in lock(&self.pending).drain() {
@@ -349,6 +366,17 @@ impl Session {
         let session = Arc::downgrade(self);
         let id = request.id.clone();
         let mut answering = lock(&self.answering);
+        // A server that asks faster than the client answers is refused
+        // rather than given a task per question without bound.
+        if answering.len() >= MAX_ANSWERING {
+            drop(answering);
+            let busy = mcp_core::ErrorObject::new(
+                mcp_core::codes::INTERNAL_ERROR,
+                "the client is answering too many requests",
+            );
+            self.send_response(Response::error(Some(request.id), busy));
+            return;
+        }
         let task = tokio::spawn(async move {
             let Some(handlers) = session.upgrade().map(|s| s.handlers.clone()) else { return };
             let outcome = handlers.answer(&request.method, request.params).await;
@@ -358,6 +386,15 @@ impl Session {
                 Ok(result) => Response::result(request.id, result),
                 Err(error) => Response::error(Some(request.id), error),
             };
+            session.send_response(response);
+        });
+        answering.insert(id, task.abort_handle());
+    }
+
+    /// Send an answer to a request of the server's, in a task of its own.
+    fn send_response(self: &Arc<Self>, response: Response) {
+        let session = self.clone();
+        tokio::spawn(async move {
             match serde_json::to_vec(&response) {
                 Ok(bytes) => {
                     if let Err(error) = session.wire.send(Outbound { bytes, id: None, headers: Vec::new() }).await {
@@ -367,7 +404,6 @@ impl Session {
                 Err(error) => tracing::error!(%error, "an answer to the server could not be serialized"),
             }
         });
-        answering.insert(id, task.abort_handle());
     }
 }
 
@@ -404,29 +440,5 @@ impl Drop for Pending {
                 let _ = session.notify(methods::CANCELLED, params).await;
             });
         }
-    }
-}
-
-/// Hand each inbound item to the session while it lives.
-async fn read(session: Weak<Session>, mut inbound: mpsc::Receiver<Inbound>) {
-    while let Some(item) = inbound.recv().await {
-        let Some(session) = session.upgrade() else { return };
-        match item {
-            Inbound::Message(Message::Response(response)) => session.answer_pending(response),
-            Inbound::Message(Message::Notification(notification)) => session.on_notification(notification),
-            Inbound::Message(Message::Request(request)) => session.on_request(request),
-            Inbound::Failed(id, error) => {
-                if let Some(waiter) = lock(&session.pending).remove(&id) {
-                    let _ = waiter.send(Err(error));
-                }
-            }
-            Inbound::Closed(why) => {
-                session.fail_all(&why);
-                return;
-            }
-        }
-    }
-    if let Some(session) = session.upgrade() {
-        session.fail_all("the connection ended");
     }
 }

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use super::lines::Lines;
-use super::{InboundTx, Outbound, Wire};
+use super::{Inbox, Outbound, Wire};
 use crate::Error;
 
 /// What becomes of a child server's stderr (its log).
@@ -45,7 +45,7 @@ impl ChildWire {
         program: &OsStr,
         args: &[std::ffi::OsString],
         stderr: Stderr,
-        inbound: InboundTx,
+        inbox: Inbox,
     ) -> Result<ChildWire, Error> {
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
@@ -65,7 +65,7 @@ impl ChildWire {
             tokio::spawn(keep_log(stderr, log.clone()));
             log
         });
-        Ok(ChildWire { lines: Lines::start(stdout, stdin, inbound), child: tokio::sync::Mutex::new(Some(child)), log })
+        Ok(ChildWire { lines: Lines::start(stdout, stdin, inbox), child: tokio::sync::Mutex::new(Some(child)), log })
     }
 }
 

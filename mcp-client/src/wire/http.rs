@@ -17,7 +17,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, 
 use tokio::sync::Notify;
 
 use super::sse::{Event, Parser};
-use super::{Inbound, InboundTx, Outbound, Wire};
+use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
 
 /// How long to wait before reconnecting when the server named no `retry`.
@@ -61,13 +61,13 @@ struct Shared {
     authorization: Option<Arc<dyn Authorization>>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
-    inbound: InboundTx,
+    inbox: Inbox,
     closed: AtomicBool,
     closing: Notify,
 }
 
 impl HttpWire {
-    pub(crate) fn new(url: &str, options: HttpOptions, inbound: InboundTx) -> Result<HttpWire, Error> {
+    pub(crate) fn new(url: &str, options: HttpOptions, inbox: Inbox) -> Result<HttpWire, Error> {
         let supported = url.starts_with("http://") || (cfg!(feature = "tls") && url.starts_with("https://"));
         if !supported {
             return Err(Error::transport(if url.starts_with("https://") {
@@ -92,7 +92,7 @@ impl HttpWire {
             authorization: options.authorization,
             session: Mutex::new(None),
             version: Mutex::new(None),
-            inbound,
+            inbox,
             closed: AtomicBool::new(false),
             closing: Notify::new(),
         };
@@ -241,7 +241,7 @@ impl Shared {
     }
 
     async fn deliver(&self, message: Message) {
-        let _ = self.inbound.send(Inbound::Message(message)).await;
+        self.inbox.deliver(Inbound::Message(message));
     }
 
     /// Read a POST's event stream until the answer to `id`, reconnecting
@@ -269,7 +269,7 @@ impl Shared {
         }
         if !answered && let Some(id) = id {
             let why = "the server ended the answer's event stream before the answer, and it could not be resumed";
-            let _ = self.inbound.send(Inbound::Failed(id, Error::Closed(why.into()))).await;
+            self.inbox.deliver(Inbound::Failed(id, Error::Closed(why.into())));
         }
     }
 

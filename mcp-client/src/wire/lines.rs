@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::{Inbound, InboundTx, Outbound, Wire};
+use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
 
 /// The longest line read from a server; a longer one is skipped (and
@@ -23,15 +23,15 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Start reading `reader` into `inbound` and writing to `writer`.
-    pub(crate) fn start<R, W>(reader: R, writer: W, inbound: InboundTx) -> Lines
+    /// Start reading `reader` into `inbox` and writing to `writer`.
+    pub(crate) fn start<R, W>(reader: R, writer: W, inbox: Inbox) -> Lines
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(write_lines(writer, rx));
-        tokio::spawn(read_lines(BufReader::new(reader), inbound));
+        tokio::spawn(read_lines(BufReader::new(reader), inbox));
         Lines { writer: Mutex::new(Some(tx)) }
     }
 }
@@ -77,7 +77,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut lines: mpsc::Rece
     let _ = writer.shutdown().await;
 }
 
-async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbound: InboundTx) {
+async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
     let mut line = Vec::new();
     let why = loop {
         match read_line(&mut reader, &mut line, MAX_LINE).await {
@@ -87,7 +87,7 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbound: InboundTx) 
             }
             Ok(Line::Read) => {
                 for message in parse(&line) {
-                    if inbound.send(Inbound::Message(message)).await.is_err() {
+                    if !inbox.deliver(Inbound::Message(message)) {
                         return;
                     }
                 }
@@ -95,7 +95,7 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbound: InboundTx) 
             Err(error) => break format!("reading from the server failed: {error}"),
         }
     };
-    let _ = inbound.send(Inbound::Closed(why)).await;
+    inbox.deliver(Inbound::Closed(why));
 }
 
 /// What one line held.

@@ -1,6 +1,6 @@
 //! How messages reach a server and come back: a [`Wire`] sends what the
-//! session hands it and delivers what arrives as [`Inbound`] items on one
-//! channel. Line transports (a child's stdio, any byte stream) and
+//! session hands it and delivers what arrives as [`Inbound`] items to its
+//! [`Inbox`]. Line transports (a child's stdio, any byte stream) and
 //! Streamable HTTP are wires; the session above them is the same.
 
 pub(crate) mod child;
@@ -10,11 +10,13 @@ pub(crate) mod lines;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
 
+use std::sync::{Arc, Mutex, Weak};
+
 use futures_util::future::BoxFuture;
 use mcp_core::{Message, RequestId};
-use tokio::sync::mpsc;
 
 use crate::Error;
+use crate::session::Session;
 
 /// One message to the server, serialized, with what an HTTP wire puts in
 /// its headers (a line wire ignores them).
@@ -39,12 +41,51 @@ pub(crate) enum Inbound {
     Closed(String),
 }
 
-/// The sending end of the inbound channel: bounded, so a server that
-/// floods the client is read no faster than the client handles it.
-pub(crate) type InboundTx = mpsc::Sender<Inbound>;
+/// Where a wire delivers what arrives: straight into the session, on the
+/// task that read it. Handling an item never waits (an answer wakes its
+/// caller, a notification goes to bounded listeners, a request of the
+/// server's starts a task), so no queue sits in between: a server is read
+/// as fast as it is handled, and an answer costs no extra hop.
+#[derive(Clone, Default)]
+pub(crate) struct Inbox(Arc<Mutex<Route>>);
 
-/// How many inbound items may wait to be handled.
-pub(crate) const INBOUND_QUEUE: usize = 1024;
+#[derive(Default)]
+struct Route {
+    session: Option<Weak<Session>>,
+    /// What came before the session was there (a server that speaks
+    /// first), handed over when it is.
+    early: Vec<Inbound>,
+}
+
+/// How many items are kept for a session not there yet.
+const EARLY_LIMIT: usize = 1024;
+
+impl Inbox {
+    /// Deliver one item; `false` once the session is gone (the reader
+    /// stops).
+    pub(crate) fn deliver(&self, item: Inbound) -> bool {
+        let mut route = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &route.session {
+            Some(session) => {
+                let Some(session) = session.upgrade() else { return false };
+                drop(route);
+                session.receive(item);
+            }
+            None if route.early.len() < EARLY_LIMIT => route.early.push(item),
+            None => tracing::warn!("the server sent too much before the first request; dropped"),
+        }
+        true
+    }
+
+    /// From now on, deliver to `session` (what came before goes first).
+    pub(crate) fn connect(&self, session: &Arc<Session>) {
+        let mut route = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        for item in std::mem::take(&mut route.early) {
+            session.receive(item);
+        }
+        route.session = Some(Arc::downgrade(session));
+    }
+}
 
 /// A connection's message I/O.
 pub(crate) trait Wire: Send + Sync + 'static {
