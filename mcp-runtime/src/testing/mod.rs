@@ -190,8 +190,7 @@ impl TestClient {
     /// Complete the argument `argument` of the prompt `prompt`, typed so
     /// far as `value`.
     pub async fn complete(&mut self, prompt: &str, argument: &str, value: &str) -> Result<Completion, ErrorObject> {
-        let params =
-            json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": value}});
+        let params = json!({"ref": mcp_core::CompleteRef::Prompt { name: prompt.to_owned() }, "argument": {"name": argument, "value": value}});
         let result = self.request(methods::COMPLETION_COMPLETE, params).await?;
         serde_json::from_value(result["completion"].clone()).map_err(local_error)
     }

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::io;
 
-use mcp_core::ProtocolVersion;
+use mcp_core::{ProtocolVersion, methods};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -168,8 +168,8 @@ impl InMemoryClient {
             "capabilities": {},
             "clientInfo": {"name": "in-memory-client", "version": env!("CARGO_PKG_VERSION")}
         });
-        let response = self.request("initialize", params).await?;
-        self.notify("notifications/initialized", json!({})).await?;
+        let response = self.request(methods::INITIALIZE, params).await?;
+        self.notify(methods::INITIALIZED, json!({})).await?;
         response.get("result").cloned().ok_or_else(|| io::Error::other(format!("initialize failed: {response}")))
     }
 
