@@ -354,3 +354,32 @@ async fn log_messages_and_list_changes_arrive_as_notifications() {
     let none = tokio::time::timeout(Duration::from_millis(50), notifications.next()).await;
     assert!(none.is_err(), "{none:?}");
 }
+
+#[tokio::test]
+async fn a_subscription_yields_each_change_in_both_eras_over_a_pipe_and_http() {
+    for version in ERAS {
+        for over_http in [false, true] {
+            let server = server();
+            let resources = server.resources_handle();
+            let client = if over_http {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr: SocketAddr = listener.local_addr().unwrap();
+                tokio::spawn(async move { server.serve_http_on(listener, HttpOptions::new()).await.unwrap() });
+                builder(version).http(&format!("http://{addr}/mcp")).await.unwrap()
+            } else {
+                let (client_end, server_end) = tokio::io::duplex(1 << 16);
+                let (r, w) = tokio::io::split(server_end);
+                tokio::spawn(server.serve(r, w));
+                let (read, write) = tokio::io::split(client_end);
+                builder(version).io(read, write).await.unwrap()
+            };
+            let mut updates = client.subscribe("config://app").await.unwrap();
+            resources.updated("notes://other");
+            resources.updated("config://app");
+            let next = tokio::time::timeout(Duration::from_secs(5), updates.next()).await;
+            assert_eq!(next.ok().flatten().as_deref(), Some("config://app"), "{version}, http: {over_http}");
+            drop(updates);
+            client.close().await;
+        }
+    }
+}

@@ -101,18 +101,45 @@ impl Client {
     }
 
     /// Subscribe to a resource: the stream yields the URI each time the
-    /// server says it changed (handshake era: `resources/subscribe`).
-    pub async fn subscribe(&self, uri: &str) -> Result<impl Stream<Item = String> + use<>, Error> {
+    /// server says it changed. In the handshake era this is
+    /// `resources/subscribe` (end it with [`unsubscribe`](Self::unsubscribe));
+    /// in 2026-07-28 a `subscriptions/listen` request that stays open for
+    /// as long as the stream is kept, and is cancelled when it is dropped.
+    pub async fn subscribe(&self, uri: &str) -> Result<Subscription, Error> {
         let updates = self.notifications();
-        self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
         let wanted = uri.to_owned();
-        Ok(futures_util::StreamExt::filter_map(updates, move |n| {
+        let updates = Box::pin(futures_util::StreamExt::filter_map(updates, move |n| {
             let uri = (n.method == methods::RESOURCES_UPDATED)
                 .then(|| n.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned))
                 .flatten()
                 .filter(|uri| *uri == wanted);
             std::future::ready(uri)
-        }))
+        }));
+        if self.negotiated().era == crate::Era::Handshake {
+            self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+            return Ok(Subscription { updates, _listening: None });
+        }
+        // The acknowledgement says the server follows the resource from
+        // now on: nothing that changes after `subscribe` returns is missed.
+        let mut acknowledged = Box::pin(futures_util::StreamExt::filter(self.notifications(), |n| {
+            std::future::ready(n.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED)
+        }));
+        let session = self.session.clone();
+        let params = json!({ "notifications": { "resourceSubscriptions": [uri] } });
+        let params = params.as_object().cloned().unwrap_or_default();
+        let listening = tokio::spawn(async move {
+            // Open for as long as the subscription is kept.
+            let options = RequestOptions { timeout: Some(Duration::MAX), ..RequestOptions::default() };
+            if let Err(error) = session.request(methods::SUBSCRIPTIONS_LISTEN, params, options).await {
+                tracing::debug!(%error, "a subscription ended");
+            }
+        });
+        let listening = Listening(listening);
+        match tokio::time::timeout(self.session.timeout, futures_util::StreamExt::next(&mut acknowledged)).await {
+            Ok(Some(_)) => Ok(Subscription { updates, _listening: Some(listening) }),
+            Ok(None) => Err(Error::Closed("the connection ended before the subscription was acknowledged".into())),
+            Err(_) => Err(Error::Timeout(self.session.timeout)),
+        }
     }
 
     /// Stop a subscription.
@@ -232,6 +259,34 @@ impl Client {
                 items = list.into_iter();
             }
         })
+    }
+}
+
+/// A resource subscription: a stream of the resource's URI, once per
+/// change. Dropped, a 2026-07-28 subscription is cancelled.
+pub struct Subscription {
+    updates: std::pin::Pin<Box<dyn Stream<Item = String> + Send>>,
+    /// Kept for its drop.
+    _listening: Option<Listening>,
+}
+
+/// The open `subscriptions/listen` request, cancelled when dropped.
+struct Listening(tokio::task::JoinHandle<()>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Stream for Subscription {
+    type Item = String;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<String>> {
+        self.updates.as_mut().poll_next(cx)
     }
 }
 

@@ -425,6 +425,7 @@ impl Drop for Pending {
         if self.done || !waiting {
             return;
         }
+        self.session.wire.cancelled(&self.id);
         let session = self.session.clone();
         let id = self.id.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

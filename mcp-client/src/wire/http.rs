@@ -62,6 +62,8 @@ struct Shared {
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     inbox: Inbox,
+    /// The answer streams being read, by request, to close on cancel.
+    streams: Mutex<std::collections::HashMap<RequestId, tokio::task::AbortHandle>>,
     closed: AtomicBool,
     closing: Notify,
 }
@@ -93,6 +95,7 @@ impl HttpWire {
             session: Mutex::new(None),
             version: Mutex::new(None),
             inbox,
+            streams: Mutex::default(),
             closed: AtomicBool::new(false),
             closing: Notify::new(),
         };
@@ -108,6 +111,12 @@ impl Wire for HttpWire {
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
         let shared = self.shared.clone();
         Box::pin(async move { shared.post(message).await })
+    }
+
+    fn cancelled(&self, id: &RequestId) {
+        if let Some(stream) = lock(&self.shared.streams).remove(id) {
+            stream.abort();
+        }
     }
 
     fn speak(&self, version: Option<&str>) {
@@ -221,7 +230,13 @@ impl Shared {
             return Ok(());
         }
         if status.is_success() && media_type(response.headers()) == "text/event-stream" {
-            tokio::spawn(self.clone().read_stream(response, id));
+            // Held while the reader starts, so it cannot finish (and
+            // forget itself) before it is listed.
+            let mut streams = lock(&self.streams);
+            let reader = tokio::spawn(self.clone().read_stream(response, id.clone()));
+            if let Some(id) = id {
+                streams.insert(id, reader.abort_handle());
+            }
             return Ok(());
         }
         let body = response.bytes().await.map_err(|e| Error::transport(chain(&e)))?;
@@ -267,9 +282,12 @@ impl Shared {
                 }
             }
         }
-        if !answered && let Some(id) = id {
-            let why = "the server ended the answer's event stream before the answer, and it could not be resumed";
-            self.inbox.deliver(Inbound::Failed(id, Error::Closed(why.into())));
+        if let Some(id) = id {
+            lock(&self.streams).remove(&id);
+            if !answered {
+                let why = "the server ended the answer's event stream before the answer, and it could not be resumed";
+                self.inbox.deliver(Inbound::Failed(id, Error::Closed(why.into())));
+            }
         }
     }
 

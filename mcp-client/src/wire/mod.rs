@@ -103,6 +103,10 @@ pub(crate) trait Wire: Send + Sync + 'static {
         Box::pin(async {})
     }
 
+    /// The caller stopped waiting for request `id`: an HTTP wire closes
+    /// its answer's stream, which is how a stateless request is cancelled.
+    fn cancelled(&self, _id: &RequestId) {}
+
     /// What a child server wrote to stderr lately, if it is captured.
     fn server_log(&self) -> Option<String> {
         None
