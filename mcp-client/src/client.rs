@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::session::{Era, Negotiated, RequestOptions, Session};
-use crate::wire::child::{ChildWire, Stderr};
+use crate::wire::child::{ChildWire, Stderr, StderrLine};
 use crate::wire::lines::Lines;
 use crate::wire::{INBOUND_QUEUE, Inbound, Wire};
 
@@ -64,6 +64,7 @@ pub struct ClientBuilder {
     timeout: Duration,
     era: EraChoice,
     stderr: Stderr,
+    stderr_line: Option<StderrLine>,
     #[cfg(feature = "http")]
     http: crate::wire::http::HttpOptions,
 }
@@ -76,6 +77,7 @@ impl Default for ClientBuilder {
             timeout: DEFAULT_TIMEOUT,
             era: EraChoice::Auto,
             stderr: Stderr::Inherit,
+            stderr_line: None,
             #[cfg(feature = "http")]
             http: Default::default(),
         }
@@ -176,6 +178,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Hear each line a child server writes to stderr as it is read, with
+    /// [`Stderr::Capture`] (the lines are kept for
+    /// [`Client::server_log`] all the same): to show the server's log as
+    /// it runs, say, or to keep it beyond the client (a connection that
+    /// fails to open has no client to ask).
+    pub fn on_stderr_line(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.stderr_line = Some(Arc::new(f));
+        self
+    }
+
     /// Answer the server's sampling requests (and declare `sampling`).
     pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
     where
@@ -208,6 +220,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Answer the server's requests that no other handler answers (a
+    /// method of an extension, or sampling, elicitation or roots when
+    /// their handler is not given), from the method and its params.
+    /// Declares no capability. Without it such requests get `method not
+    /// found`; with it a client can refuse them in words of its own.
+    pub fn on_other_request<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(String, Option<mcp_core::JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.on_other(f);
+        self
+    }
+
     /// Offer these roots (and declare `roots` with `listChanged`).
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.handlers.roots(roots);
@@ -236,7 +262,7 @@ impl ClientBuilder {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
-        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, tx)?;
+        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, self.stderr_line.clone(), tx)?;
         self.open(Box::new(wire), rx).await
     }
 
