@@ -271,3 +271,38 @@ fn invalid_params_hint(method: &str) -> String {
         _ => "the server's message says which parameter".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_name_colon_value() {
+        assert_eq!(header_pair(" Authorization :  Bearer x ").unwrap(), ("Authorization", "Bearer x"));
+        assert!(header_pair("nocolon").unwrap_err().message().contains("has no `:`"));
+        assert!(header_pair("Bad Name: x").unwrap_err().message().contains("not an HTTP header name"));
+        assert!(header_pair("X: café").unwrap_err().message().contains("cannot be sent in a header"));
+    }
+
+    #[test]
+    fn the_clients_errors_say_what_to_do() {
+        let url = Some("http://127.0.0.1:1/mcp");
+        let unknown =
+            failure(methods::TOOLS_CALL, Error::Server(ErrorObject::invalid_params("no such tool")), url, None);
+        assert!(unknown.message().contains("JSON-RPC error -32602, invalid params"), "{}", unknown.message());
+        let slow = failure(methods::TOOLS_CALL, Error::Timeout(Duration::from_secs(3)), None, None);
+        assert_eq!(slow.message(), "the server did not answer `tools/call` within 3 s");
+        let asked =
+            Error::Protocol(format!("the server asked for input the client cannot give: `roots/list` {REFUSED}"));
+        assert!(failure(methods::TOOLS_CALL, asked, None, None).message().contains("cannot answer such questions"));
+        let log = ServerLog::default();
+        log.push("cannot open the database");
+        let exited =
+            failure(methods::INITIALIZE, Error::Closed("the server closed its output".into()), None, Some(&log));
+        let shown = exited.render(&output::Style::stdout());
+        assert!(shown.contains("the server exited before answering `initialize`"), "{shown}");
+        assert!(shown.contains("cannot open the database"), "{shown}");
+        let refused = failure(methods::TOOLS_LIST, Error::Http { status: 401, body: String::new() }, url, None);
+        assert!(refused.render(&output::Style::stdout()).contains("Authorization: Bearer TOKEN"));
+    }
+}

@@ -144,3 +144,31 @@ fn parse<P: DeserializeOwned>(params: Option<JsonObject>) -> Result<P, ErrorObje
 fn reply(result: impl Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result).map_err(|_| ErrorObject::internal_error())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn requests_without_a_handler_go_to_the_fallback_which_declares_nothing() {
+        let mut handlers = Handlers::default();
+        let refused = handlers.answer(methods::ELICITATION_CREATE, None).await.unwrap_err();
+        assert_eq!(refused.code, mcp_core::codes::METHOD_NOT_FOUND);
+        handlers.on_other(|method, params| async move {
+            match params {
+                Some(params) => Ok(json!({ "echo": method, "params": params })),
+                None => Err(ErrorObject::new(-1, format!("`{method}` is not for this client"))),
+            }
+        });
+        assert_eq!(handlers.capabilities(), ClientCapabilities::default());
+        let refused = handlers.answer(methods::ELICITATION_CREATE, None).await.unwrap_err();
+        assert_eq!(refused.message, "`elicitation/create` is not for this client");
+        let params = json!({ "a": 1 }).as_object().cloned();
+        let echoed = handlers.answer("x/custom", params).await.unwrap();
+        assert_eq!(echoed, json!({ "echo": "x/custom", "params": { "a": 1 } }));
+        // Handlers given, and ping, still answer first.
+        assert_eq!(handlers.answer(methods::PING, None).await.unwrap(), json!({}));
+        handlers.roots(Vec::new());
+        assert_eq!(handlers.answer(methods::ROOTS_LIST, None).await.unwrap(), json!({ "roots": [] }));
+    }
+}

@@ -110,3 +110,27 @@ impl Wire for ChildWire {
         })
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_captured_stderr_is_kept_and_each_line_heard() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let hear = heard.clone();
+        let on_line: StderrLine = Arc::new(move |line: &str| hear.lock().unwrap().push(line.to_owned()));
+        let (tx, _rx) = tokio::sync::mpsc::channel(8);
+        let args = ["-c", "echo one >&2; echo two >&2"].map(std::ffi::OsString::from);
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, Stderr::Capture, Some(on_line), tx).unwrap();
+        wire.close().await;
+        for _ in 0..100 {
+            if heard.lock().unwrap().len() == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(*heard.lock().unwrap(), ["one", "two"]);
+        assert_eq!(wire.server_log().as_deref(), Some("one\ntwo\n"));
+    }
+}
