@@ -26,7 +26,7 @@ use crate::wire::{INBOUND_QUEUE, Inbound, Wire};
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long `Era::Auto` waits for `server/discover` before it tries
-/// `initialize` instead.
+/// `initialize` instead (less if the client's timeout is shorter).
 const DISCOVER_WAIT: Duration = Duration::from_secs(10);
 
 /// Which protocol era to speak.
@@ -288,7 +288,7 @@ impl ClientBuilder {
         let session = Session::start(wire, inbound, self.handlers, self.info, self.timeout);
         let client = Client { session };
         let opened = match self.era {
-            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT)).await {
+            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT.min(self.timeout))).await {
                 Ok(negotiated) => Ok(negotiated),
                 Err(Error::Closed(why)) => Err(Error::Closed(why)),
                 Err(error) => {
