@@ -65,12 +65,6 @@ pub fn progress(verb: &str, what: &str) {
     eprintln!("{} {what}", style.green(&format!("{verb:>12}")));
 }
 
-/// A warning on stderr.
-pub fn warn(message: &str) {
-    let style = Style::stderr();
-    eprintln!("{} {message}", style.yellow("warning:"));
-}
-
 /// Pretty JSON, indented by `indent` spaces after the first line.
 pub fn pretty(value: &Value, indent: usize) -> String {
     let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());

@@ -17,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::session::{Era, Negotiated, RequestOptions, Session};
-use crate::wire::child::{ChildWire, Stderr};
+use crate::wire::child::{ChildWire, Stderr, StderrLine};
 use crate::wire::lines::Lines;
 use crate::wire::{Inbox, Wire};
 
@@ -25,7 +25,7 @@ use crate::wire::{Inbox, Wire};
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long `Era::Auto` waits for `server/discover` before it tries
-/// `initialize` instead.
+/// `initialize` instead (less if the client's timeout is shorter).
 const DISCOVER_WAIT: Duration = Duration::from_secs(10);
 
 /// Which protocol era to speak.
@@ -63,6 +63,7 @@ pub struct ClientBuilder {
     timeout: Duration,
     era: EraChoice,
     stderr: Stderr,
+    stderr_line: Option<StderrLine>,
     #[cfg(feature = "http")]
     http: crate::wire::http::HttpOptions,
 }
@@ -75,6 +76,7 @@ impl Default for ClientBuilder {
             timeout: DEFAULT_TIMEOUT,
             era: EraChoice::Auto,
             stderr: Stderr::Inherit,
+            stderr_line: None,
             #[cfg(feature = "http")]
             http: Default::default(),
         }
@@ -175,6 +177,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Hear each line a child server writes to stderr as it is read, with
+    /// [`Stderr::Capture`] (the lines are kept for
+    /// [`Client::server_log`] all the same): to show the server's log as
+    /// it runs, say, or to keep it beyond the client (a connection that
+    /// fails to open has no client to ask).
+    pub fn on_stderr_line(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.stderr_line = Some(Arc::new(f));
+        self
+    }
+
     /// Answer the server's sampling requests (and declare `sampling`).
     pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
     where
@@ -207,6 +219,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Answer the server's requests that no other handler answers (a
+    /// method of an extension, or sampling, elicitation or roots when
+    /// their handler is not given), from the method and its params.
+    /// Declares no capability. Without it such requests get `method not
+    /// found`; with it a client can refuse them in words of its own.
+    pub fn on_other_request<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(String, Option<mcp_core::JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.on_other(f);
+        self
+    }
+
     /// Offer these roots (and declare `roots` with `listChanged`).
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.handlers.roots(roots);
@@ -235,7 +261,7 @@ impl ClientBuilder {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let inbox = Inbox::default();
-        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, inbox.clone())?;
+        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, self.stderr_line.clone(), inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 
@@ -261,7 +287,7 @@ impl ClientBuilder {
         let session = Session::start(wire, &inbox, self.handlers, self.info, self.timeout);
         let client = Client { session };
         let opened = match self.era {
-            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT)).await {
+            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT.min(self.timeout))).await {
                 Ok(negotiated) => Ok(negotiated),
                 Err(Error::Closed(why)) => Err(Error::Closed(why)),
                 Err(error) => {

@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 
 type Answer<T> = BoxFuture<'static, Result<T, ErrorObject>>;
 type Handler<P, R> = Arc<dyn Fn(P) -> Answer<R> + Send + Sync>;
+/// An answer to any request: the method and its params.
+type Fallback = Arc<dyn Fn(String, Option<JsonObject>) -> Answer<Value> + Send + Sync>;
 
 /// The client's answers to a server's questions.
 #[derive(Clone, Default)]
@@ -26,6 +28,8 @@ pub(crate) struct Handlers {
     /// Whether elicitation in URL mode is declared too.
     elicitation_url: bool,
     roots: Option<Arc<Mutex<Vec<Root>>>>,
+    /// The answer to requests no handler above answers.
+    other: Option<Fallback>,
 }
 
 impl Handlers {
@@ -44,6 +48,14 @@ impl Handlers {
     {
         self.elicitation = Some(Arc::new(move |params| Box::pin(f(params))));
         self.elicitation_url = url;
+    }
+
+    pub(crate) fn on_other<F, Fut>(&mut self, f: F)
+    where
+        F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.other = Some(Arc::new(move |method, params| Box::pin(f(method, params))));
     }
 
     pub(crate) fn roots(&mut self, roots: Vec<Root>) {
@@ -74,17 +86,18 @@ impl Handlers {
         }
     }
 
-    /// Answer one question by its method; an error object for a method
-    /// the client has no answer for.
+    /// Answer one question by its method: its handler's answer, else the
+    /// fallback's ([`on_other`](Self::on_other)), else `method not found`.
     pub(crate) async fn answer(&self, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
         match method {
-            methods::PING => Ok(json!({})),
-            methods::SAMPLING_CREATE_MESSAGE => match &self.sampling {
-                Some(sampling) => reply(sampling(parse(params)?).await?),
-                None => Err(ErrorObject::method_not_found(method)),
-            },
-            methods::ELICITATION_CREATE => match &self.elicitation {
-                Some(elicitation) => {
+            methods::PING => return Ok(json!({})),
+            methods::SAMPLING_CREATE_MESSAGE => {
+                if let Some(sampling) = &self.sampling {
+                    return reply(sampling(parse(params)?).await?);
+                }
+            }
+            methods::ELICITATION_CREATE => {
+                if let Some(elicitation) = &self.elicitation {
                     let params: ElicitParams = parse(params)?;
                     let schema = params.requested_schema.clone();
                     let mut answer = elicitation(params).await?;
@@ -93,18 +106,20 @@ impl Handlers {
                     {
                         fill_defaults(answer.content.get_or_insert_with(JsonObject::new), schema);
                     }
-                    reply(answer)
+                    return reply(answer);
                 }
-                None => Err(ErrorObject::method_not_found(method)),
-            },
-            methods::ROOTS_LIST => match &self.roots {
-                Some(roots) => {
+            }
+            methods::ROOTS_LIST => {
+                if let Some(roots) = &self.roots {
                     let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                    reply(ListRootsResult { roots })
+                    return reply(ListRootsResult { roots });
                 }
-                None => Err(ErrorObject::method_not_found(method)),
-            },
-            _ => Err(ErrorObject::method_not_found(method)),
+            }
+            _ => {}
+        }
+        match &self.other {
+            Some(other) => other(method.to_owned(), params).await,
+            None => Err(ErrorObject::method_not_found(method)),
         }
     }
 }
@@ -128,4 +143,32 @@ fn parse<P: DeserializeOwned>(params: Option<JsonObject>) -> Result<P, ErrorObje
 
 fn reply(result: impl Serialize) -> Result<Value, ErrorObject> {
     serde_json::to_value(result).map_err(|_| ErrorObject::internal_error())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn requests_without_a_handler_go_to_the_fallback_which_declares_nothing() {
+        let mut handlers = Handlers::default();
+        let refused = handlers.answer(methods::ELICITATION_CREATE, None).await.unwrap_err();
+        assert_eq!(refused.code, mcp_core::codes::METHOD_NOT_FOUND);
+        handlers.on_other(|method, params| async move {
+            match params {
+                Some(params) => Ok(json!({ "echo": method, "params": params })),
+                None => Err(ErrorObject::new(-1, format!("`{method}` is not for this client"))),
+            }
+        });
+        assert_eq!(handlers.capabilities(), ClientCapabilities::default());
+        let refused = handlers.answer(methods::ELICITATION_CREATE, None).await.unwrap_err();
+        assert_eq!(refused.message, "`elicitation/create` is not for this client");
+        let params = json!({ "a": 1 }).as_object().cloned();
+        let echoed = handlers.answer("x/custom", params).await.unwrap();
+        assert_eq!(echoed, json!({ "echo": "x/custom", "params": { "a": 1 } }));
+        // Handlers given, and ping, still answer first.
+        assert_eq!(handlers.answer(methods::PING, None).await.unwrap(), json!({}));
+        handlers.roots(Vec::new());
+        assert_eq!(handlers.answer(methods::ROOTS_LIST, None).await.unwrap(), json!({ "roots": [] }));
+    }
 }

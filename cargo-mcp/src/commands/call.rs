@@ -2,30 +2,30 @@
 
 use std::process::ExitCode;
 
-use mcp_core::headers::param_headers;
-use mcp_core::{CallToolResult, Content, JsonObject, Tool, methods};
+use mcp_core::{CallToolResult, Content, JsonObject, methods};
+use mcp_runtime_client::Era;
 use serde_json::{Value, json};
 
 use crate::cli::CallArgs;
-use crate::connect::{Connection, Era, ServerLog, header_text};
+use crate::connect::{Connection, ServerLog};
 use crate::failure::Failure;
 use crate::incident;
 use crate::output::{self, Style};
 
 pub async fn run(args: CallArgs) -> Result<ExitCode, Failure> {
     let arguments = arguments(args.arguments.as_deref(), &args.pairs)?;
-    let mut connection = Connection::open(&args.connect).await?;
-    let headers = if connection.is_http() && connection.era == Era::Modern {
-        mirrored(&mut connection, &args.tool, &arguments).await
-    } else {
-        Vec::new()
-    };
-    let params = json!({"name": args.tool, "arguments": arguments});
-    let params = params.as_object().cloned().unwrap_or_default();
-    let answer = connection.request_with(methods::TOOLS_CALL, params, &headers).await;
+    let connection = Connection::open(&args.connect).await?;
+    // A 2026-07-28 call over HTTP mirrors the arguments its tool marks
+    // with `x-mcp-header` in `Mcp-Param-*` headers: the client learns
+    // which from `tools/list`. If that fails the call goes without, and
+    // the server says what is missing.
+    if connection.is_http() && connection.negotiated.era == Era::Stateless {
+        let _ = connection.client.list_tools().await;
+    }
+    let answer = connection.request(methods::TOOLS_CALL, json!({"name": args.tool, "arguments": arguments})).await;
     let log = connection.server_log();
     connection.close().await;
-    let result = answer.map_err(|e| incident::annotate(e.into_failure(methods::TOOLS_CALL), log.as_ref()))?;
+    let result = answer.map_err(|failure| incident::annotate(failure, log.as_ref()))?;
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let explained = if is_error { explain(&result, log.as_ref()) } else { None };
     if args.json {
@@ -85,29 +85,6 @@ fn arguments(json: Option<&str>, pairs: &[String]) -> Result<JsonObject, Failure
     };
     arguments.extend(super::pairs(pairs, true)?);
     Ok(arguments)
-}
-
-/// The `Mcp-Param-*` headers a 2026-07-28 call over HTTP sends for the
-/// arguments its tool marks with `x-mcp-header`. Learning which takes a
-/// `tools/list`; if that fails the call goes without, and the server says
-/// what is missing.
-async fn mirrored(connection: &mut Connection, tool: &str, arguments: &JsonObject) -> Vec<(String, String)> {
-    let Ok(tools) = connection.list::<Tool>(methods::TOOLS_LIST, "tools").await else { return Vec::new() };
-    let Some((tool, _)) = tools.into_iter().find(|(t, _)| t.name == tool) else { return Vec::new() };
-    let Ok(marked) = param_headers(&tool.input_schema) else { return Vec::new() };
-    let arguments = Value::Object(arguments.clone());
-    marked
-        .iter()
-        .filter_map(|param| {
-            let text = match param.value_in(Some(&arguments))? {
-                Value::String(s) => header_text(s),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                _ => return None,
-            };
-            Some((param.header_name(), text))
-        })
-        .collect()
 }
 
 /// The content blocks, then the structured content unless a text block

@@ -6,10 +6,12 @@ use std::process::ExitCode;
 use mcp_core::clients::{self, KnownClient, Problem};
 use mcp_core::providers::{self, Provider};
 use mcp_core::{Prompt, Resource, ResourceTemplate, Tool, methods};
+use mcp_runtime_client::Era;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::cli::InspectArgs;
-use crate::connect::{Connection, Era};
+use crate::connect::Connection;
 use crate::failure::Failure;
 use crate::output::{self, Style};
 
@@ -40,8 +42,8 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
         (None, true) => Report::Json,
         (None, false) => Report::Text,
     };
-    let mut connection = Connection::open(&args.connect).await?;
-    let listed = list(&mut connection).await;
+    let connection = Connection::open(&args.connect).await?;
+    let listed = list(&connection).await;
     let found = match listed {
         Ok(found) => found,
         Err(failure) => {
@@ -91,21 +93,62 @@ fn denied_clients(given: &[String]) -> Result<Vec<KnownClient>, Failure> {
     Ok(clients)
 }
 
-async fn list(connection: &mut Connection) -> Result<Definitions, Failure> {
-    let capabilities = connection.capabilities.clone();
+async fn list(connection: &Connection) -> Result<Definitions, Failure> {
+    let capabilities = &connection.negotiated.capabilities;
     let mut found =
         Definitions { tools: Vec::new(), resources: Vec::new(), templates: Vec::new(), prompts: Vec::new() };
     if capabilities.tools.is_some() {
-        found.tools = connection.list(methods::TOOLS_LIST, "tools").await?;
+        found.tools = pages(connection, methods::TOOLS_LIST, "tools").await?;
     }
     if capabilities.resources.is_some() {
-        found.resources = connection.list(methods::RESOURCES_LIST, "resources").await?;
-        found.templates = connection.list(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
+        found.resources = pages(connection, methods::RESOURCES_LIST, "resources").await?;
+        found.templates = pages(connection, methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
     }
     if capabilities.prompts.is_some() {
-        found.prompts = connection.list(methods::PROMPTS_LIST, "prompts").await?;
+        found.prompts = pages(connection, methods::PROMPTS_LIST, "prompts").await?;
     }
     Ok(found)
+}
+
+/// Every item of a paged list (`tools/list`, …), following `nextCursor`,
+/// each typed and as it was sent (the client's typed lists leave out what
+/// they cannot use, and the report shows everything); `key` is the
+/// array's field in each page.
+async fn pages<T: DeserializeOwned>(
+    connection: &Connection,
+    method: &str,
+    key: &str,
+) -> Result<Vec<(T, Value)>, Failure> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    loop {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let page = connection.request(method, params).await?;
+        let Some(array) = page.get(key).and_then(Value::as_array) else {
+            return Err(
+                Failure::new(format!("the answer to `{method}` has no `{key}` array")).detail(output::pretty(&page, 0))
+            );
+        };
+        for raw in array {
+            let item = T::deserialize(raw).map_err(|e| {
+                Failure::new(format!("`{method}` sent an entry cargo mcp cannot read: {e}"))
+                    .detail(output::pretty(raw, 0))
+            })?;
+            items.push((item, raw.clone()));
+        }
+        cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+        match &cursor {
+            None => return Ok(items),
+            Some(next) if !seen.insert(next.clone()) => {
+                return Err(Failure::new(format!("`{method}` sent the cursor {next:?} twice; its pages never end")));
+            }
+            Some(_) => {}
+        }
+    }
 }
 
 /// Every client's problems with these definitions. Rules for prompts and
@@ -117,7 +160,7 @@ fn problems(found: &Definitions) -> Vec<Problem> {
 fn era_name(era: Era) -> &'static str {
     match era {
         Era::Handshake => "handshake",
-        Era::Modern => "modern",
+        Era::Stateless => "modern",
     }
 }
 
@@ -128,11 +171,11 @@ fn document(connection: &Connection, found: &Definitions, problems: &[Problem]) 
         .map(|c| json!({"id": c.id(), "name": c.name(), "allClear": !problems.iter().any(|p| p.client == *c)}))
         .collect();
     json!({
-        "server": connection.server,
-        "protocolVersion": connection.version,
-        "era": era_name(connection.era),
-        "instructions": connection.instructions,
-        "capabilities": connection.capabilities,
+        "server": connection.negotiated.server_info,
+        "protocolVersion": connection.negotiated.version,
+        "era": era_name(connection.negotiated.era),
+        "instructions": connection.negotiated.instructions,
+        "capabilities": connection.negotiated.capabilities,
         "tools": raw(found.tools.iter().map(|(_, raw)| raw).collect()),
         "resources": raw(found.resources.iter().map(|(_, raw)| raw).collect()),
         "resourceTemplates": raw(found.templates.iter().map(|(_, raw)| raw).collect()),
@@ -144,16 +187,16 @@ fn document(connection: &Connection, found: &Definitions, problems: &[Problem]) 
 
 fn text(connection: &Connection, found: &Definitions, problems: &[Problem], style: &Style) -> String {
     let mut out = String::new();
-    let server = match &connection.server {
+    let server = match &connection.negotiated.server_info {
         Some(info) => format!("{} {}", info.name, info.version),
         None => "the server".to_owned(),
     };
     out.push_str(&format!(
         "{} {}\n",
         style.bold(&server),
-        style.dim(&format!("(protocol {}, {})", connection.version, connection.endpoint))
+        style.dim(&format!("(protocol {}, {})", connection.negotiated.version, connection.endpoint))
     ));
-    if let Some(instructions) = &connection.instructions {
+    if let Some(instructions) = &connection.negotiated.instructions {
         out.push_str(&format!("{}\n{}\n", style.bold("Instructions"), indent(instructions, 2)));
     }
 

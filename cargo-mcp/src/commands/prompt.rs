@@ -14,12 +14,11 @@ use crate::output::{self, Style};
 
 pub async fn run(args: PromptArgs) -> Result<ExitCode, Failure> {
     let arguments = super::pairs(&args.pairs, false)?;
-    let mut connection = Connection::open(&args.connect).await?;
-    let params = json!({"name": args.name, "arguments": arguments}).as_object().cloned().unwrap_or_default();
-    let answer = connection.request(methods::PROMPTS_GET, params).await;
+    let connection = Connection::open(&args.connect).await?;
+    let answer = connection.request(methods::PROMPTS_GET, json!({"name": args.name, "arguments": arguments})).await;
     let log = connection.server_log();
     connection.close().await;
-    let result = answer.map_err(|e| incident::annotate(e.into_failure(methods::PROMPTS_GET), log.as_ref()))?;
+    let result = answer.map_err(|failure| incident::annotate(failure, log.as_ref()))?;
     if args.json {
         println!("{}", output::pretty(&result, 0));
         return Ok(ExitCode::SUCCESS);

@@ -12,12 +12,11 @@ use crate::incident;
 use crate::output::{self, Style};
 
 pub async fn run(args: ReadArgs) -> Result<ExitCode, Failure> {
-    let mut connection = Connection::open(&args.connect).await?;
-    let params = json!({"uri": args.uri}).as_object().cloned().unwrap_or_default();
-    let answer = connection.request(methods::RESOURCES_READ, params).await;
+    let connection = Connection::open(&args.connect).await?;
+    let answer = connection.request(methods::RESOURCES_READ, json!({"uri": args.uri})).await;
     let log = connection.server_log();
     connection.close().await;
-    let result = answer.map_err(|e| incident::annotate(e.into_failure(methods::RESOURCES_READ), log.as_ref()))?;
+    let result = answer.map_err(|failure| incident::annotate(failure, log.as_ref()))?;
     if args.json {
         println!("{}", output::pretty(&result, 0));
         return Ok(ExitCode::SUCCESS);

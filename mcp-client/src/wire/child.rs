@@ -22,11 +22,15 @@ pub enum Stderr {
     /// Written to this process's stderr.
     #[default]
     Inherit,
-    /// Kept (the last 64 KiB) for [`Client::server_log`](crate::Client::server_log).
+    /// Kept (the last 64 KiB) for [`Client::server_log`](crate::Client::server_log),
+    /// and each line given to [`ClientBuilder::on_stderr_line`](crate::ClientBuilder::on_stderr_line).
     Capture,
     /// Dropped.
     Null,
 }
+
+/// What hears each line of a child's stderr ([`ClientBuilder::on_stderr_line`](crate::ClientBuilder::on_stderr_line)).
+pub(crate) type StderrLine = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// How much of a child's stderr is kept.
 const KEPT_LOG: usize = 64 * 1024;
@@ -45,6 +49,7 @@ impl ChildWire {
         program: &OsStr,
         args: &[std::ffi::OsString],
         stderr: Stderr,
+        on_line: Option<StderrLine>,
         inbox: Inbox,
     ) -> Result<ChildWire, Error> {
         let mut command = Command::new(program);
@@ -62,16 +67,19 @@ impl ChildWire {
         };
         let log = child.stderr.take().map(|stderr| {
             let log = Arc::new(Mutex::new(VecDeque::new()));
-            tokio::spawn(keep_log(stderr, log.clone()));
+            tokio::spawn(keep_log(stderr, log.clone(), on_line));
             log
         });
         Ok(ChildWire { lines: Lines::start(stdout, stdin, inbox), child: tokio::sync::Mutex::new(Some(child)), log })
     }
 }
 
-async fn keep_log(stderr: tokio::process::ChildStderr, log: Arc<Mutex<VecDeque<u8>>>) {
+async fn keep_log(stderr: tokio::process::ChildStderr, log: Arc<Mutex<VecDeque<u8>>>, on_line: Option<StderrLine>) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(on_line) = &on_line {
+            on_line(&line);
+        }
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         log.extend(line.bytes().chain([b'\n']));
         let excess = log.len().saturating_sub(KEPT_LOG);
@@ -100,5 +108,28 @@ impl Wire for ChildWire {
                 let _ = child.kill().await;
             }
         })
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_captured_stderr_is_kept_and_each_line_heard() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let hear = heard.clone();
+        let on_line: StderrLine = Arc::new(move |line: &str| hear.lock().unwrap().push(line.to_owned()));
+        let args = ["-c", "echo one >&2; echo two >&2"].map(std::ffi::OsString::from);
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, Stderr::Capture, Some(on_line), Inbox::default()).unwrap();
+        wire.close().await;
+        for _ in 0..100 {
+            if heard.lock().unwrap().len() == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(*heard.lock().unwrap(), ["one", "two"]);
+        assert_eq!(wire.server_log().as_deref(), Some("one\ntwo\n"));
     }
 }
