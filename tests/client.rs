@@ -383,3 +383,31 @@ async fn a_subscription_yields_each_change_in_both_eras_over_a_pipe_and_http() {
         }
     }
 }
+
+/// A server that cannot read a request answers with an error whose id is
+/// null: with one request waiting, that request gets it at once.
+#[tokio::test]
+async fn an_error_without_an_id_answers_the_one_request_waiting() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let answer = match message["method"].as_str() {
+                Some("server/discover") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}),
+                Some(_) if message.get("id").is_some() => {
+                    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "unreadable"}})
+                }
+                _ => continue,
+            };
+            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::io(read, write).await.unwrap();
+    let failed =
+        tokio::time::timeout(Duration::from_secs(5), client.call("t", json!({}))).await.expect("answered at once");
+    assert_eq!(failed.unwrap_err().server_error().map(|e| e.code), Some(-32700));
+}

@@ -320,7 +320,18 @@ impl Session {
 
     fn answer_pending(&self, response: Response) {
         let Some(id) = response.id else {
-            tracing::warn!("the server sent an error without an id; no request can take it");
+            // The server could not read a request: with one waiting, that
+            // one is it; with several, none can be told.
+            let mut pending = lock(&self.pending);
+            if pending.len() == 1
+                && let Outcome::Error(error) = response.outcome
+                && let Some(id) = pending.keys().next().cloned()
+                && let Some(waiter) = pending.remove(&id)
+            {
+                let _ = waiter.send(Err(Error::Server(error)));
+            } else {
+                tracing::warn!("the server sent an error without an id while several requests wait; dropped");
+            }
             return;
         };
         let Some(waiter) = lock(&self.pending).remove(&id) else {

@@ -309,8 +309,12 @@ impl Message {
                 notification: false,
             });
         };
+        // `"id": null` is how an error answers a message whose id could not
+        // be read; anything else needs a real id or none.
+        let null_id = obj.get("id").is_some_and(Value::is_null);
         let id = match obj.remove("id") {
             None => None,
+            Some(Value::Null) => None,
             Some(raw) => match RequestId::deserialize(&raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
@@ -329,6 +333,9 @@ impl Message {
             None => return Err(invalid("missing `\"jsonrpc\": \"2.0\"`".into())),
         }
         if let Some(method) = obj.remove("method") {
+            if null_id {
+                return Err(invalid("`id` must be a string or an integer, got null".into()));
+            }
             let Value::String(method) = method else {
                 return Err(invalid("`method` must be a string".into()));
             };
@@ -354,9 +361,12 @@ impl Message {
             (None, None) => return Err(invalid("missing `method` (or `result`/`error` for a response)".into())),
             (Some(_), Some(_)) => return Err(invalid("a response cannot carry both `result` and `error`".into())),
         };
-        match id {
-            Some(id) => Ok(Message::Response(Response { id: Some(id), outcome })),
-            None => Err(invalid("a response needs an `id`".into())),
+        match (id.clone(), outcome) {
+            (Some(id), outcome) => Ok(Message::Response(Response { id: Some(id), outcome })),
+            (None, Outcome::Error(error)) if null_id => {
+                Ok(Message::Response(Response { id: None, outcome: Outcome::Error(error) }))
+            }
+            (None, _) => Err(invalid("a response needs an `id`".into())),
         }
     }
 }

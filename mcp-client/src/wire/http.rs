@@ -244,7 +244,19 @@ impl Shared {
         let messages = super::lines::parse(&body);
         let answered = messages.iter().any(|m| matches!(m, Message::Response(_)));
         for message in messages {
-            self.deliver(message).await;
+            match (message, &id) {
+                // An error without an id (the server could not read the
+                // request) in the answer to this request is its answer.
+                (
+                    Message::Response(mcp_core::Response {
+                        id: None, outcome: mcp_core::Outcome::Error(error), ..
+                    }),
+                    Some(id),
+                ) => {
+                    self.inbox.deliver(Inbound::Failed(id.clone(), Error::Server(error)));
+                }
+                (message, _) => self.deliver(message).await,
+            }
         }
         if answered || (status.is_success() && id.is_none()) {
             return Ok(());
