@@ -12,7 +12,7 @@
 //!
 //! `--server` takes a command line or an `http://` URL; `--config` a file
 //! in the `mcpServers` shape clients use:
-//! `{"mcpServers": {"calc": {"command": "calc", "args": []}, "web": {"url": "http://…/mcp"}}}`.
+//! `{"mcpServers": {"calc": {"command": "calc", "args": [], "env": {"KEY": "…"}}, "web": {"url": "http://…/mcp"}}}`.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -28,7 +28,7 @@ const MAX_TURNS: usize = 10;
 
 /// One server from the command line or the config file.
 enum Server {
-    Command { program: String, args: Vec<String> },
+    Command { program: String, args: Vec<String>, env: Vec<(String, String)> },
     Url(String),
 }
 
@@ -60,7 +60,9 @@ async fn run() -> Result<String, String> {
     for (name, server) in servers {
         let builder = Client::builder().name("mcp-runtime-host", env!("CARGO_PKG_VERSION")).stderr(Stderr::Null);
         let client = match server {
-            Server::Command { program, args } => builder.command(program, args).await,
+            Server::Command { program, args, env } => {
+                env.into_iter().fold(builder, |b, (key, value)| b.env(key, value)).command(program, args).await
+            }
             Server::Url(url) => builder.http(&url).await,
         }
         .map_err(|e| format!("{name}: {e}"))?;
@@ -170,7 +172,7 @@ fn parse_server(text: &str) -> Result<Server, String> {
     }
     let mut words = text.split_whitespace().map(str::to_owned);
     let program = words.next().ok_or("an empty --server")?;
-    Ok(Server::Command { program, args: words.collect() })
+    Ok(Server::Command { program, args: words.collect(), env: Vec::new() })
 }
 
 /// The servers of a config file in the `mcpServers` shape.
@@ -185,7 +187,9 @@ fn config(path: &str) -> Result<Vec<(String, Server)>, String> {
                 Server::Url(url.to_owned())
             } else if let Some(program) = entry["command"].as_str() {
                 let args = entry["args"].as_array().into_iter().flatten().filter_map(Value::as_str);
-                Server::Command { program: program.to_owned(), args: args.map(str::to_owned).collect() }
+                let env = entry["env"].as_object().into_iter().flatten();
+                let env = env.filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect();
+                Server::Command { program: program.to_owned(), args: args.map(str::to_owned).collect(), env }
             } else {
                 return Err(format!("{path}: server {name:?} has neither \"command\" nor \"url\""));
             };

@@ -20,7 +20,12 @@ async fn chat(State(seen): State<Seen>, body: Bytes) -> ([(axum::http::HeaderNam
         seen.push(request.clone());
         seen.len()
     };
-    let message = if turn == 1 {
+    let offered: Vec<&str> =
+        request["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    let message = if offered.len() > 2 {
+        // Several servers: say which tools were offered.
+        json!({"role": "assistant", "content": offered.join(",")})
+    } else if turn == 1 {
         json!({"role": "assistant", "content": null, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "calculator",
                 "arguments": "{\"operation\":\"multiply\",\"a\":17,\"b\":23}"}},
@@ -79,4 +84,30 @@ async fn the_host_runs_the_models_tool_calls_and_feeds_back_the_results() {
     assert_eq!(messages[1]["tool_calls"][0]["id"], "c1");
     assert_eq!(messages[2], json!({"role": "tool", "tool_call_id": "c1", "content": "result: 391"}));
     assert_eq!(messages[3]["tool_call_id"], "c2");
+}
+
+#[tokio::test]
+async fn several_servers_from_an_mcp_servers_file_are_offered_under_their_names() {
+    let seen: Seen = Arc::default();
+    let app = Router::new().route("/v1/chat/completions", post(chat)).with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let calculator = crate::common::example("calculator");
+    let config = std::env::temp_dir().join(format!("mcp-host-{}.json", std::process::id()));
+    let server = json!({"command": calculator, "args": [], "env": {"MCP_HOST_TEST": "1"}});
+    std::fs::write(&config, json!({"mcpServers": {"first": server, "second": server}}).to_string()).unwrap();
+    let output = tokio::process::Command::new(crate::common::example("host"))
+        .args(["--config", config.to_str().unwrap(), "Which tools?"])
+        .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
+        .env("OPENAI_API_KEY", "test-key")
+        .env("OPENAI_MODEL", "test-model")
+        .output()
+        .await
+        .unwrap();
+    let _ = std::fs::remove_file(&config);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout.trim(), "first__calculator,first__text_analyzer,second__calculator,second__text_analyzer");
 }

@@ -17,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::session::{Era, Negotiated, RequestOptions, Session};
-use crate::wire::child::{ChildWire, Stderr, StderrLine};
+use crate::wire::child::{ChildOptions, ChildWire, Stderr};
 use crate::wire::lines::Lines;
 use crate::wire::{Inbox, Wire};
 
@@ -62,8 +62,7 @@ pub struct ClientBuilder {
     handlers: Handlers,
     timeout: Duration,
     era: EraChoice,
-    stderr: Stderr,
-    stderr_line: Option<StderrLine>,
+    child: ChildOptions,
     #[cfg(feature = "http")]
     http: crate::wire::http::HttpOptions,
 }
@@ -75,8 +74,7 @@ impl Default for ClientBuilder {
             handlers: Handlers::default(),
             timeout: DEFAULT_TIMEOUT,
             era: EraChoice::Auto,
-            stderr: Stderr::Inherit,
-            stderr_line: None,
+            child: ChildOptions::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
         }
@@ -173,7 +171,7 @@ impl ClientBuilder {
     /// What becomes of a child server's stderr ([`Stderr::Inherit`]
     /// unless set).
     pub fn stderr(mut self, stderr: Stderr) -> Self {
-        self.stderr = stderr;
+        self.child.stderr = stderr;
         self
     }
 
@@ -183,7 +181,14 @@ impl ClientBuilder {
     /// it runs, say, or to keep it beyond the client (a connection that
     /// fails to open has no client to ask).
     pub fn on_stderr_line(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.stderr_line = Some(Arc::new(f));
+        self.child.on_line = Some(Arc::new(f));
+        self
+    }
+
+    /// Set a variable in a child server's environment (on top of this
+    /// process's): an API key, say, as the `env` of an `mcpServers` entry.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.child.env.push((key.into(), value.into()));
         self
     }
 
@@ -261,7 +266,7 @@ impl ClientBuilder {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let inbox = Inbox::default();
-        let wire = ChildWire::spawn(program.as_ref(), &args, self.stderr, self.stderr_line.clone(), inbox.clone())?;
+        let wire = ChildWire::spawn(program.as_ref(), &args, &self.child, inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 

@@ -44,17 +44,27 @@ pub(crate) struct ChildWire {
     log: Option<Arc<Mutex<VecDeque<u8>>>>,
 }
 
+/// How a child server is started, beyond its command line.
+#[derive(Clone, Default)]
+pub(crate) struct ChildOptions {
+    pub(crate) stderr: Stderr,
+    pub(crate) on_line: Option<StderrLine>,
+    /// Variables set in its environment (on top of this process's).
+    pub(crate) env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+}
+
 impl ChildWire {
     pub(crate) fn spawn(
         program: &OsStr,
         args: &[std::ffi::OsString],
-        stderr: Stderr,
-        on_line: Option<StderrLine>,
+        options: &ChildOptions,
         inbox: Inbox,
     ) -> Result<ChildWire, Error> {
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
-        command.stderr(match stderr {
+        command.envs(options.env.iter().map(|(k, v)| (k, v)));
+        let on_line = options.on_line.clone();
+        command.stderr(match options.stderr {
             Stderr::Inherit => Stdio::inherit(),
             Stderr::Capture => Stdio::piped(),
             Stderr::Null => Stdio::null(),
@@ -121,7 +131,8 @@ mod tests {
         let hear = heard.clone();
         let on_line: StderrLine = Arc::new(move |line: &str| hear.lock().unwrap().push(line.to_owned()));
         let args = ["-c", "echo one >&2; echo two >&2"].map(std::ffi::OsString::from);
-        let wire = ChildWire::spawn(OsStr::new("sh"), &args, Stderr::Capture, Some(on_line), Inbox::default()).unwrap();
+        let options = ChildOptions { stderr: Stderr::Capture, on_line: Some(on_line), env: Vec::new() };
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, Inbox::default()).unwrap();
         wire.close().await;
         for _ in 0..100 {
             if heard.lock().unwrap().len() == 2 {
