@@ -20,9 +20,11 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// the suite's context (pre-registered credentials, for some scenarios).
 pub fn authorization(scenario: &str, url: &str, context: &Value) -> Result<Option<Arc<dyn Authorization>>, String> {
     let text = |name: &str| context.get(name).and_then(Value::as_str);
-    let mut builder = OAuth::builder(url)
-        .client_name("mcp-runtime-conformance-client")
-        .client_metadata_url(CLIENT_METADATA_URL);
+    if text("private_key_pem").is_some() {
+        return Err(format!("{scenario}: private_key_jwt client authentication (RFC 7523) is not supported"));
+    }
+    let mut builder =
+        OAuth::builder(url).client_name("mcp-runtime-conformance-client").client_metadata_url(CLIENT_METADATA_URL);
     if let (Some(id), Some(secret)) = (text("client_id"), text("client_secret")) {
         let mut credentials = ClientCredentials::confidential(id, secret);
         if let Some(issuer) = text("issuer") {
@@ -34,11 +36,19 @@ pub fn authorization(scenario: &str, url: &str, context: &Value) -> Result<Optio
         }
     }
     if !scenario.starts_with("auth/client-credentials") {
-        let headless = Headless::new().map_err(|e| e.to_string())?;
+        let headless = Headless::new().map_err(message)?;
         builder = builder.redirect_uri(REDIRECT_URI).user_agent(headless);
     }
-    let oauth = builder.build().map_err(|e| e.to_string())?;
+    let oauth = builder.build().map_err(message)?;
     Ok(Some(Arc::new(oauth)))
+}
+
+/// The message of an error the caller reports as a transport failure.
+fn message(error: Error) -> String {
+    match error {
+        Error::Transport(message) => message,
+        other => other.to_string(),
+    }
 }
 
 /// A user who approves everything: GET the authorization URL, do not

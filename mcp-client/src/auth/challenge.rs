@@ -120,7 +120,9 @@ mod tests {
 
     #[test]
     fn garbage_does_not_panic() {
-        for header in ["", "=", "Bearer =", "Bearer scope=\"unterminated", "Bearer ,,, = \" ", "Bearer scope=", "é=\"ü\""] {
+        for header in
+            ["", "=", "Bearer =", "Bearer scope=\"unterminated", "Bearer ,,, = \" ", "Bearer scope=", "é=\"ü\""]
+        {
             let _ = Challenge::parse(header);
         }
         assert_eq!(Challenge::parse("Bearer scope=\"unterminated").scope.as_deref(), Some("unterminated"));

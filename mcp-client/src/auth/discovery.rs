@@ -58,7 +58,11 @@ pub(crate) struct Discovery {
 }
 
 /// Discover the authorization server of `server_url` after `challenge`.
-pub(crate) async fn discover(http: &reqwest::Client, server_url: &Url, challenge: &Challenge) -> Result<Discovery, Error> {
+pub(crate) async fn discover(
+    http: &reqwest::Client,
+    server_url: &Url,
+    challenge: &Challenge,
+) -> Result<Discovery, Error> {
     let Some(resource) = resource_metadata(http, server_url, challenge).await? else {
         return legacy(http, server_url).await;
     };
@@ -75,7 +79,12 @@ pub(crate) async fn discover(http: &reqwest::Client, server_url: &Url, challenge
     let server = server_metadata(http, issuer)
         .await?
         .ok_or_else(|| failed(format!("no authorization server metadata found for `{issuer}`")))?;
-    Ok(Discovery { resource: Some(resource.resource), resource_scopes: resource.scopes_supported, server, defaults: false })
+    Ok(Discovery {
+        resource: Some(resource.resource),
+        resource_scopes: resource.scopes_supported,
+        server,
+        defaults: false,
+    })
 }
 
 /// The resource metadata: the challenge's `resource_metadata`, else the
@@ -105,7 +114,8 @@ async fn resource_metadata(
 /// whose `issuer` is `issuer`; a document naming another issuer is an
 /// error (RFC 8414 §3.3), whatever the other URLs hold.
 async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<Option<ServerMetadata>, Error> {
-    let url = Url::parse(issuer).map_err(|e| invalid(format!("the authorization server `{issuer}` is not a URL: {e}")))?;
+    let url =
+        Url::parse(issuer).map_err(|e| invalid(format!("the authorization server `{issuer}` is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.query().is_some() || url.fragment().is_some() {
         return Err(invalid(format!("the authorization server `{issuer}` is not an issuer identifier")));
     }
@@ -275,7 +285,9 @@ mod tests {
         assert!(metadata.code_challenge_methods_supported.is_none());
         let bad = serde_json::from_value::<ServerMetadata>(serde_json::json!({ "issuer": 7, "token_endpoint": "x" }));
         assert!(bad.is_err());
-        let bad = serde_json::from_value::<ResourceMetadata>(serde_json::json!({ "resource": "x", "scopes_supported": "a b" }));
+        let bad = serde_json::from_value::<ResourceMetadata>(
+            serde_json::json!({ "resource": "x", "scopes_supported": "a b" }),
+        );
         assert!(bad.is_err());
     }
 }

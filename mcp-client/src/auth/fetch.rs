@@ -79,7 +79,10 @@ pub(crate) async fn get(http: &reqwest::Client, url: &Url, what: &str) -> Result
 
 /// POST `pairs` as `application/x-www-form-urlencoded`.
 pub(crate) fn form(request: reqwest::RequestBuilder, pairs: &[(&str, &str)]) -> reqwest::RequestBuilder {
-    request.header(CONTENT_TYPE, "application/x-www-form-urlencoded").header(ACCEPT, "application/json").body(encode(pairs))
+    request
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(ACCEPT, "application/json")
+        .body(encode(pairs))
 }
 
 /// The form encoding of `pairs` (the same as a URL query's).

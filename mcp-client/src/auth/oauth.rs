@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use reqwest::Url;
@@ -24,6 +24,11 @@ use super::store::{MemoryTokenStore, StoredTokens, TokenStore};
 use super::token::{self, Grant};
 use super::user_agent::{Callback, UserAgent};
 use crate::{Authorization, Error};
+
+/// How long a failed authorization is the answer to further challenges:
+/// requests refused together (or the cancellation of the one that failed)
+/// do not each send the user back to the authorization server.
+const FAILURE_COOLDOWN: Duration = Duration::from_secs(5);
 
 /// Refresh this long before the token's announced expiry, so a request
 /// does not carry a token that expires on the way.
@@ -75,6 +80,8 @@ struct State {
     /// The current tokens came from a refresh made for a 401: a second
     /// 401 means the refresh does not help.
     refreshed_for_challenge: bool,
+    /// The last authorization that failed, and when.
+    failure: Option<(Instant, Error)>,
 }
 
 /// How to build an [`OAuth`]: who the client is, how the user is reached,
@@ -257,7 +264,10 @@ impl Authorization for OAuth {
         Box::pin(async move {
             let mut state = self.state.lock().await;
             self.load(&mut state).await?;
-            let refresh = state.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
+            let refresh = state
+                .tokens
+                .as_ref()
+                .is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
             if refresh && let Err(error) = self.refresh(&mut state).await {
                 // The server will refuse the old token; the challenge
                 // that follows starts over.
@@ -275,15 +285,22 @@ impl Authorization for OAuth {
                 // New tokens arrived while this challenge waited.
                 return Ok(true);
             }
+            if let Some((at, error)) = &state.failure
+                && at.elapsed() < FAILURE_COOLDOWN
+            {
+                return Err(error.clone());
+            }
             self.load(&mut state).await?;
             let challenge = challenge.map(Challenge::parse).unwrap_or_default();
-            match status {
+            let outcome = match status {
                 401 => self.unauthorized(&mut state, &challenge).await,
                 403 if challenge.error.as_deref() == Some("insufficient_scope") => {
                     self.step_up(&mut state, &challenge).await
                 }
                 _ => Ok(false),
-            }
+            };
+            state.failure = outcome.as_ref().err().map(|error| (Instant::now(), error.clone()));
+            outcome
         })
     }
 }
@@ -353,7 +370,8 @@ impl OAuth {
             authorization_response_iss_parameter_supported: false,
         };
         let grant = Grant::Refresh { refresh_token };
-        let issued = match token::request(&self.http, &server, &tokens.client, grant, tokens.resource.as_deref()).await {
+        let issued = match token::request(&self.http, &server, &tokens.client, grant, tokens.resource.as_deref()).await
+        {
             Ok(issued) => issued,
             Err(error) => {
                 // The refresh token is spent or revoked: forget it.

@@ -294,7 +294,11 @@ mod tests {
 
     #[test]
     fn registration_responses() {
-        let c = parse_registration(br#"{"client_id":"id","client_secret":"s","token_endpoint_auth_method":"client_secret_post"}"#, "https://as").unwrap();
+        let c = parse_registration(
+            br#"{"client_id":"id","client_secret":"s","token_endpoint_auth_method":"client_secret_post"}"#,
+            "https://as",
+        )
+        .unwrap();
         assert_eq!(c.auth_method, Some(TokenEndpointAuth::ClientSecretPost));
         assert_eq!(c.issuer.as_deref(), Some("https://as"));
         assert!(c.usable_at("https://as") && !c.usable_at("https://other"));

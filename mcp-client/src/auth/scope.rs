@@ -42,13 +42,13 @@ pub(crate) fn union(previous: &[String], new: &[String]) -> Vec<String> {
 /// and the authorization server lists that scope. Never added to an empty
 /// request: a token for `offline_access` alone would carry nothing the
 /// server asked for.
-pub(crate) fn with_offline_access(scopes: Vec<String>, server_supports: Option<&[String]>, wanted: bool) -> Vec<String> {
+pub(crate) fn with_offline_access(
+    scopes: Vec<String>,
+    server_supports: Option<&[String]>,
+    wanted: bool,
+) -> Vec<String> {
     let listed = server_supports.is_some_and(|s| s.iter().any(|s| s == OFFLINE_ACCESS));
-    if wanted && listed && !scopes.is_empty() {
-        union(&scopes, &[OFFLINE_ACCESS.to_owned()])
-    } else {
-        scopes
-    }
+    if wanted && listed && !scopes.is_empty() { union(&scopes, &[OFFLINE_ACCESS.to_owned()]) } else { scopes }
 }
 
 /// The `scope` parameter, or none for no scopes.

@@ -106,7 +106,8 @@ mod tests {
 
     #[test]
     fn callbacks_from_a_url_or_a_query() {
-        let c = Callback::parse("http://localhost:3000/callback?code=abc&state=s%20t&iss=http%3A%2F%2Flocalhost%3A3000");
+        let c =
+            Callback::parse("http://localhost:3000/callback?code=abc&state=s%20t&iss=http%3A%2F%2Flocalhost%3A3000");
         assert_eq!(c.code.as_deref(), Some("abc"));
         assert_eq!(c.state.as_deref(), Some("s t"));
         assert_eq!(c.iss.as_deref(), Some(ISSUER));
