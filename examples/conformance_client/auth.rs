@@ -30,7 +30,7 @@ pub fn authorization(scenario: &str, url: &str, context: &Value) -> Result<Optio
         if let Some(issuer) = text("issuer") {
             credentials = credentials.for_issuer(issuer);
         }
-        builder = builder.client_credentials(credentials);
+        builder = builder.preregistered(credentials);
         if scenario == "auth/client-credentials-basic" {
             builder = builder.client_credentials_grant();
         }

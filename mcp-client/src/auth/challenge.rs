@@ -127,4 +127,25 @@ mod tests {
         }
         assert_eq!(Challenge::parse("Bearer scope=\"unterminated").scope.as_deref(), Some("unterminated"));
     }
+
+    /// Every string of up to five characters from the ones that matter
+    /// to the grammar: none panics.
+    #[test]
+    fn no_short_input_panics() {
+        let alphabet = ['"', '\\', '=', ',', ' ', 'b', 'é'];
+        let mut input = String::new();
+        fn walk(input: &mut String, alphabet: &[char], depth: usize) {
+            let _ = Challenge::parse(&format!("Bearer {input}"));
+            let _ = Challenge::parse(input);
+            if depth == 0 {
+                return;
+            }
+            for &c in alphabet {
+                input.push(c);
+                walk(input, alphabet, depth - 1);
+                input.pop();
+            }
+        }
+        walk(&mut input, &alphabet, 5);
+    }
 }

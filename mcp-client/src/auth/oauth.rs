@@ -144,7 +144,7 @@ impl OAuthBuilder {
     /// (preferred over any other way of getting a client ID). Tie them to
     /// their issuer with [`ClientCredentials::for_issuer`] so they are
     /// never shown to another server.
-    pub fn client_credentials(mut self, credentials: ClientCredentials) -> Self {
+    pub fn preregistered(mut self, credentials: ClientCredentials) -> Self {
         self.preregistered = Some(credentials);
         self
     }
@@ -182,7 +182,7 @@ impl OAuthBuilder {
 
     /// Use the client credentials grant (RFC 6749 §4.4) instead of the
     /// user's authorization: for a machine client with its own
-    /// [`client_credentials`](Self::client_credentials); no user agent.
+    /// [`preregistered`](Self::preregistered) credentials; no user agent.
     pub fn client_credentials_grant(mut self) -> Self {
         self.client_credentials = true;
         self
@@ -212,7 +212,7 @@ impl OAuthBuilder {
         } else if self.preregistered.as_ref().is_none_or(|c| c.client_secret.is_none()) {
             return Err(Error::transport(
                 "authorization: the client credentials grant needs credentials with a secret \
-                 (OAuthBuilder::client_credentials)",
+                 (OAuthBuilder::preregistered)",
             ));
         }
         if let Some(url) = &self.metadata_document

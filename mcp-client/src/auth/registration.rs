@@ -51,6 +51,7 @@ impl TokenEndpointAuth {
 /// (in the [`TokenStore`](super::TokenStore)) so the client does not
 /// register again on every connection.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCredentials {
     /// The `client_id`.
     pub client_id: String,
