@@ -10,6 +10,10 @@
 //! give it to the [`ClientBuilder`](crate::ClientBuilder). What only the
 //! application can do is given to it: showing the user the authorization
 //! page ([`UserAgent`]), keeping tokens ([`TokenStore`]).
+//!
+//! Authorization servers on `https://` need the crate's `tls` feature too,
+//! as servers do. Nothing secret is logged: tokens, codes and client
+//! secrets stay out of `tracing` output and `Debug` impls.
 
 mod challenge;
 mod discovery;
