@@ -69,7 +69,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), Error> {
         .unwrap_or(Value::Null);
     let mut builder = builder();
     if scenario.starts_with("auth/")
-        && let Some(authorization) = auth::authorization(scenario, &context).map_err(Error::Transport)?
+        && let Some(authorization) = auth::authorization(scenario, url, &context).map_err(Error::Transport)?
     {
         builder = builder.authorization(authorization);
     }

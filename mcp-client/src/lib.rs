@@ -26,6 +26,8 @@
 //!   answered by closures given to the [`ClientBuilder`], in both eras.
 
 mod api;
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod client;
 mod error;
 mod handlers;

@@ -1,0 +1,125 @@
+//! The OAuth client's own HTTP: JSON documents read with a size limit,
+//! forms posted, and the errors a user can act on.
+
+use futures_util::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::{StatusCode, Url};
+use serde_json::Value;
+
+use crate::Error;
+
+/// The largest metadata, registration or token document read: far above
+/// any real one, small enough that a hostile server cannot exhaust memory.
+const MAX_BODY: usize = 1 << 20;
+
+/// An authorization step that failed: the message says which and why.
+pub(crate) fn failed(message: impl std::fmt::Display) -> Error {
+    Error::Transport(format!("authorization: {message}"))
+}
+
+/// A server's document that breaks the rules (a wrong issuer, a resource
+/// for another server): not retried, the caller should not trust it.
+pub(crate) fn invalid(message: impl std::fmt::Display) -> Error {
+    Error::Protocol(format!("authorization: {message}"))
+}
+
+/// A response: its status and (up to [`MAX_BODY`]) its body.
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+    pub(crate) fn json(&self) -> Option<Value> {
+        serde_json::from_slice(&self.body).ok()
+    }
+
+    /// `error: error_description` of an OAuth error body, or the status.
+    pub(crate) fn oauth_error(&self) -> String {
+        let json = self.json();
+        let field = |name: &str| json.as_ref().and_then(|j| j.get(name)).and_then(Value::as_str).map(clip);
+        match (field("error"), field("error_description")) {
+            (Some(error), Some(description)) => format!("HTTP {}: {error}: {description}", self.status.as_u16()),
+            (Some(error), None) => format!("HTTP {}: {error}", self.status.as_u16()),
+            _ => format!("HTTP {}", self.status.as_u16()),
+        }
+    }
+}
+
+fn clip(text: &str) -> String {
+    let mut printable = text.chars().filter(|c| !c.is_control());
+    let clipped: String = printable.by_ref().take(200).collect();
+    if printable.next().is_some() { format!("{clipped}…") } else { clipped }
+}
+
+/// Send `request` and read its answer.
+pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<Answer, Error> {
+    let response = request.send().await.map_err(|e| failed(format!("{what}: {}", chain(&e))))?;
+    let status = response.status();
+    if response.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
+    }
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| failed(format!("{what}: {}", chain(&e))))?;
+        if body.len() + chunk.len() > MAX_BODY {
+            return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Answer { status, body })
+}
+
+/// GET a JSON document.
+pub(crate) async fn get(http: &reqwest::Client, url: &Url, what: &str) -> Result<Answer, Error> {
+    tracing::debug!(%url, "authorization: fetching {what}");
+    send(http.get(url.clone()).header(ACCEPT, "application/json"), what).await
+}
+
+/// POST `pairs` as `application/x-www-form-urlencoded`.
+pub(crate) fn form(request: reqwest::RequestBuilder, pairs: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    request
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(ACCEPT, "application/json")
+        .body(encode(pairs))
+}
+
+/// The form encoding of `pairs` (the same as a URL query's).
+pub(crate) fn encode(pairs: &[(&str, &str)]) -> String {
+    let mut url = Url::parse("http://localhost/").unwrap_or_else(|_| unreachable!("a constant URL"));
+    url.query_pairs_mut().extend_pairs(pairs);
+    url.query().unwrap_or("").to_owned()
+}
+
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_encoding() {
+        assert_eq!(encode(&[("a", "b c"), ("x", "é&=/:")]), "a=b+c&x=%C3%A9%26%3D%2F%3A");
+        assert_eq!(encode(&[]), "");
+    }
+
+    #[test]
+    fn oauth_errors_are_reported_without_control_characters() {
+        let answer = Answer {
+            status: StatusCode::BAD_REQUEST,
+            body: br#"{"error":"invalid_grant","error_description":"bad\ncode"}"#.to_vec(),
+        };
+        assert_eq!(answer.oauth_error(), "HTTP 400: invalid_grant: badcode");
+        let answer = Answer { status: StatusCode::BAD_GATEWAY, body: b"<html>".to_vec() };
+        assert_eq!(answer.oauth_error(), "HTTP 502");
+    }
+}
