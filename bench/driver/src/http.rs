@@ -20,6 +20,8 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use mcp_core::http as mcp_http;
+use mcp_core::{ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio::process::{Child, Command};
@@ -262,22 +264,22 @@ impl Client {
 
     /// `initialize`, then `notifications/initialized` in the new session.
     async fn open_session(&mut self) -> Result<(), SendError> {
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": methods::INITIALIZE, "params": {
+            "protocolVersion": ProtocolVersion::LATEST_HANDSHAKE.as_str(), "capabilities": {},
             "clientInfo": {"name": "mcp-bench", "version": "1"}}});
         let (status, headers, messages) = self.post(&init, &[]).await?;
         if status != 200 {
             return Err(format!("initialize: HTTP {status}").into());
         }
         let id = headers
-            .get("mcp-session-id")
+            .get(mcp_http::SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .ok_or("initialize gave no Mcp-Session-Id")?
             .to_owned();
         let answer = answer_to(messages, 0)?;
         let version = answer["protocolVersion"].as_str().ok_or("initialize gave no protocolVersion")?.to_owned();
         self.session = Some((id, version));
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let initialized = json!({"jsonrpc": "2.0", "method": methods::INITIALIZED});
         let (status, _, _) = self.post(&initialized, &[]).await?;
         if status != 202 {
             return Err(format!("notifications/initialized: HTTP {status}, not 202").into());
@@ -294,12 +296,16 @@ impl Client {
         let mirrored: &[(&str, &str)] = match self.mode {
             Mode::Session => &[],
             Mode::Stateless => {
-                params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}});
-                &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "calculator")]
+                params["_meta"] = json!({envelope::PROTOCOL_VERSION: ProtocolVersion::LATEST.as_str(),
+                    envelope::CLIENT_CAPABILITIES: {}});
+                &[
+                    (mcp_http::PROTOCOL_VERSION, ProtocolVersion::LATEST.as_str()),
+                    (mcp_http::MCP_METHOD, methods::TOOLS_CALL),
+                    (mcp_http::MCP_NAME, "calculator"),
+                ]
             }
         };
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params});
         let (status, _, messages) = self.post(&request, mirrored).await?;
         if status != 200 {
             return Err(format!("tools/call: HTTP {status}").into());
@@ -325,7 +331,7 @@ impl Client {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream");
         if let Some((id, version)) = &self.session {
-            request = request.header("mcp-session-id", id).header("mcp-protocol-version", version);
+            request = request.header(mcp_http::SESSION_ID, id).header(mcp_http::PROTOCOL_VERSION, version);
         }
         for (name, value) in extra {
             request = request.header(*name, *value);

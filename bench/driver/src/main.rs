@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use mcp_core::{ProtocolVersion, methods};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -260,7 +261,7 @@ async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
     let mut lists = Vec::with_capacity(plan.lists);
     for _ in 0..plan.lists {
         let t = Instant::now();
-        let result = server.request("tools/list", json!({})).await?;
+        let result = server.request(methods::TOOLS_LIST, json!({})).await?;
         lists.push(t.elapsed().as_secs_f64() * 1e6);
         if result["tools"].as_array().map(Vec::len) != Some(3) {
             return Err(format!("tools/list did not list the three tools: {result}").into());
@@ -303,10 +304,10 @@ impl Peer {
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().ok_or("no stdout")?).lines();
         let mut peer = Peer { child, stdin, stdout, next_id: 1 };
-        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        let init = json!({"protocolVersion": ProtocolVersion::V2025_06_18.as_str(), "capabilities": {},
             "clientInfo": {"name": "mcp-bench", "version": "1"}});
-        peer.request("initialize", init).await?;
-        peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
+        peer.request(methods::INITIALIZE, init).await?;
+        peer.send(&json!({"jsonrpc": "2.0", "method": methods::INITIALIZED})).await?;
         Ok(peer)
     }
 
@@ -344,7 +345,7 @@ impl Peer {
     }
 
     async fn call(&mut self, name: &str, arguments: Value) -> Result<String, Error> {
-        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        let result = self.request(methods::TOOLS_CALL, json!({"name": name, "arguments": arguments})).await?;
         text(&result)
     }
 
@@ -362,7 +363,8 @@ impl Peer {
             while sent < total && sent - answered < in_flight {
                 let id = self.id();
                 let params = json!({"name": "calculator", "arguments": {"operation": "add", "a": id, "b": 1}});
-                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params}))
+                    .await?;
                 sent += 1;
             }
             self.stdin.flush().await?;
@@ -385,7 +387,7 @@ impl Peer {
         for _ in 0..count {
             let id = self.id();
             let params = json!({"name": "sleep", "arguments": {"ms": ms}});
-            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params})).await?;
             waiting.push(id);
         }
         self.stdin.flush().await?;

@@ -25,6 +25,8 @@ use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
 use crate::http::{SendError, answer_messages};
+use mcp_core::http as mcp_http;
+use mcp_core::{ProtocolVersion, envelope, methods};
 
 /// What the run is asked to do.
 pub(crate) struct Plan {
@@ -242,7 +244,9 @@ impl Client {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream");
         if let Some(id) = &self.session {
-            request = request.header("mcp-session-id", id).header("mcp-protocol-version", "2025-11-25");
+            request = request
+                .header(mcp_http::SESSION_ID, id)
+                .header(mcp_http::PROTOCOL_VERSION, ProtocolVersion::LATEST_HANDSHAKE.as_str());
         }
         for (name, value) in extra {
             request = request.header(*name, *value);
@@ -272,14 +276,14 @@ impl Client {
 
     async fn open_session(&mut self) -> Result<(), SendError> {
         self.session = None;
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": methods::INITIALIZE, "params": {
+            "protocolVersion": ProtocolVersion::LATEST_HANDSHAKE.as_str(), "capabilities": {},
             "clientInfo": {"name": "scale-out", "version": "1"}}});
         let (status, headers, _) = self.post(&init, &[]).await?;
-        let id = headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
+        let id = headers.get(mcp_http::SESSION_ID).and_then(|v| v.to_str().ok());
         let id = id.ok_or_else(|| format!("initialize: HTTP {status}, no session id"))?;
         self.session = Some(id.to_owned());
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let initialized = json!({"jsonrpc": "2.0", "method": methods::INITIALIZED});
         self.post(&initialized, &[]).await?;
         Ok(())
     }
@@ -299,12 +303,16 @@ impl Client {
         let mirrored: &[(&str, &str)] = match self.era {
             Era::Session => &[],
             Era::Stateless => {
-                params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}});
-                &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "add")]
+                params["_meta"] = json!({envelope::PROTOCOL_VERSION: ProtocolVersion::LATEST.as_str(),
+                    envelope::CLIENT_CAPABILITIES: {}});
+                &[
+                    (mcp_http::PROTOCOL_VERSION, ProtocolVersion::LATEST.as_str()),
+                    (mcp_http::MCP_METHOD, methods::TOOLS_CALL),
+                    (mcp_http::MCP_NAME, "add"),
+                ]
             }
         };
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params});
         let (status, _, messages) = match self.post(&request, mirrored).await {
             Ok(answer) => answer,
             Err(error) => return Outcome::Lost(format!("transport: {error}")),

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use super::{Error, Peer};
+use mcp_core::http as mcp_http;
+use mcp_core::{ProtocolVersion, envelope, methods};
 
 /// Requests in flight at once.
 const WINDOW: usize = 256;
@@ -99,25 +101,27 @@ pub(crate) async fn soak(binary: &Path, total: usize) -> Result<Report, Error> {
             0..=5 => {
                 let id = peer.id();
                 let params = json!({"name": "calculator", "arguments": {"operation": "add", "a": id, "b": 1}});
-                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params}))
+                    .await?;
                 pending.insert(id);
             }
             6 => {
                 let id = peer.id();
-                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await?;
+                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_LIST})).await?;
                 pending.insert(id);
             }
             7 => peer.stdin.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": oops\n").await?,
             8 => {
                 let id = peer.id();
                 let params = json!({"name": "sleep", "arguments": {"ms": 50}});
-                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await?;
+                peer.send(&json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params}))
+                    .await?;
                 let cancel = json!({"requestId": id, "reason": "soak"});
-                peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})).await?;
+                peer.send(&json!({"jsonrpc": "2.0", "method": methods::CANCELLED, "params": cancel})).await?;
                 cancelled.insert(id);
                 report.cancelled += 1;
             }
-            _ => peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": [1]})).await?,
+            _ => peer.send(&json!({"jsonrpc": "2.0", "method": methods::PROGRESS, "params": [1]})).await?,
         }
         while pending.len() >= WINDOW {
             peer.stdin.flush().await?;
@@ -140,7 +144,7 @@ pub(crate) async fn soak(binary: &Path, total: usize) -> Result<Report, Error> {
     // A last request flushes what came after the last counted answer (a
     // garbage line's error), so every line is accounted for.
     let last = peer.id();
-    peer.send(&json!({"jsonrpc": "2.0", "id": last, "method": "ping"})).await?;
+    peer.send(&json!({"jsonrpc": "2.0", "id": last, "method": methods::PING})).await?;
     peer.stdin.flush().await?;
     pending.insert(last);
     while pending.contains(&last) {
@@ -289,8 +293,8 @@ async fn http_worker(
 ) -> Result<Tally, SendError> {
     use std::sync::atomic::Ordering;
     let (mut answered, mut lost, mut refused, mut cancelled) = (0, 0, 0, 0);
-    let envelope = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}});
+    let envelope = json!({envelope::PROTOCOL_VERSION: ProtocolVersion::LATEST.as_str(),
+        envelope::CLIENT_CAPABILITIES: {}});
     let post = |body: Vec<u8>, method: &str, name: Option<&str>, session: Option<&str>| {
         let mut request = http
             .post(url)
@@ -299,24 +303,28 @@ async fn http_worker(
             .body(body);
         // A stateless request mirrors its method (and name) in headers;
         // `initialize` and session requests do not.
-        if session.is_none() && method != "initialize" {
-            request = request.header("mcp-method", method).header("mcp-protocol-version", "2026-07-28");
+        if session.is_none() && method != methods::INITIALIZE {
+            request = request
+                .header(mcp_http::MCP_METHOD, method)
+                .header(mcp_http::PROTOCOL_VERSION, ProtocolVersion::LATEST.as_str());
             if let Some(name) = name {
-                request = request.header("mcp-name", name);
+                request = request.header(mcp_http::MCP_NAME, name);
             }
         }
         if let Some(session) = session {
-            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+            request = request
+                .header(mcp_http::SESSION_ID, session)
+                .header(mcp_http::PROTOCOL_VERSION, ProtocolVersion::LATEST_HANDSHAKE.as_str());
         }
         request
     };
     // A session of this client's own, for the handshake half.
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": methods::INITIALIZE, "params": {"protocolVersion": ProtocolVersion::LATEST_HANDSHAKE.as_str(),
         "capabilities": {}, "clientInfo": {"name": "soak", "version": "1"}}});
-    let opened = post(serde_json::to_vec(&init)?, "initialize", None, None).send().await?;
-    let session = opened.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let opened = post(serde_json::to_vec(&init)?, methods::INITIALIZE, None, None).send().await?;
+    let session = opened.headers().get(mcp_http::SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let session = session.ok_or("initialize gave no session")?;
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let initialized = json!({"jsonrpc": "2.0", "method": methods::INITIALIZED});
     post(serde_json::to_vec(&initialized)?, "", None, Some(&session)).send().await?;
     let oversized = vec![b' '; 5 << 20];
     for i in 0..share {
@@ -326,41 +334,44 @@ async fn http_worker(
             if let Some(meta) = meta {
                 params["_meta"] = meta.clone();
             }
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+            json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL, "params": params})
         };
         match i % 10 {
             _ if i % 25_000 == 24_999 => {
                 // Refused with 413, or cut off while still sending it (the
                 // server reads no more of a body it has refused).
-                match post(oversized.clone(), "tools/call", None, None).send().await {
+                match post(oversized.clone(), methods::TOOLS_CALL, None, None).send().await {
                     Ok(answer) if answer.status() != 413 => lost += 1,
                     _ => refused += 1,
                 }
             }
             0..=3 => {
                 let body = serde_json::to_vec(&add(Some(&envelope)))?;
-                let answer = post(body, "tools/call", Some("calculator"), None).send().await?.text().await?;
+                let answer = post(body, methods::TOOLS_CALL, Some("calculator"), None).send().await?.text().await?;
                 if answer.contains(&format!("result: {}", id + 1)) { answered += 1 } else { lost += 1 }
             }
             4..=6 => {
                 let body = serde_json::to_vec(&add(None))?;
-                let answer = post(body, "tools/call", None, Some(&session)).send().await?.text().await?;
+                let answer = post(body, methods::TOOLS_CALL, None, Some(&session)).send().await?.text().await?;
                 if answer.contains(&format!("result: {}", id + 1)) { answered += 1 } else { lost += 1 }
             }
             7 => {
-                let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": envelope}});
-                let answer = post(serde_json::to_vec(&list)?, "tools/list", None, None).send().await?.text().await?;
+                let list =
+                    json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_LIST, "params": {"_meta": envelope}});
+                let answer =
+                    post(serde_json::to_vec(&list)?, methods::TOOLS_LIST, None, None).send().await?.text().await?;
                 if answer.contains("\"calculator\"") { answered += 1 } else { lost += 1 }
             }
             8 => {
-                let status = post(b"{\"jsonrpc\": oops".to_vec(), "tools/call", None, None).send().await?.status();
+                let status =
+                    post(b"{\"jsonrpc\": oops".to_vec(), methods::TOOLS_CALL, None, None).send().await?.status();
                 if status == 400 { refused += 1 } else { lost += 1 }
             }
             _ => {
                 // A slow call abandoned after 5 ms: the server stops it.
-                let sleep = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                let sleep = json!({"jsonrpc": "2.0", "id": id, "method": methods::TOOLS_CALL,
                     "params": {"name": "sleep", "arguments": {"ms": 200}, "_meta": envelope}});
-                let call = post(serde_json::to_vec(&sleep)?, "tools/call", Some("sleep"), None).send();
+                let call = post(serde_json::to_vec(&sleep)?, methods::TOOLS_CALL, Some("sleep"), None).send();
                 let _ = tokio::time::timeout(std::time::Duration::from_millis(5), call).await;
                 cancelled += 1;
             }
