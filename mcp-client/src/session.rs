@@ -11,8 +11,8 @@ use std::time::Duration;
 use mcp_core::headers::ParamHeader;
 use mcp_core::http::{MCP_METHOD, MCP_NAME, encode_value, mirrored_name};
 use mcp_core::{
-    ClientCapabilities, Implementation, JsonObject, Message, Notification, Outcome, ProgressParams, Request, RequestId,
-    Response, ServerCapabilities, envelope, methods,
+    ClientCapabilities, Implementation, JsonObject, LoggingLevel, Message, Notification, Outcome, ProgressParams,
+    Request, RequestId, Response, ServerCapabilities, envelope, methods,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -59,6 +59,9 @@ pub struct Negotiated {
 pub(crate) struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+    /// Told the id of each JSON-RPC request sent (a subscription's id is
+    /// its request's).
+    pub(crate) ids: Option<mpsc::UnboundedSender<RequestId>>,
 }
 
 type Waiter = oneshot::Sender<Result<Value, Error>>;
@@ -79,6 +82,8 @@ pub(crate) struct Session {
     pub(crate) param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<String>>,
+    /// The log level 2026-07-28 requests ask for in their `_meta`.
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -106,6 +111,7 @@ impl Session {
             answering: Mutex::default(),
             param_headers: Mutex::default(),
             closed: Mutex::default(),
+            log_level: Mutex::default(),
         });
         tokio::spawn(read(Arc::downgrade(&session), inbound));
         session
@@ -175,6 +181,9 @@ impl Session {
             return Err(Error::Closed(why));
         }
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        if let Some(ids) = &options.ids {
+            let _ = ids.send(id.clone());
+        }
         let era = self.negotiated().map(|n| (n.era, n.version));
         let stateless = match &era {
             Some((Era::Stateless, version)) => Some(version.clone()),
@@ -198,6 +207,9 @@ impl Session {
                     meta.insert(envelope::PROTOCOL_VERSION.into(), json!(version));
                     meta.insert(envelope::CLIENT_CAPABILITIES.into(), json!(self.capabilities()));
                     meta.insert(envelope::CLIENT_INFO.into(), json!(self.client_info));
+                    if let Some(level) = *lock(&self.log_level) {
+                        meta.insert(envelope::LOG_LEVEL.into(), json!(level));
+                    }
                 }
             }
         }
