@@ -16,7 +16,8 @@ mcp 1.x (`FastMCP`: handshake only). What it offers:
 - handshake versions: `resources/subscribe`/`unsubscribe` and
   `logging/setLevel` (the level filters what `chatter` sends); 2026-07-28:
   `subscriptions/listen`, and the per-request log level of the request's
-  `_meta`.
+  `_meta`. (1.x answers `resources/subscribe` but never declares
+  `resources.subscribe`, so a client, ours included, does not use it.)
 """
 
 import sys
