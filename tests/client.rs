@@ -411,3 +411,119 @@ async fn an_error_without_an_id_answers_the_one_request_waiting() {
         tokio::time::timeout(Duration::from_secs(5), client.call("t", json!({}))).await.expect("answered at once");
     assert_eq!(failed.unwrap_err().server_error().map(|e| e.code), Some(-32700));
 }
+
+/// Log one message at each of debug, info, warning and error.
+#[tool]
+async fn chatter(ctx: Context) -> &'static str {
+    ctx.debug("a debug message");
+    ctx.info("an info message");
+    ctx.warning("a warning message");
+    ctx.error("an error message");
+    "chattered"
+}
+
+/// 2026-07-28 has no `resources/subscribe`, `logging/setLevel` or `ping`:
+/// a subscription is a `subscriptions/listen` the server acknowledges, the
+/// log level rides each request's `_meta`, and `ping` asks
+/// `server/discover`. Over a pipe and over HTTP, against our server
+/// (which, like the Python SDK's 2.x, refuses the handshake's methods in
+/// 2026-07-28).
+#[tokio::test]
+async fn in_2026_07_28_subscriptions_log_levels_and_ping_use_that_era_s_requests() {
+    let stateless = || {
+        let server = server().tool(chatter::Tool);
+        let resources = server.resources_handle();
+        (server, resources)
+    };
+    let (pipe_server, pipe_resources) = stateless();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(pipe_server.serve(server_read, server_write));
+    let (read, write) = tokio::io::split(client_end);
+    let pipe = builder(ProtocolVersion::LATEST).io(read, write).await.unwrap();
+
+    let (http_server, http_resources) = stateless();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { http_server.serve_http_on(listener, HttpOptions::new()).await.unwrap() });
+    let http = builder(ProtocolVersion::LATEST).http(&url).await.unwrap();
+
+    for (client, resources, at) in [(&pipe, &pipe_resources, "pipe"), (&http, &http_resources, "http")] {
+        assert_eq!(client.negotiated().era, Era::Stateless);
+        client.ping().await.unwrap_or_else(|e| panic!("{at}: ping: {e}"));
+
+        let mut updates = Box::pin(client.subscribe("notes://today").await.unwrap_or_else(|e| panic!("{at}: {e}")));
+        resources.updated("notes://other");
+        resources.updated("notes://today");
+        let update = tokio::time::timeout(Duration::from_secs(5), updates.next()).await;
+        assert_eq!(update, Ok(Some("notes://today".to_owned())), "{at}");
+
+        let mut notifications = Box::pin(client.notifications());
+        client.set_log_level(mcp_core::LoggingLevel::Warning).await.unwrap_or_else(|e| panic!("{at}: {e}"));
+        let chattered = client.call("chatter", json!({})).await.unwrap();
+        assert_eq!(chattered.content[0].as_text(), Some("chattered"));
+        let mut heard = Vec::new();
+        while heard.len() < 2 {
+            let next = tokio::time::timeout(Duration::from_secs(5), notifications.next()).await;
+            let notification = next.unwrap_or_else(|_| panic!("{at}: heard only {heard:?}")).unwrap();
+            if notification.method == "notifications/message" {
+                heard.push(notification.params.unwrap()["data"].clone());
+            }
+        }
+        assert_eq!(heard, ["a warning message", "an error message"], "{at}");
+    }
+}
+
+/// What the official Python SDK's 1.x server does with 2026-07-28's
+/// `server/discover` over HTTP: a 400 that names a new session (ended at
+/// once) and carries an error under an id of its own, `"server-error"`.
+/// `Auto` must go straight on to `initialize`, without that session: not
+/// wait for an answer that never comes, nor send the dead session along.
+#[tokio::test]
+async fn auto_over_http_falls_back_at_once_from_a_refusal_that_names_a_dead_session() {
+    use mcp_runtime::axum::http::{HeaderMap, StatusCode};
+    use mcp_runtime::axum::response::IntoResponse;
+
+    async fn endpoint(headers: HeaderMap, body: String) -> mcp_runtime::axum::response::Response {
+        let message: Value = serde_json::from_str(&body).unwrap();
+        let session = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let json = [("content-type", "application/json")];
+        let refusal = |message: &str| {
+            json!({"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": message}}).to_string()
+        };
+        match (message["method"].as_str(), session.as_deref()) {
+            (Some("initialize"), None) => {
+                let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "python-like", "version": "1"}}});
+                (StatusCode::OK, [("content-type", "application/json"), ("mcp-session-id", "live")], answer.to_string())
+                    .into_response()
+            }
+            (_, Some("live")) if message.get("id").is_none() => StatusCode::ACCEPTED.into_response(),
+            (Some("tools/list"), Some("live")) => {
+                (json, json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}).to_string())
+                    .into_response()
+            }
+            (_, Some("live")) => (StatusCode::BAD_REQUEST, json, refusal("unexpected")).into_response(),
+            (_, Some(_)) => (StatusCode::NOT_FOUND, json, refusal("Session not found")).into_response(),
+            (_, None) => (
+                StatusCode::BAD_REQUEST,
+                [("content-type", "application/json"), ("mcp-session-id", "dead")],
+                refusal("Bad Request: Missing session ID"),
+            )
+                .into_response(),
+        }
+    }
+
+    let app = mcp_runtime::axum::Router::new()
+        .route("/mcp", mcp_runtime::axum::routing::post(endpoint).get(|| async { StatusCode::METHOD_NOT_ALLOWED }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { mcp_runtime::axum::serve(listener, app).await.unwrap() });
+
+    let connected = tokio::time::timeout(Duration::from_secs(5), Client::http(&url)).await;
+    let client = connected.expect("no wait for an answer the refusal already gave").expect("the client connects");
+    let negotiated = client.negotiated();
+    assert_eq!((negotiated.era, negotiated.version.as_str()), (Era::Handshake, "2025-11-25"));
+    assert!(client.list_tools().await.unwrap().is_empty());
+}

@@ -10,6 +10,7 @@ mod common;
 mod arguments;
 mod ask;
 mod client;
+mod client_interop;
 mod client_oauth;
 mod conformance;
 mod context;

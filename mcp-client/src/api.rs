@@ -9,7 +9,7 @@ use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use mcp_core::{
     CallToolResult, CompleteRef, CompleteResult, GetPromptResult, JsonObject, LoggingLevel, Notification,
-    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, methods,
+    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, envelope, methods,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::session::RequestOptions;
-use crate::{Client, Error};
+use crate::{Client, Era, Error};
 
 impl Client {
     /// Send any request and get its raw result: for methods this client
@@ -36,9 +36,14 @@ impl Client {
         self.session.notify(method, params).await
     }
 
-    /// Check the server answers.
+    /// Check the server answers: `ping`, or in 2026-07-28 (which has no
+    /// `ping`) `server/discover`, the request every such server answers.
     pub async fn ping(&self) -> Result<(), Error> {
-        self.request(methods::PING, Value::Null).await.map(drop)
+        let method = match self.negotiated().era {
+            Era::Handshake => methods::PING,
+            Era::Stateless => methods::SERVER_DISCOVER,
+        };
+        self.request(method, Value::Null).await.map(drop)
     }
 
     /// Every tool, across all pages. Each tool's input schema is kept as
@@ -101,48 +106,85 @@ impl Client {
     }
 
     /// Subscribe to a resource: the stream yields the URI each time the
-    /// server says it changed. In the handshake era this is
-    /// `resources/subscribe` (end it with [`unsubscribe`](Self::unsubscribe));
-    /// in 2026-07-28 a `subscriptions/listen` request that stays open for
-    /// as long as the stream is kept, and is cancelled when it is dropped.
-    pub async fn subscribe(&self, uri: &str) -> Result<Subscription, Error> {
-        let updates = self.notifications();
+    /// server says it changed. Handshake era: `resources/subscribe` (ended
+    /// by [`unsubscribe`](Self::unsubscribe)); 2026-07-28: a
+    /// `subscriptions/listen` request the server has acknowledged, open
+    /// while the stream lives.
+    pub async fn subscribe(&self, uri: &str) -> Result<impl Stream<Item = String> + use<>, Error> {
+        let mut updates = Box::pin(self.notifications());
+        let listening = match self.negotiated().era {
+            Era::Handshake => {
+                self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+                None
+            }
+            Era::Stateless => Some(self.listen(uri, &mut updates).await?),
+        };
         let wanted = uri.to_owned();
-        let updates = Box::pin(futures_util::StreamExt::filter_map(updates, move |n| {
-            let uri = (n.method == methods::RESOURCES_UPDATED)
-                .then(|| n.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned))
+        Ok(futures_util::StreamExt::filter_map(updates, move |n| {
+            let params = n.params.as_ref();
+            // 2026-07-28 tags each update with its subscription.
+            let tag = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(envelope::SUBSCRIPTION_ID));
+            let ours = match (&listening, tag) {
+                (Some(listening), Some(tag)) => *tag == listening.id,
+                _ => true,
+            };
+            let uri = (n.method == methods::RESOURCES_UPDATED && ours)
+                .then(|| params.and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned))
                 .flatten()
                 .filter(|uri| *uri == wanted);
             std::future::ready(uri)
-        }));
-        if self.negotiated().era == crate::Era::Handshake {
-            self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
-            return Ok(Subscription { updates, _listening: None });
-        }
-        // The acknowledgement says the server follows the resource from
-        // now on: nothing that changes after `subscribe` returns is missed.
-        let mut acknowledged = Box::pin(futures_util::StreamExt::filter(self.notifications(), |n| {
-            std::future::ready(n.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED)
-        }));
+        }))
+    }
+
+    /// Open `subscriptions/listen` for `uri` and wait for the server's
+    /// acknowledgement (its first message, tagged with the request's id),
+    /// or the request's end if it ends first (a server without it).
+    async fn listen(
+        &self,
+        uri: &str,
+        updates: &mut (impl Stream<Item = Notification> + Unpin),
+    ) -> Result<Listening, Error> {
+        let (ids, mut sent) = mpsc::unbounded_channel();
         let session = self.session.clone();
         let params = json!({ "notifications": { "resourceSubscriptions": [uri] } });
         let params = params.as_object().cloned().unwrap_or_default();
-        let listening = tokio::spawn(async move {
-            // Open for as long as the subscription is kept.
-            let options = RequestOptions { timeout: Some(Duration::MAX), ..RequestOptions::default() };
-            if let Err(error) = session.request(methods::SUBSCRIPTIONS_LISTEN, params, options).await {
-                tracing::debug!(%error, "a subscription ended");
+        // It lasts until the stream is dropped: no timeout.
+        let options = RequestOptions { timeout: Some(Duration::MAX), ids: Some(ids), ..RequestOptions::default() };
+        let mut task =
+            tokio::spawn(async move { session.request(methods::SUBSCRIPTIONS_LISTEN, params, options).await });
+        let task_handle = task.abort_handle();
+        let acknowledged = async {
+            let id = sent.recv().await.map(|id| json!(id));
+            while let Some(id) = &id {
+                let notification = futures_util::StreamExt::next(updates).await?;
+                let params = notification.params.as_ref();
+                let tag = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(envelope::SUBSCRIPTION_ID));
+                if notification.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED && tag == Some(id) {
+                    return Some(id.clone());
+                }
             }
-        });
-        let listening = Listening(listening);
-        match tokio::time::timeout(self.session.timeout, futures_util::StreamExt::next(&mut acknowledged)).await {
-            Ok(Some(_)) => Ok(Subscription { updates, _listening: Some(listening) }),
-            Ok(None) => Err(Error::Closed("the connection ended before the subscription was acknowledged".into())),
-            Err(_) => Err(Error::Timeout(self.session.timeout)),
+            None
+        };
+        let timeout = self.session.timeout;
+        let outcome = tokio::select! {
+            acknowledged = tokio::time::timeout(timeout, acknowledged) => match acknowledged {
+                Ok(Some(id)) => Ok(Listening { id, _task: AbortOnDrop(task_handle) }),
+                Ok(None) => Err(Error::Closed("the connection ended before the subscription was acknowledged".into())),
+                Err(_) => Err(Error::Timeout(timeout)),
+            },
+            ended = &mut task => Err(match ended {
+                Ok(Err(error)) => error,
+                Ok(Ok(_)) => Error::protocol("the server ended the subscription before acknowledging it"),
+                Err(_) => Error::Closed("the subscription's task ended".into()),
+            }),
+        };
+        if outcome.is_err() {
+            task.abort();
         }
+        outcome
     }
 
-    /// Stop a subscription.
+    /// Stop a subscription (handshake era; in 2026-07-28 drop its stream).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
         self.request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri })).await.map(drop)
     }
@@ -179,9 +221,18 @@ impl Client {
         typed(self.request(methods::COMPLETION_COMPLETE, params).await?)
     }
 
-    /// Ask for log messages of `level` and above (handshake era).
+    /// Ask for log messages of `level` and above: `logging/setLevel` in
+    /// the handshake era; in 2026-07-28 (which has no such request) every
+    /// later request asks for it in its `_meta`, and its messages come
+    /// while it runs.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await.map(drop)
+        match self.negotiated().era {
+            Era::Handshake => self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await.map(drop),
+            Era::Stateless => {
+                *self.session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+                Ok(())
+            }
+        }
     }
 
     /// The server's notifications from now on (log messages, list
@@ -262,31 +313,18 @@ impl Client {
     }
 }
 
-/// A resource subscription: a stream of the resource's URI, once per
-/// change. Dropped, a 2026-07-28 subscription is cancelled.
-pub struct Subscription {
-    updates: std::pin::Pin<Box<dyn Stream<Item = String> + Send>>,
-    /// Kept for its drop.
-    _listening: Option<Listening>,
+/// An open `subscriptions/listen`: its id, and its request, cancelled when
+/// this is dropped.
+struct Listening {
+    id: Value,
+    _task: AbortOnDrop,
 }
 
-/// The open `subscriptions/listen` request, cancelled when dropped.
-struct Listening(tokio::task::JoinHandle<()>);
+struct AbortOnDrop(tokio::task::AbortHandle);
 
-impl Drop for Listening {
+impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-impl Stream for Subscription {
-    type Item = String;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<String>> {
-        self.updates.as_mut().poll_next(cx)
     }
 }
 
@@ -338,7 +376,7 @@ impl<'a> IntoFuture for Call<'a> {
             let mut params = JsonObject::new();
             params.insert("name".into(), json!(self.name));
             params.insert("arguments".into(), Value::Object(arguments));
-            let options = RequestOptions { timeout: self.timeout, progress };
+            let options = RequestOptions { timeout: self.timeout, progress, ..RequestOptions::default() };
             let result = self.client.session.request(methods::TOOLS_CALL, params, options).await?;
             typed(result)
         })

@@ -34,7 +34,7 @@ mod handlers;
 mod session;
 mod wire;
 
-pub use api::{Call, Subscription};
+pub use api::Call;
 pub use client::{Client, ClientBuilder, EraChoice};
 pub use error::Error;
 pub use session::{Era, Negotiated};

@@ -11,8 +11,8 @@ use std::time::Duration;
 use mcp_core::headers::ParamHeader;
 use mcp_core::http::{MCP_METHOD, MCP_NAME, encode_value, mirrored_name};
 use mcp_core::{
-    ClientCapabilities, Implementation, JsonObject, Message, Notification, Outcome, ProgressParams, Request, RequestId,
-    Response, ServerCapabilities, envelope, methods,
+    ClientCapabilities, Implementation, JsonObject, LoggingLevel, Message, Notification, Outcome, ProgressParams,
+    Request, RequestId, Response, ServerCapabilities, envelope, methods,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -61,6 +61,9 @@ pub struct Negotiated {
 pub(crate) struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+    /// Told the id of each JSON-RPC request sent (a subscription's id is
+    /// its request's).
+    pub(crate) ids: Option<mpsc::UnboundedSender<RequestId>>,
 }
 
 type Waiter = oneshot::Sender<Result<Value, Error>>;
@@ -99,6 +102,8 @@ pub(crate) struct Session {
     pub(crate) param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<String>>,
+    /// The log level 2026-07-28 requests ask for in their `_meta`.
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -127,6 +132,7 @@ impl Session {
             answering: Mutex::default(),
             param_headers: Mutex::default(),
             closed: Mutex::default(),
+            log_level: Mutex::default(),
         });
         inbox.connect(&session);
         session
@@ -211,6 +217,9 @@ impl Session {
             return Err(Error::Closed(why));
         }
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        if let Some(ids) = &options.ids {
+            let _ = ids.send(id.clone());
+        }
         let envelope = match self.framing.get() {
             Some(Framing::Stateless(envelope)) => Some(envelope.clone()),
             Some(Framing::Handshake) => None,
@@ -233,6 +242,13 @@ impl Session {
                 }
                 for (key, value) in envelope.iter().flat_map(|e| e.iter()) {
                     meta.insert(key.clone(), value.clone());
+                }
+                // The level the client set, carried by each request of
+                // 2026-07-28 (which has no `logging/setLevel`).
+                if envelope.is_some()
+                    && let Some(level) = *lock(&self.log_level)
+                {
+                    meta.insert(envelope::LOG_LEVEL.into(), json!(level));
                 }
             }
         }

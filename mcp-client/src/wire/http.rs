@@ -222,10 +222,16 @@ impl Shared {
                 request
             })
             .await?;
-        if let Some(session) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+        let status = response.status();
+        // A session is what a successful answer (to `initialize`) hands
+        // out: a refusal may name one it has already ended (the Python
+        // SDK's 1.x answers 2026-07-28's `server/discover` so), and
+        // sending that with the next request would be refused in turn.
+        if status.is_success()
+            && let Some(session) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok())
+        {
             *lock(&self.session) = Some(session.to_owned());
         }
-        let status = response.status();
         if status == StatusCode::ACCEPTED {
             return Ok(());
         }
@@ -240,9 +246,14 @@ impl Shared {
             return Ok(());
         }
         let body = response.bytes().await.map_err(|e| Error::transport(chain(&e)))?;
-        // A JSON-RPC answer is the answer, whatever the status says.
+        // A JSON-RPC answer is the answer, whatever the status says; but
+        // only an answer to this message: a refusal's error under an id of
+        // the server's own (the Python SDK's 1.x says `"server-error"`)
+        // answers nothing, and the request would wait for its timeout.
         let messages = super::lines::parse(&body);
-        let answered = messages.iter().any(|m| matches!(m, Message::Response(_)));
+        // (An error with a null id answers it too: see below.)
+        let answered =
+            messages.iter().any(|m| matches!(m, Message::Response(r) if id.is_none() || r.id == id || r.id.is_none()));
         for message in messages {
             match (message, &id) {
                 // An error without an id (the server could not read the
