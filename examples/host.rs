@@ -7,6 +7,8 @@
 //! export OPENAI_BASE_URL=http://localhost:11434/v1   # any compatible API
 //! export OPENAI_API_KEY=...  OPENAI_MODEL=...
 //! cargo run --example host -- --server "cargo run -q --example calculator" "What is 17 times 23?"
+//! # an https:// API needs TLS:
+//! cargo run --example host --features tls -- …
 //! cargo run --example host -- --config servers.json "Summarise my notes"
 //! ```
 //!
@@ -49,6 +51,9 @@ async fn main() -> ExitCode {
 async fn run() -> Result<String, String> {
     let (servers, prompt) = arguments()?;
     let base = std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
+    if base.starts_with("https://") && !cfg!(feature = "tls") {
+        return Err(format!("{base} needs TLS: run with `--features tls`"));
+    }
     let key = std::env::var("OPENAI_API_KEY").map_err(|_| "set OPENAI_API_KEY".to_owned())?;
     let model = std::env::var("OPENAI_MODEL").map_err(|_| "set OPENAI_MODEL".to_owned())?;
 
