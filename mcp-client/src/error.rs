@@ -76,3 +76,15 @@ impl From<ErrorObject> for Error {
         Error::Server(error)
     }
 }
+
+/// An error and its causes, as one line: what a transport failure says.
+#[cfg(feature = "http")]
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}

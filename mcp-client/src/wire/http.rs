@@ -191,7 +191,7 @@ impl Shared {
         loop {
             let request = self.with_session(self.with_version(build().headers(self.headers.clone())));
             let request = self.with_authorization(request).await?;
-            let response = request.send().await.map_err(|e| Error::transport(chain(&e)))?;
+            let response = request.send().await.map_err(|e| Error::transport(crate::error::chain(&e)))?;
             let status = response.status();
             let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
             let Some(authorization) = self.authorization.as_ref().filter(|_| refused) else { return Ok(response) };
@@ -245,7 +245,7 @@ impl Shared {
             }
             return Ok(());
         }
-        let body = response.bytes().await.map_err(|e| Error::transport(chain(&e)))?;
+        let body = response.bytes().await.map_err(|e| Error::transport(crate::error::chain(&e)))?;
         // A JSON-RPC answer is the answer, whatever the status says; but
         // only an answer to this message: a refusal's error under an id of
         // the server's own (the Python SDK's 1.x says `"server-error"`)
@@ -433,16 +433,6 @@ impl Default for Cursor {
 fn media_type(headers: &HeaderMap) -> String {
     let value = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
-}
-
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
 }
 
 fn clip(text: &str) -> String {

@@ -21,6 +21,8 @@ use crate::session::Session;
 /// One message to the server, serialized, with what an HTTP wire puts in
 /// its headers (a line wire ignores them).
 #[derive(Debug)]
+// A line wire reads only the bytes: without HTTP the rest goes unread.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Outbound {
     pub(crate) bytes: Vec<u8>,
     /// The request's id: a failure to deliver it fails that request.
@@ -35,7 +37,9 @@ pub(crate) struct Outbound {
 pub(crate) enum Inbound {
     /// A message.
     Message(Message),
-    /// A request could not be delivered, or its answer not read.
+    /// A request could not be delivered, or its answer not read (an HTTP
+    /// answer stream that ended early).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Failed(RequestId, Error),
     /// The connection is gone; nothing more comes.
     Closed(String),
