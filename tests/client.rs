@@ -149,11 +149,34 @@ fn builder(version: ProtocolVersion) -> ClientBuilder {
 
 /// A client of `server()` over an in-process pipe.
 async fn over_pipe(version: ProtocolVersion) -> Client {
+    pipe_to(server(), builder(version)).await
+}
+
+/// `client` connected to `server` over an in-process pipe.
+async fn pipe_to(server: Server, client: ClientBuilder) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(server().serve(server_read, server_write));
+    tokio::spawn(server.serve(server_read, server_write));
     let (read, write) = tokio::io::split(client_end);
-    builder(version).io(read, write).await.expect("the client connects")
+    client.io(read, write).await.expect("the client connects")
+}
+
+/// A client of a scripted server: each request gets what `answer` makes
+/// of it (nothing for `None`).
+async fn scripted(answer: fn(&Value) -> Option<Value>) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if let Some(answer) = answer(&message) {
+                write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+            }
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    Client::io(read, write).await.expect("the client connects")
 }
 
 /// `server()` on a free loopback port.
@@ -240,36 +263,24 @@ async fn over_http_every_feature_works_in_both_eras() {
 #[tokio::test]
 async fn auto_asks_for_discovery_and_falls_back_to_the_handshake() {
     // Ours speaks both: auto takes 2026-07-28.
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (r, w) = tokio::io::split(server_end);
-    tokio::spawn(server().serve(r, w));
-    let (read, write) = tokio::io::split(client_end);
-    let client = Client::io(read, write).await.unwrap();
+    let client = pipe_to(server(), Client::builder()).await;
     assert_eq!(client.negotiated().era, Era::Stateless);
 
     // A server that knows only the handshake answers discovery with
     // "method not found"; the client goes on with `initialize`.
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_end);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let answer = match message["method"].as_str() {
-                Some("server/discover") => {
-                    json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
-                }
-                Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                    "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "old", "version": "0"}}}),
-                Some("tools/list") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}),
-                _ => continue,
-            };
-            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
-        }
-    });
-    let (read, write) = tokio::io::split(client_end);
-    let client = Client::io(read, write).await.unwrap();
+    let client = scripted(|message| {
+        Some(match message["method"].as_str()? {
+            "server/discover" => {
+                json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
+            }
+            "initialize" => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "old", "version": "0"}}}),
+            "tools/list" => json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}),
+            _ => return None,
+        })
+    })
+    .await;
     let negotiated = client.negotiated();
     assert_eq!((negotiated.era, negotiated.version.as_str()), (Era::Handshake, "2025-06-18"));
     assert!(client.list_tools().await.unwrap().is_empty());
@@ -343,16 +354,27 @@ async fn a_server_that_misbehaves_then_dies_fails_the_call_and_never_hangs() {
 
 #[tokio::test]
 async fn log_messages_and_list_changes_arrive_as_notifications() {
-    let client = over_pipe(ProtocolVersion::LATEST_HANDSHAKE).await;
+    let server = server().tool(chatter::Tool);
+    let tools = server.tools_handle();
+    let client = pipe_to(server, builder(ProtocolVersion::LATEST_HANDSHAKE)).await;
     let mut notifications = Box::pin(client.notifications());
-    client.set_log_level(mcp_core::LoggingLevel::Debug).await.unwrap();
-    client.notify("notifications/roots/list_changed", None).await.unwrap();
-    client.set_roots(vec![]).await.unwrap();
-    // Our server logs nothing for these; a ping round-trip proves the
-    // stream stays open and quiet rather than erroring.
-    client.ping().await.unwrap();
-    let none = tokio::time::timeout(Duration::from_millis(50), notifications.next()).await;
-    assert!(none.is_err(), "{none:?}");
+    client.set_log_level(mcp_core::LoggingLevel::Warning).await.unwrap();
+    client.call("chatter", json!({})).await.unwrap();
+    assert!(tools.remove("hang"), "the tool was there to remove");
+    // The messages at or above the level the client set, then the change.
+    let mut heard = Vec::new();
+    while heard.last().map(String::as_str) != Some("notifications/tools/list_changed") {
+        let next = tokio::time::timeout(Duration::from_secs(5), notifications.next()).await;
+        let notification = next.unwrap_or_else(|_| panic!("heard only {heard:?}")).unwrap();
+        heard.push(match notification.params.as_ref().and_then(|p| p.get("level")) {
+            Some(level) => format!("{}: {}", notification.method, level.as_str().unwrap()),
+            None => notification.method,
+        });
+    }
+    assert_eq!(
+        heard,
+        ["notifications/message: warning", "notifications/message: error", "notifications/tools/list_changed"]
+    );
 }
 
 #[tokio::test]
@@ -367,11 +389,7 @@ async fn a_subscription_yields_each_change_in_both_eras_over_a_pipe_and_http() {
                 tokio::spawn(async move { server.serve_http_on(listener, HttpOptions::new()).await.unwrap() });
                 builder(version).http(&format!("http://{addr}/mcp")).await.unwrap()
             } else {
-                let (client_end, server_end) = tokio::io::duplex(1 << 16);
-                let (r, w) = tokio::io::split(server_end);
-                tokio::spawn(server.serve(r, w));
-                let (read, write) = tokio::io::split(client_end);
-                builder(version).io(read, write).await.unwrap()
+                pipe_to(server, builder(version)).await
             };
             let mut updates = client.subscribe("config://app").await.unwrap();
             resources.updated("notes://other");
@@ -388,25 +406,17 @@ async fn a_subscription_yields_each_change_in_both_eras_over_a_pipe_and_http() {
 /// null: with one request waiting, that request gets it at once.
 #[tokio::test]
 async fn an_error_without_an_id_answers_the_one_request_waiting() {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_end);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let answer = match message["method"].as_str() {
-                Some("server/discover") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                    "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}),
-                Some(_) if message.get("id").is_some() => {
-                    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "unreadable"}})
-                }
-                _ => continue,
-            };
-            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
-        }
-    });
-    let (read, write) = tokio::io::split(client_end);
-    let client = Client::io(read, write).await.unwrap();
+    let client = scripted(|message| {
+        Some(match message["method"].as_str()? {
+            "server/discover" => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}),
+            _ if message.get("id").is_some() => {
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "unreadable"}})
+            }
+            _ => return None,
+        })
+    })
+    .await;
     let failed =
         tokio::time::timeout(Duration::from_secs(5), client.call("t", json!({}))).await.expect("answered at once");
     assert_eq!(failed.unwrap_err().server_error().map(|e| e.code), Some(-32700));
@@ -436,11 +446,7 @@ async fn in_2026_07_28_subscriptions_log_levels_and_ping_use_that_era_s_requests
         (server, resources)
     };
     let (pipe_server, pipe_resources) = stateless();
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(pipe_server.serve(server_read, server_write));
-    let (read, write) = tokio::io::split(client_end);
-    let pipe = builder(ProtocolVersion::LATEST).io(read, write).await.unwrap();
+    let pipe = pipe_to(pipe_server, builder(ProtocolVersion::LATEST)).await;
 
     let (http_server, http_resources) = stateless();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
