@@ -46,23 +46,34 @@ async fn chat(State(seen): State<Seen>, body: Bytes) -> ([(axum::http::HeaderNam
     ([(CONTENT_TYPE, "application/json")], body.to_string())
 }
 
-#[tokio::test]
-async fn the_host_runs_the_models_tool_calls_and_feeds_back_the_results() {
+/// The scripted model on a free loopback port, and what it was sent.
+async fn model() -> (Seen, SocketAddr) {
     let seen: Seen = Arc::default();
     let app = Router::new().route("/v1/chat/completions", post(chat)).with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (seen, addr)
+}
 
-    let calculator = crate::common::example("calculator");
-    let output = tokio::process::Command::new(crate::common::example("host"))
-        .args(["--server", calculator.to_str().unwrap(), "What is 17 times 23?"])
+/// Run the host example with `args` against the model at `addr`.
+async fn host(addr: SocketAddr, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(crate::common::example("host"))
+        .args(args)
         .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
         .env("OPENAI_API_KEY", "test-key")
         .env("OPENAI_MODEL", "test-model")
         .output()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_host_runs_the_models_tool_calls_and_feeds_back_the_results() {
+    let (seen, addr) = model().await;
+
+    let calculator = crate::common::example("calculator");
+    let output = host(addr, &["--server", calculator.to_str().unwrap(), "What is 17 times 23?"]).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     // The tools' own results, as the model saw them.
@@ -88,26 +99,16 @@ async fn the_host_runs_the_models_tool_calls_and_feeds_back_the_results() {
 
 #[tokio::test]
 async fn several_servers_from_an_mcp_servers_file_are_offered_under_their_names() {
-    let seen: Seen = Arc::default();
-    let app = Router::new().route("/v1/chat/completions", post(chat)).with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (seen, addr) = model().await;
 
     let calculator = crate::common::example("calculator");
     let config = std::env::temp_dir().join(format!("mcp-host-{}.json", std::process::id()));
     let server = json!({"command": calculator, "args": [], "env": {"MCP_HOST_TEST": "1"}});
     std::fs::write(&config, json!({"mcpServers": {"first": server, "second": server}}).to_string()).unwrap();
-    let output = tokio::process::Command::new(crate::common::example("host"))
-        .args(["--config", config.to_str().unwrap(), "Which tools?"])
-        .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
-        .env("OPENAI_API_KEY", "test-key")
-        .env("OPENAI_MODEL", "test-model")
-        .output()
-        .await
-        .unwrap();
+    let output = host(addr, &["--config", config.to_str().unwrap(), "Which tools?"]).await;
     let _ = std::fs::remove_file(&config);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(stdout.trim(), "first__calculator,first__text_analyzer,second__calculator,second__text_analyzer");
+    assert_eq!(seen.lock().unwrap().len(), 1, "answered in one turn, with no tool call");
 }
