@@ -29,6 +29,7 @@ mod ordinary_types;
 mod otel;
 mod prompts;
 mod providers;
+mod proxy;
 mod replicas;
 mod resources;
 mod results;

@@ -31,6 +31,15 @@ impl Client {
         self.session.request(method, params, RequestOptions::default()).await
     }
 
+    /// A request sent on behalf of another client (a proxy's): its
+    /// progress heard, and a 2026-07-28 server's questions on the way
+    /// answered by this request's own handler
+    /// ([`on_input`](Forward::on_input)) rather than the client's. Await
+    /// it for the raw result; dropped before its answer, it is cancelled.
+    pub fn forward(&self, method: &str, params: JsonObject) -> Forward<'_> {
+        Forward { client: self, method: method.to_owned(), params, timeout: None, progress: None, answers: None }
+    }
+
     /// Send a notification.
     pub async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), Error> {
         self.session.notify(method, params).await
@@ -117,7 +126,10 @@ impl Client {
                 self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
                 None
             }
-            Era::Stateless => Some(self.listen(uri, &mut updates).await?),
+            Era::Stateless => {
+                let filter = json!({ "resourceSubscriptions": [uri] });
+                Some(self.listen(filter, &mut updates).await?)
+            }
         };
         let wanted = uri.to_owned();
         Ok(futures_util::StreamExt::filter_map(updates, move |n| {
@@ -136,17 +148,53 @@ impl Client {
         }))
     }
 
-    /// Open `subscriptions/listen` for `uri` and wait for the server's
-    /// acknowledgement (its first message, tagged with the request's id),
-    /// or the request's end if it ends first (a server without it).
+    /// Every change the server announces (its lists of tools, resources
+    /// and prompts) and the updates of `uris`, as notifications, while the
+    /// stream lives: for a client that mirrors the server (a proxy).
+    /// Handshake era: each URI is subscribed with `resources/subscribe`
+    /// (left subscribed); 2026-07-28: one `subscriptions/listen` for all
+    /// of it, open while the stream lives.
+    pub async fn watch(&self, uris: &[String]) -> Result<impl Stream<Item = Notification> + use<>, Error> {
+        let mut updates = Box::pin(self.notifications());
+        let listening = match self.negotiated().era {
+            Era::Handshake => {
+                for uri in uris {
+                    self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+                }
+                None
+            }
+            Era::Stateless => {
+                let filter = json!({
+                    "toolsListChanged": true,
+                    "resourcesListChanged": true,
+                    "promptsListChanged": true,
+                    "resourceSubscriptions": uris,
+                });
+                Some(self.listen(filter, &mut updates).await?)
+            }
+        };
+        Ok(futures_util::StreamExt::filter(updates, move |n| {
+            let tag = n.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(envelope::SUBSCRIPTION_ID));
+            let ours = match (&listening, tag) {
+                (Some(listening), Some(tag)) => *tag == listening.id,
+                _ => true,
+            };
+            std::future::ready(ours && n.method != methods::SUBSCRIPTIONS_ACKNOWLEDGED)
+        }))
+    }
+
+    /// Open `subscriptions/listen` for what `filter` names and wait for
+    /// the server's acknowledgement (its first message, tagged with the
+    /// request's id), or the request's end if it ends first (a server
+    /// without it).
     async fn listen(
         &self,
-        uri: &str,
+        filter: Value,
         updates: &mut (impl Stream<Item = Notification> + Unpin),
     ) -> Result<Listening, Error> {
         let (ids, mut sent) = mpsc::unbounded_channel();
         let session = self.session.clone();
-        let params = json!({ "notifications": { "resourceSubscriptions": [uri] } });
+        let params = json!({ "notifications": filter });
         let params = params.as_object().cloned().unwrap_or_default();
         // It lasts until the stream is dropped: no timeout.
         let options = RequestOptions { timeout: Some(Duration::MAX), ids: Some(ids), ..RequestOptions::default() };
@@ -364,21 +412,82 @@ impl<'a> IntoFuture for Call<'a> {
                 Value::Object(arguments) => arguments,
                 other => return Err(Error::protocol(format!("tool arguments must be an object, not {other}"))),
             };
-            let progress = self.progress.map(|mut f| {
-                let (tx, mut rx) = mpsc::unbounded_channel();
-                tokio::spawn(async move {
-                    while let Some(update) = rx.recv().await {
-                        f(update);
-                    }
-                });
-                tx
-            });
+            let progress = self.progress.map(listen);
             let mut params = JsonObject::new();
             params.insert("name".into(), json!(self.name));
             params.insert("arguments".into(), Value::Object(arguments));
             let options = RequestOptions { timeout: self.timeout, progress, ..RequestOptions::default() };
             let result = self.client.session.request(methods::TOOLS_CALL, params, options).await?;
             typed(result)
+        })
+    }
+}
+
+/// A channel whose updates `f` hears, in order, in a task of its own.
+fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::UnboundedSender<ProgressParams> {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some(update) = rx.recv().await {
+            f(update);
+        }
+    });
+    tx
+}
+
+/// A request on behalf of another client, to be awaited (see
+/// [`Client::forward`]).
+#[must_use = "a request does nothing until it is awaited"]
+pub struct Forward<'a> {
+    client: &'a Client,
+    method: String,
+    params: JsonObject,
+    timeout: Option<Duration>,
+    progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
+    answers: Option<crate::handlers::Fallback>,
+}
+
+impl Forward<'_> {
+    /// How long this request waits for its answer (the client's timeout
+    /// unless set); past it the request is cancelled.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Hear the request's progress notifications (the request gets a
+    /// progress token of this client's).
+    pub fn on_progress(mut self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Answer the input requests of a 2026-07-28 server's multi-round
+    /// result with `f` (the method and params of each), for this request
+    /// only. A handshake server's requests are not tied to one request:
+    /// the client's handlers answer those.
+    pub fn on_input<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Value, mcp_core::ErrorObject>> + Send + 'static,
+    {
+        self.answers = Some(crate::handlers::boxed(f));
+        self
+    }
+}
+
+impl<'a> IntoFuture for Forward<'a> {
+    type Output = Result<Value, Error>;
+    type IntoFuture = BoxFuture<'a, Result<Value, Error>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let options = RequestOptions {
+                timeout: self.timeout,
+                progress: self.progress.map(listen),
+                answers: self.answers,
+                ..RequestOptions::default()
+            };
+            self.client.session.request(&self.method, self.params, options).await
         })
     }
 }

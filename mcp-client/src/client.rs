@@ -141,6 +141,20 @@ impl Client {
         }
     }
 
+    /// Why the connection ended, if it has (a child server exited, its
+    /// output closed): every request now fails at once, and a new client
+    /// is needed. A Streamable HTTP connection has nothing to end; its
+    /// failures are those of each request.
+    pub fn closed(&self) -> Option<String> {
+        self.session.closed()
+    }
+
+    /// Resolves once the connection ends, with why (see
+    /// [`closed`](Self::closed)); never for a Streamable HTTP one.
+    pub async fn ended(&self) -> String {
+        self.session.ended().await
+    }
+
     /// End the connection: an HTTP session is deleted, a child server's
     /// input closed (and the server ended if it does not exit).
     pub async fn close(self) {
@@ -235,6 +249,22 @@ impl ClientBuilder {
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
         self.handlers.on_other(f);
+        self
+    }
+
+    /// Answer every request of the server with `f` (its method and
+    /// params), declaring every capability a server may ask of
+    /// (`sampling`, `elicitation` in form and URL mode, `roots`): for a
+    /// proxy, which passes the questions on to a client of its own and
+    /// refuses in that client's words what it cannot do. The other
+    /// handlers are then not asked, but a single request's own
+    /// ([`Forward::on_input`](crate::Forward::on_input)) still is.
+    pub fn relay<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(String, Option<mcp_core::JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.relay(f);
         self
     }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 type Answer<T> = BoxFuture<'static, Result<T, ErrorObject>>;
 type Handler<P, R> = Arc<dyn Fn(P) -> Answer<R> + Send + Sync>;
 /// An answer to any request: the method and its params.
-type Fallback = Arc<dyn Fn(String, Option<JsonObject>) -> Answer<Value> + Send + Sync>;
+pub(crate) type Fallback = Arc<dyn Fn(String, Option<JsonObject>) -> Answer<Value> + Send + Sync>;
 
 /// The client's answers to a server's questions.
 #[derive(Clone, Default)]
@@ -30,6 +30,9 @@ pub(crate) struct Handlers {
     roots: Option<Arc<Mutex<Vec<Root>>>>,
     /// The answer to requests no handler above answers.
     other: Option<Fallback>,
+    /// The answer to every request (a proxy's, passing them on), which
+    /// declares every capability a server may ask of.
+    relay: Option<Fallback>,
 }
 
 impl Handlers {
@@ -55,7 +58,15 @@ impl Handlers {
         F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
-        self.other = Some(Arc::new(move |method, params| Box::pin(f(method, params))));
+        self.other = Some(boxed(f));
+    }
+
+    pub(crate) fn relay<F, Fut>(&mut self, f: F)
+    where
+        F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.relay = Some(boxed(f));
     }
 
     pub(crate) fn roots(&mut self, roots: Vec<Root>) {
@@ -76,6 +87,14 @@ impl Handlers {
     /// The capabilities these answers make.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let object = |value: Value| value.as_object().cloned();
+        if self.relay.is_some() {
+            return ClientCapabilities {
+                sampling: object(json!({})),
+                elicitation: object(json!({ "form": {}, "url": {} })),
+                roots: object(json!({ "listChanged": true })),
+                ..ClientCapabilities::default()
+            };
+        }
         ClientCapabilities {
             sampling: self.sampling.as_ref().and_then(|_| object(json!({}))),
             elicitation: self.elicitation.as_ref().and_then(|_| {
@@ -89,6 +108,9 @@ impl Handlers {
     /// Answer one question by its method: its handler's answer, else the
     /// fallback's ([`on_other`](Self::on_other)), else `method not found`.
     pub(crate) async fn answer(&self, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+        if let (Some(relay), false) = (&self.relay, method == methods::PING) {
+            return relay(method.to_owned(), params).await;
+        }
         match method {
             methods::PING => return Ok(json!({})),
             methods::SAMPLING_CREATE_MESSAGE => {
@@ -122,6 +144,15 @@ impl Handlers {
             None => Err(ErrorObject::method_not_found(method)),
         }
     }
+}
+
+/// `f` as a [`Fallback`].
+pub(crate) fn boxed<F, Fut>(f: F) -> Fallback
+where
+    F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+{
+    Arc::new(move |method, params| Box::pin(f(method, params)))
 }
 
 /// A form accepted without some of its fields takes their defaults, as a

@@ -34,7 +34,7 @@ mod handlers;
 mod session;
 mod wire;
 
-pub use api::Call;
+pub use api::{Call, Forward};
 pub use client::{Client, ClientBuilder, EraChoice};
 pub use error::Error;
 pub use session::{Era, Negotiated};

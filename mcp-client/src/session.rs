@@ -64,6 +64,9 @@ pub(crate) struct RequestOptions {
     /// Told the id of each JSON-RPC request sent (a subscription's id is
     /// its request's).
     pub(crate) ids: Option<mpsc::UnboundedSender<RequestId>>,
+    /// This request's answers to a 2026-07-28 server's input requests,
+    /// instead of the client's handlers.
+    pub(crate) answers: Option<crate::handlers::Fallback>,
 }
 
 type Waiter = oneshot::Sender<Result<Value, Error>>;
@@ -102,6 +105,8 @@ pub(crate) struct Session {
     pub(crate) param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<String>>,
+    /// The same, for those awaiting the end.
+    ended: tokio::sync::watch::Sender<Option<String>>,
     /// The log level 2026-07-28 requests ask for in their `_meta`.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
 }
@@ -132,6 +137,7 @@ impl Session {
             answering: Mutex::default(),
             param_headers: Mutex::default(),
             closed: Mutex::default(),
+            ended: tokio::sync::watch::channel(None).0,
             log_level: Mutex::default(),
         });
         inbox.connect(&session);
@@ -191,7 +197,11 @@ impl Session {
             for (key, request) in requests {
                 let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
                 let asked = request.get("params").and_then(Value::as_object).cloned();
-                let answer = self.handlers.answer(&method, asked).await.map_err(|error| {
+                let answer = match &options.answers {
+                    Some(answers) => answers(method.clone(), asked).await,
+                    None => self.handlers.answer(&method, asked).await,
+                };
+                let answer = answer.map_err(|error| {
                     Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
                 })?;
                 responses.insert(key, answer);
@@ -327,8 +337,24 @@ impl Session {
         }
     }
 
+    /// Why the connection ended, once it has.
+    pub(crate) fn closed(&self) -> Option<String> {
+        lock(&self.closed).clone()
+    }
+
+    /// Resolves with why the connection ended, once it has.
+    pub(crate) async fn ended(&self) -> String {
+        let mut ended = self.ended.subscribe();
+        match ended.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            Err(_) => "the client was dropped".to_owned(),
+        }
+    }
+
     fn fail_all(&self, why: &str) {
-        lock(&self.closed).get_or_insert_with(|| why.to_owned());
+        let why = lock(&self.closed).get_or_insert_with(|| why.to_owned()).clone();
+        self.ended.send_replace(Some(why.clone()));
+        let why = why.as_str();
         for (_, waiter) in lock(&self.pending).drain() {
             let _ = waiter.send(Err(Error::Closed(why.to_owned())));
         }

@@ -46,6 +46,7 @@
 //! | [`request`] | what a handler can take as a parameter: [`Context`], [`State`], [`Claims`], and [`FromRequest`](request::FromRequest) for extractors of your own |
 //! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
 //! | [`middleware`] | layers around every handler run, and the ready ones |
+//! | `proxy` | (feature `proxy`) other servers mounted into this one: [`Server::mount`](Server), upstreams over stdio, HTTP or in process |
 //! | [`transport`] | how a server is reached: HTTP options, OAuth, an in-memory client |
 //! | [`stores`] | what Streamable HTTP keeps across requests and replicas |
 //! | [`testing`] | [`TestClient`](testing::TestClient), for tests through the protocol |
@@ -64,6 +65,8 @@ mod invoke;
 pub mod logging;
 pub mod middleware;
 pub mod prompts;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 pub mod request;
 pub mod resources;
 mod server;

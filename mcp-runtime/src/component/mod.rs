@@ -262,6 +262,46 @@ impl<K: Kind> Catalog<K> {
         }
     }
 
+    /// Replace the registrations keyed `old` with `new` in one change (one
+    /// announcement), leaving out, with a warning naming `origin`, each new
+    /// one that cannot be built or whose key another registration holds.
+    /// The keys registered now (`old` if the set as a whole was refused,
+    /// and so left as it was).
+    #[cfg(feature = "proxy")]
+    pub(crate) fn replace(&self, old: &BTreeSet<String>, new: Vec<Arc<K::Source>>, origin: &str) -> BTreeSet<String> {
+        let empty = Arc::new(StateMap::default());
+        let states = self.states.get().cloned().unwrap_or(empty);
+        let mut kept = BTreeSet::new();
+        let outcome = self.change(|sources| {
+            sources.items.retain(|item| !old.contains(&item.key()));
+            let taken: BTreeSet<String> = sources.items.iter().map(Item::key).collect();
+            for source in new {
+                let key = K::source_key(&source);
+                if taken.contains(&key) || kept.contains(&key) {
+                    tracing::warn!(origin, key, "left out: the name is taken");
+                    continue;
+                }
+                match K::build(&source, &sources.options, &states) {
+                    Ok(entry) => {
+                        kept.insert(key);
+                        sources.items.push(Item { source, built: Some(Arc::new(entry)) });
+                    }
+                    Err(error) => tracing::warn!(origin, key, %error, "left out: it cannot be served"),
+                }
+            }
+            // Entries with the same keys may still differ (a description).
+            true
+        });
+        match outcome {
+            Ok(_) => kept,
+            Err(error) => {
+                // Undone: the old registrations stand.
+                tracing::warn!(origin, %error, "its list was not taken up");
+                old.clone()
+            }
+        }
+    }
+
     /// Register `source`.
     pub(crate) fn add(&self, source: Arc<K::Source>) -> Result<(), Error> {
         self.change(|sources| {

@@ -155,6 +155,30 @@ impl Context {
         self.report(done, Some(total), Some(message.into()));
     }
 
+    /// Pass on a mounted server's progress of the call this context is
+    /// forwarding (under this request's token, coalesced like its own).
+    #[cfg(feature = "proxy")]
+    pub(crate) fn relay_progress(&self, done: f64, total: Option<f64>, message: Option<String>) {
+        self.report(done, total, message);
+    }
+
+    /// Pass on a mounted server's log message, if the client wants its
+    /// level.
+    #[cfg(feature = "proxy")]
+    pub(crate) fn relay_log(&self, params: &LoggingMessageParams) {
+        let (Some(peer), Some(outgoing)) = (&self.inner.peer, &self.inner.outgoing) else { return };
+        if level_index(params.level) >= peer.log_level.load(Ordering::Relaxed) {
+            outgoing.notify(methods::MESSAGE, params);
+        }
+    }
+
+    /// The client's handshake session, for telling sessions apart (none
+    /// for a 2026-07-28 request, which has no session).
+    #[cfg(feature = "proxy")]
+    pub(crate) fn session(&self) -> Option<std::sync::Weak<Peer>> {
+        self.inner.peer.as_ref().filter(|p| p.requests.is_some()).map(Arc::downgrade)
+    }
+
     fn report(&self, done: f64, total: Option<f64>, message: Option<String>) {
         let Some(outgoing) = &self.inner.outgoing else { return };
         let mut progress = self.inner.progress.lock().unwrap_or_else(|e| e.into_inner());

@@ -33,12 +33,12 @@ pub(crate) use shared::Shared;
 /// # }
 /// ```
 pub struct Server {
-    info: Implementation,
+    pub(crate) info: Implementation,
     instructions: Option<String>,
     announcer: Arc<Announcer>,
-    tools: Arc<Catalog<Tools>>,
-    resources: ResourceCatalogs,
-    prompts: Arc<Catalog<Prompts>>,
+    pub(crate) tools: Arc<Catalog<Tools>>,
+    pub(crate) resources: ResourceCatalogs,
+    pub(crate) prompts: Arc<Catalog<Prompts>>,
     states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
@@ -56,6 +56,9 @@ pub struct Server {
     limits: Limits,
     /// The user's middleware, the first added the outermost.
     layers: Vec<crate::middleware::Wrap>,
+    /// Other servers mounted into this one.
+    #[cfg(feature = "proxy")]
+    pub(crate) mounts: Vec<crate::proxy::Mount>,
 }
 
 impl Server {
@@ -102,6 +105,8 @@ impl Server {
                 max_queued_output: 16 * 1024 * 1024,
             },
             layers: Vec::new(),
+            #[cfg(feature = "proxy")]
+            mounts: Vec::new(),
         }
     }
 
@@ -371,6 +376,8 @@ impl Server {
     }
 
     pub(crate) fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
+        #[cfg(feature = "proxy")]
+        let links = self.links();
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         let state = Arc::new(self.states);
         self.tools.publish(state.clone())?;
@@ -386,6 +393,8 @@ impl Server {
             None => Keys::random(self.request_state_lifetime),
         };
         let shared = Shared {
+            #[cfg(feature = "proxy")]
+            links,
             info: self.info,
             modern_info,
             instructions: self.instructions,
@@ -403,7 +412,35 @@ impl Server {
             request_state: Arc::new(request_state),
             middleware: crate::middleware::build(&self.layers),
         };
+        #[cfg(feature = "proxy")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            shared.links.iter().for_each(|link| link.start());
+        }
         Ok((Arc::new(shared), self.limits))
+    }
+}
+
+impl Server {
+    /// The links of this server's mounts (started when it is served, or
+    /// at once if it is built inside a Tokio runtime).
+    #[cfg(feature = "proxy")]
+    fn links(&self) -> Vec<Arc<crate::proxy::Link>> {
+        let links: Vec<_> = self
+            .mounts
+            .iter()
+            .cloned()
+            .map(|mount| {
+                let targets = crate::proxy::Targets {
+                    tools: self.tools.clone(),
+                    statics: self.resources.statics.clone(),
+                    templates: self.resources.templates.clone(),
+                    prompts: self.prompts.clone(),
+                    announcer: self.announcer.clone(),
+                };
+                crate::proxy::Link::new(mount, targets)
+            })
+            .collect();
+        links
     }
 }
 

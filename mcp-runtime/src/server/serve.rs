@@ -21,6 +21,7 @@ impl Server {
     pub async fn serve_stdio(self) -> Result<(), Error> {
         logging::init_stderr();
         let (shared, limits) = self.build()?;
+        shared.ready().await;
         let (stdin, stdout) = stdio::streams(&shared.info.name)?;
         tracing::info!(
             server = %shared.info.name,
@@ -147,6 +148,7 @@ impl Server {
     /// the shutdown grace and every answer is written.
     pub async fn serve_transport<T: Transport>(self, transport: T) -> Result<(), Error> {
         let (shared, limits) = self.build()?;
+        shared.ready().await;
         connection::serve(transport, None, shared, limits).await?;
         Ok(())
     }

@@ -48,9 +48,23 @@ pub(crate) struct Shared {
     /// The user's middleware as one service (`Server::layer`); `None`
     /// without any.
     pub(crate) middleware: Option<crate::middleware::Pipeline>,
+    /// The servers mounted into this one (`Server::mount`).
+    #[cfg(feature = "proxy")]
+    pub(crate) links: Vec<Arc<crate::proxy::Link>>,
 }
 
 impl Shared {
+    /// Resolves once every mounted server was reached (or failed to be)
+    /// and its lists mirrored, so the first client sees them; each
+    /// attempt is bounded by its mount's connect timeout.
+    pub(crate) async fn ready(&self) {
+        #[cfg(feature = "proxy")]
+        for link in &self.links {
+            link.start();
+            link.ready().await;
+        }
+    }
+
     /// Whether the methods of `capability` are served.
     pub(crate) fn serves(&self, capability: Capability) -> bool {
         match capability {

@@ -44,20 +44,29 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
         Ok(Action::Reply(answer))
     };
-    let check = match entry.check() {
-        Ok(check) => check,
-        Err(reason) => {
-            return answered(crate::incident::report(
-                "a tool's input schema cannot be compiled",
-                &reason,
-                &entry.definition.rust_path,
-                shared.show_internal_errors,
-            ));
+    let arguments = if entry.definition.forwarded {
+        // A mounted server's tool: its own server checks the arguments.
+        match arguments {
+            None | Some(serde_json::Value::Null) => JsonObject::new(),
+            Some(serde_json::Value::Object(arguments)) => arguments,
+            Some(_) => return answered(problems_result(&["`arguments` must be a JSON object".to_owned()])),
         }
-    };
-    let arguments = match check.prepare(arguments, shared.lenient_arguments) {
-        Ok(arguments) => arguments,
-        Err(problems) => return answered(problems_result(&problems)),
+    } else {
+        let check = match entry.check() {
+            Ok(check) => check,
+            Err(reason) => {
+                return answered(crate::incident::report(
+                    "a tool's input schema cannot be compiled",
+                    &reason,
+                    &entry.definition.rust_path,
+                    shared.show_internal_errors,
+                ));
+            }
+        };
+        match check.prepare(arguments, shared.lenient_arguments) {
+            Ok(arguments) => arguments,
+            Err(problems) => return answered(problems_result(&problems)),
+        }
     };
     // After the arguments: a call that cannot run uses no allowance.
     let key = request.session.key;
@@ -77,6 +86,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let handler = entry.handler.clone();
     let settle = move |outcome| {
         Ok(Reply::Tool(match outcome {
+            Outcome::Done(result) if entry.definition.forwarded => result,
             Outcome::Done(result) => checked_output(&entry, result, show_details),
             Outcome::Panicked(message) => crate::incident::report("tool panicked", &message, &message, show_details),
             Outcome::TimedOut(limit) => timed_out(&name, limit),

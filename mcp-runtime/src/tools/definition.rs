@@ -37,6 +37,9 @@ pub struct ToolDefinition {
     /// `mcp_core::schema::checked_input_schema`); set when a server shapes
     /// the definition.
     pub(crate) checked_input: Option<JsonObject>,
+    /// A mounted server's tool: its upstream checks the arguments and the
+    /// output, so the call passes them on as they are.
+    pub(crate) forwarded: bool,
 }
 
 impl ToolDefinition {
@@ -387,6 +390,7 @@ impl ToolBuilder {
             unknown_header_arguments,
             scopes: self.scopes,
             checked_input: None,
+            forwarded: false,
         }
     }
 }

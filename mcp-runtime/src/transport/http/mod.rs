@@ -334,7 +334,10 @@ impl Server {
         warn_if_exposed(local, &options);
         let path = options.path.clone();
         let limits = options.connections;
-        let router = self.http_router(options)?;
+        let (shared, built) = self.build()?;
+        // Mounted servers are reached before the first client is.
+        shared.ready().await;
+        let router = router(shared, built, options)?;
         eprintln!("{name}: serving MCP over Streamable HTTP at http://{local}{path}");
         conn::serve(listener, router, limits).await?;
         Ok(())
@@ -360,25 +363,34 @@ impl Server {
     /// ```
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router, Error> {
         let (shared, limits) = self.build()?;
-        // A key made by this process is right for a lone server; only a
-        // store shared with replicas says there are others to agree with.
-        let replicated = options.stores.sessions.is_some() || options.stores.fanout.is_some();
-        if shared.request_state.random && replicated {
-            tracing::warn!(
-                "a store for replicas is configured, but no Server::request_state_keys: 2026-07-28 requests that \
-                 ask the client something carry state signed with a key made by this process, which the other \
-                 replicas cannot check; give every replica the same keys"
-            );
-        }
-        if !protected(&options) && scoped(&shared) {
-            tracing::warn!(
-                "some tools, resources or prompts require scopes, but the endpoint takes no OAuth tokens \
-                 (HttpOptions::oauth), so scopes do not apply and every client may use them"
-            );
-        }
-        let endpoint = Arc::new(Endpoint::new(shared, limits, options)?);
-        Ok(endpoint::router(endpoint))
+        router(shared, limits, options)
     }
+}
+
+/// The endpoint of a built server.
+fn router(
+    shared: Arc<crate::server::Shared>,
+    limits: crate::transport::connection::Limits,
+    options: HttpOptions,
+) -> Result<axum::Router, Error> {
+    // A key made by this process is right for a lone server; only a
+    // store shared with replicas says there are others to agree with.
+    let replicated = options.stores.sessions.is_some() || options.stores.fanout.is_some();
+    if shared.request_state.random && replicated {
+        tracing::warn!(
+            "a store for replicas is configured, but no Server::request_state_keys: 2026-07-28 requests that \
+             ask the client something carry state signed with a key made by this process, which the other \
+             replicas cannot check; give every replica the same keys"
+        );
+    }
+    if !protected(&options) && scoped(&shared) {
+        tracing::warn!(
+            "some tools, resources or prompts require scopes, but the endpoint takes no OAuth tokens \
+             (HttpOptions::oauth), so scopes do not apply and every client may use them"
+        );
+    }
+    let endpoint = Arc::new(Endpoint::new(shared, limits, options)?);
+    Ok(endpoint::router(endpoint))
 }
 
 /// A server on a real interface that still checks for loopback names

@@ -1,0 +1,483 @@
+//! One mounted upstream: its connections (one shared, and one per client
+//! session of this server where the upstream keeps sessions), kept up
+//! (opened again after one ends), its lists mirrored into this server's
+//! catalogs, and its announcements passed on.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mcp_core::{ErrorObject, JsonObject, LoggingMessageParams, Notification, methods};
+use mcp_runtime_client::{Client, Era, Error as ClientError};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::forward::{ProxiedPrompt, ProxiedResource, ProxiedTool};
+use super::names::Names;
+use super::{Connect, Filter, Mount};
+use crate::client::Peer;
+use crate::component::Catalog;
+use crate::component::announce::Announcer;
+use crate::prompts::Prompt;
+use crate::prompts::catalog::Prompts;
+use crate::request::{Context, FromRequest, RequestParts};
+use crate::resources::Resource;
+use crate::resources::catalog::{Statics, Templates};
+use crate::tools::Tool;
+use crate::tools::catalog::Tools;
+
+/// How many of an upstream's resources are subscribed to, for updates.
+const MAX_SUBSCRIBED: usize = 256;
+/// The longest wait between attempts to reach an upstream that is down.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Where a mount's components go: the mounting server's catalogs.
+pub(crate) struct Targets {
+    pub(crate) tools: Arc<Catalog<Tools>>,
+    pub(crate) statics: Arc<Catalog<Statics>>,
+    pub(crate) templates: Arc<Catalog<Templates>>,
+    pub(crate) prompts: Arc<Catalog<Prompts>>,
+    pub(crate) announcer: Arc<Announcer>,
+}
+
+/// The keys a mount registered in each catalog.
+#[derive(Default)]
+struct Registered {
+    tools: BTreeSet<String>,
+    statics: BTreeSet<String>,
+    templates: BTreeSet<String>,
+    prompts: BTreeSet<String>,
+}
+
+/// One mounted upstream, shared by its proxied components.
+pub(crate) struct Link {
+    pub(crate) label: String,
+    pub(crate) names: Names,
+    filter: Filter,
+    renames: Vec<(String, String)>,
+    connect: Connect,
+    connect_timeout: Duration,
+    targets: Targets,
+    /// The connection that mirrors the lists, and serves every call of
+    /// an upstream without sessions.
+    shared: Arc<Conn>,
+    /// The client session the shared connection serves, where the
+    /// upstream keeps sessions.
+    shared_owner: Mutex<Option<Weak<Peer>>>,
+    /// One connection per other client session.
+    sessions: Mutex<Vec<(Weak<Peer>, Arc<Conn>)>>,
+    /// The upstream keeps sessions (it spoke a handshake era).
+    stateful: AtomicBool,
+    /// The upstream offers completions.
+    pub(crate) completes: AtomicBool,
+    registered: Mutex<Registered>,
+    /// Whether the first attempt to mirror the lists is over.
+    ready: watch::Sender<bool>,
+    started: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Link {
+    pub(crate) fn new(mount: Mount, targets: Targets) -> Arc<Link> {
+        let label = if mount.prefix.is_empty() { mount.upstream.label.clone() } else { mount.prefix.clone() };
+        Arc::new(Link {
+            label,
+            names: Names::new(&mount.prefix),
+            filter: mount.filter,
+            renames: mount.renames,
+            connect: mount.upstream.connect,
+            connect_timeout: mount.connect_timeout,
+            targets,
+            shared: Arc::default(),
+            shared_owner: Mutex::default(),
+            sessions: Mutex::default(),
+            stateful: AtomicBool::new(false),
+            completes: AtomicBool::new(false),
+            registered: Mutex::default(),
+            ready: watch::channel(false).0,
+            started: AtomicBool::new(false),
+        })
+    }
+
+    /// Start mirroring the upstream (once; needs a Tokio runtime).
+    pub(crate) fn start(self: &Arc<Self>) {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        tokio::spawn(mirror(Arc::downgrade(self)));
+    }
+
+    /// Resolves once the first attempt to reach the upstream and mirror
+    /// its lists is over (whatever its outcome).
+    pub(crate) async fn ready(&self) {
+        let mut ready = self.ready.subscribe();
+        let _ = ready.wait_for(|r| *r).await;
+    }
+
+    /// Forward `method` with `params` for the request of `parts`: on the
+    /// connection of its client's session, its progress and the
+    /// upstream's questions passed on to that client.
+    pub(crate) async fn forward(
+        self: &Arc<Self>,
+        mut parts: RequestParts,
+        method: &str,
+        params: JsonObject,
+    ) -> Result<Value, ClientError> {
+        let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
+        let conn = self.conn_for(&ctx);
+        let client = conn.client(self).await?;
+        let _caller = conn.enter(ctx.clone());
+        let mut forward = client.forward(method, params).timeout(Duration::MAX);
+        if ctx.meta().is_some_and(|m| m.contains_key("progressToken")) {
+            let progress = ctx.clone();
+            forward = forward.on_progress(move |p| progress.relay_progress(p.progress, p.total, p.message));
+        }
+        let asker = ctx.clone();
+        forward = forward.on_input(move |method, params| {
+            let ctx = asker.clone();
+            async move { ask(&ctx, &method, params).await }
+        });
+        let result = forward.await;
+        if let Err(ClientError::Closed(_)) = &result {
+            conn.reset().await;
+        }
+        result
+    }
+
+    /// A request on the shared connection, for what no one session asks
+    /// (completions).
+    pub(crate) async fn request(self: &Arc<Self>, method: &str, params: JsonObject) -> Result<Value, ClientError> {
+        let client = self.shared.client(self).await?;
+        client.forward(method, params).await
+    }
+
+    /// Words for a failed forward, for the caller.
+    pub(crate) fn describe(&self, error: &ClientError) -> String {
+        match error {
+            ClientError::Server(error) => error.message.clone(),
+            ClientError::Closed(why) => {
+                format!("the mounted server `{}` is unavailable ({why}); it is being restarted, try again", self.label)
+            }
+            other => format!("the mounted server `{}` failed: {other}", self.label),
+        }
+    }
+
+    /// The connection for a request of `ctx`'s client.
+    fn conn_for(&self, ctx: &Context) -> Arc<Conn> {
+        let Some(session) = ctx.session().filter(|_| self.stateful.load(Ordering::Relaxed)) else {
+            return self.shared.clone();
+        };
+        {
+            let mut owner = lock(&self.shared_owner);
+            match owner.as_ref() {
+                Some(o) if o.ptr_eq(&session) => return self.shared.clone(),
+                Some(o) if o.strong_count() > 0 => {}
+                _ => {
+                    *owner = Some(session);
+                    return self.shared.clone();
+                }
+            }
+        }
+        let mut sessions = lock(&self.sessions);
+        // Sessions that ended take their connections with them.
+        sessions.retain(|(peer, _)| peer.strong_count() > 0);
+        if let Some((_, conn)) = sessions.iter().find(|(peer, _)| peer.ptr_eq(&session)) {
+            return conn.clone();
+        }
+        let conn = Arc::new(Conn::default());
+        sessions.push((session, conn.clone()));
+        conn
+    }
+
+    /// Mirror the lists `client`'s server offers now.
+    async fn sync(self: &Arc<Self>, client: &Client, tools: bool, resources: bool, prompts: bool) {
+        let offers = client.server_capabilities();
+        self.completes.store(offers.completions.is_some(), Ordering::Relaxed);
+        if tools {
+            let listed = if offers.tools.is_some() { client.list_tools().await } else { Ok(Vec::new()) };
+            match listed {
+                Ok(listed) => {
+                    let sources: Vec<Arc<dyn Tool>> = listed
+                        .into_iter()
+                        .filter(|t| self.filter.keeps(&[&t.name], t.meta.as_ref()))
+                        .map(|tool| {
+                            let name = self.rename(&tool.name);
+                            Arc::new(ProxiedTool::new(self, tool, name)) as Arc<dyn Tool>
+                        })
+                        .collect();
+                    let old = lock(&self.registered).tools.clone();
+                    let kept = self.targets.tools.replace(&old, sources, &self.label);
+                    lock(&self.registered).tools = kept;
+                }
+                Err(error) => tracing::warn!(upstream = %self.label, %error, "its tools could not be listed"),
+            }
+        }
+        if resources {
+            let (listed, templates) = match offers.resources.is_some() {
+                true => (client.list_resources().await, client.list_resource_templates().await),
+                false => (Ok(Vec::new()), Ok(Vec::new())),
+            };
+            match listed {
+                Ok(listed) => {
+                    let sources: Vec<Arc<dyn Resource>> = listed
+                        .into_iter()
+                        .filter(|r| self.filter.keeps(&[&r.uri, &r.name], r.meta.as_ref()))
+                        .map(|r| Arc::new(ProxiedResource::fixed(self, r)) as Arc<dyn Resource>)
+                        .collect();
+                    let old = lock(&self.registered).statics.clone();
+                    let kept = self.targets.statics.replace(&old, sources, &self.label);
+                    lock(&self.registered).statics = kept;
+                }
+                Err(error) => tracing::warn!(upstream = %self.label, %error, "its resources could not be listed"),
+            }
+            match templates {
+                Ok(listed) => {
+                    let sources: Vec<Arc<dyn Resource>> = listed
+                        .into_iter()
+                        .filter(|t| self.filter.keeps(&[&t.uri_template, &t.name], t.meta.as_ref()))
+                        .map(|t| Arc::new(ProxiedResource::template(self, t)) as Arc<dyn Resource>)
+                        .collect();
+                    let old = lock(&self.registered).templates.clone();
+                    let kept = self.targets.templates.replace(&old, sources, &self.label);
+                    lock(&self.registered).templates = kept;
+                }
+                Err(error) => tracing::warn!(upstream = %self.label, %error, "its templates could not be listed"),
+            }
+        }
+        if prompts {
+            let listed = if offers.prompts.is_some() { client.list_prompts().await } else { Ok(Vec::new()) };
+            match listed {
+                Ok(listed) => {
+                    let sources: Vec<Arc<dyn Prompt>> = listed
+                        .into_iter()
+                        .filter(|p| self.filter.keeps(&[&p.name], p.meta.as_ref()))
+                        .map(|prompt| {
+                            let name = self.rename(&prompt.name);
+                            Arc::new(ProxiedPrompt::new(self, prompt, name)) as Arc<dyn Prompt>
+                        })
+                        .collect();
+                    let old = lock(&self.registered).prompts.clone();
+                    let kept = self.targets.prompts.replace(&old, sources, &self.label);
+                    lock(&self.registered).prompts = kept;
+                }
+                Err(error) => tracing::warn!(upstream = %self.label, %error, "its prompts could not be listed"),
+            }
+        }
+    }
+
+    /// A tool's or prompt's name here: its rename, or the prefixed name.
+    fn rename(&self, upstream: &str) -> String {
+        match self.renames.iter().find(|(from, _)| from == upstream) {
+            Some((_, to)) => to.clone(),
+            None => self.names.name(upstream),
+        }
+    }
+
+    /// The upstream URIs of the mirrored resources, to subscribe to.
+    fn subscribable(&self, client: &Client) -> Vec<String> {
+        let offers = client.server_capabilities();
+        if offers.resources.as_ref().is_none_or(|r| r.subscribe != Some(true)) {
+            return Vec::new();
+        }
+        let registered = lock(&self.registered);
+        registered.statics.iter().filter_map(|uri| self.names.upstream_uri(uri)).take(MAX_SUBSCRIBED).collect()
+    }
+
+    /// Act on one of the upstream's notifications.
+    async fn on_notification(self: &Arc<Self>, client: &Client, notification: Notification) {
+        match notification.method.as_str() {
+            methods::TOOLS_LIST_CHANGED => self.sync(client, true, false, false).await,
+            methods::RESOURCES_LIST_CHANGED => self.sync(client, false, true, false).await,
+            methods::PROMPTS_LIST_CHANGED => self.sync(client, false, false, true).await,
+            methods::RESOURCES_UPDATED => {
+                let uri = notification.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                if let Some(uri) = uri {
+                    self.targets.announcer.updated(&self.names.uri(uri));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Keep the shared connection up and the lists mirrored, for as long as
+/// the link lives.
+async fn mirror(link: Weak<Link>) {
+    let mut backoff = Duration::from_millis(250);
+    loop {
+        let Some(strong) = link.upgrade() else { return };
+        let client = match strong.shared.client(&strong).await {
+            Ok(client) => client,
+            Err(error) => {
+                tracing::warn!(upstream = %strong.label, %error, retry_in = ?backoff, "the mounted server cannot be reached");
+                strong.ready.send_replace(true);
+                drop(strong);
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+        };
+        backoff = Duration::from_millis(250);
+        strong.stateful.store(client.negotiated().era == Era::Handshake, Ordering::Relaxed);
+        strong.sync(&client, true, true, true).await;
+        strong.ready.send_replace(true);
+        let uris = strong.subscribable(&client);
+        let watched = match client.watch(&uris).await {
+            Ok(watched) => watched.boxed(),
+            Err(error) => {
+                tracing::debug!(upstream = %strong.label, %error, "no resource updates from the mounted server");
+                client.notifications().boxed()
+            }
+        };
+        drop(strong);
+        let mut watched = watched;
+        loop {
+            tokio::select! {
+                next = watched.next() => match (next, link.upgrade()) {
+                    (Some(notification), Some(strong)) => strong.on_notification(&client, notification).await,
+                    (None, _) => break,
+                    (_, None) => return,
+                },
+                why = client.ended() => {
+                    tracing::warn!(upstream = ?link.upgrade().map(|l| l.label.clone()), %why, "the mounted server's connection ended; reconnecting");
+                    break;
+                }
+            }
+        }
+        match link.upgrade() {
+            Some(strong) => strong.shared.reset().await,
+            None => return,
+        }
+        tokio::time::sleep(backoff).await;
+    }
+}
+
+/// One connection to the upstream, opened when first needed and again
+/// after it ends, and the calls in flight on it (to whose clients the
+/// upstream's own requests go).
+#[derive(Default)]
+pub(crate) struct Conn {
+    client: tokio::sync::Mutex<Option<Client>>,
+    callers: Mutex<Vec<Caller>>,
+    next: AtomicU64,
+}
+
+struct Caller {
+    id: u64,
+    ctx: Context,
+    /// Set when the call ends, to stop passing on questions for it.
+    done: watch::Sender<bool>,
+}
+
+/// A call in flight on a connection, until dropped.
+pub(crate) struct Entered {
+    conn: Arc<Conn>,
+    id: u64,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let mut callers = lock(&self.conn.callers);
+        if let Some(i) = callers.iter().position(|c| c.id == self.id) {
+            callers.remove(i).done.send_replace(true);
+        }
+    }
+}
+
+impl Conn {
+    /// The connection's client, connecting if there is none (or the last
+    /// one ended).
+    async fn client(self: &Arc<Self>, link: &Link) -> Result<Client, ClientError> {
+        let mut slot = self.client.lock().await;
+        if let Some(client) = slot.as_ref().filter(|c| c.closed().is_none()) {
+            return Ok(client.clone());
+        }
+        let conn = Arc::downgrade(self);
+        let builder = Client::builder()
+            .name(format!("mcp-runtime proxy ({})", link.label), env!("CARGO_PKG_VERSION"))
+            .relay(move |method, params| {
+                let conn = conn.clone();
+                async move {
+                    match conn.upgrade() {
+                        Some(conn) => conn.ask(&method, params).await,
+                        None => Err(ErrorObject::internal_error()),
+                    }
+                }
+            });
+        let connecting = (link.connect)(builder);
+        let client = match tokio::time::timeout(link.connect_timeout, connecting).await {
+            Ok(connected) => connected?,
+            Err(_) => return Err(ClientError::Timeout(link.connect_timeout)),
+        };
+        tokio::spawn(pass_on_logs(Arc::downgrade(self), client.notifications().boxed()));
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+
+    /// Forget the client, so the next request connects again.
+    async fn reset(&self) {
+        self.client.lock().await.take();
+    }
+
+    /// Note a call in flight for `ctx`'s client.
+    fn enter(self: &Arc<Self>, ctx: Context) -> Entered {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.callers).push(Caller { id, ctx, done: watch::channel(false).0 });
+        Entered { conn: self.clone(), id }
+    }
+
+    /// The latest call in flight: whose client the upstream's requests,
+    /// which name no call, go to.
+    fn current(&self) -> Option<(Context, watch::Receiver<bool>)> {
+        lock(&self.callers).last().map(|c| (c.ctx.clone(), c.done.subscribe()))
+    }
+
+    /// Pass one of the upstream's requests on to the client of the latest
+    /// call, for as long as that call lasts.
+    async fn ask(&self, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+        let Some((ctx, mut done)) = self.current() else {
+            return Err(ErrorObject::new(
+                mcp_core::codes::INTERNAL_ERROR,
+                format!("`{method}` cannot be passed on: no client is waiting on this server now"),
+            ));
+        };
+        tokio::select! {
+            answer = ask(&ctx, method, params) => answer,
+            _ = done.wait_for(|d| *d) => Err(ErrorObject::new(
+                mcp_core::codes::INTERNAL_ERROR,
+                format!("`{method}` was not answered: the call it came with ended"),
+            )),
+        }
+    }
+}
+
+/// Ask the client of `ctx` what the upstream asked: a request in the
+/// handshake eras, an input request of the call's result in 2026-07-28.
+async fn ask(ctx: &Context, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+    let params = Value::Object(params.unwrap_or_default());
+    ctx.client().request::<Value>(method, params).await.map_err(|error| match error {
+        crate::client::ClientError::Rejected(error) => error,
+        other => ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, other.to_string()),
+    })
+}
+
+/// Pass the upstream's log messages on a connection to the client of its
+/// latest call.
+async fn pass_on_logs(conn: Weak<Conn>, mut notifications: futures_util::stream::BoxStream<'static, Notification>) {
+    while let Some(notification) = notifications.next().await {
+        if notification.method != methods::MESSAGE {
+            continue;
+        }
+        let Some(conn) = conn.upgrade() else { return };
+        let params = notification.params.map(Value::Object).unwrap_or_default();
+        if let (Some((ctx, _)), Ok(message)) = (conn.current(), serde_json::from_value::<LoggingMessageParams>(params))
+        {
+            ctx.relay_log(&message);
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! Servers made of servers. [`Server::mount`] serves another MCP server's
+//! tools, resources, templates and prompts as this server's own, under a
+//! prefix: a [`Server`] of this process, or any server the client crate
+//! reaches ([`Upstream::command`] over stdio, [`Upstream::url`] over
+//! Streamable HTTP). A proxy is a mount with an empty prefix; a gateway
+//! is a server of mounts.
+//!
+//! # Names
+//!
+//! Tools and prompts are listed as `{prefix}_{name}` (`calc` + `add` is
+//! `calc_add`); resource URIs and templates get the prefix as their first
+//! segment after the scheme (`notes://today` under `memo` is
+//! `notes://memo/today`), FastMCP's "path" rule, so a client sees both
+//! names and every name routes back to one upstream. A name the mounting
+//! server already has stays its own, and the mounted one is left out with
+//! a warning.
+//!
+//! # What is forwarded
+//!
+//! Lists are mirrored (every page of the upstream's, re-read when it says
+//! a list changed, and this server's clients told in turn); calls, reads,
+//! gets and completions are forwarded as they come, through this server's
+//! own pipeline (its middleware, timeouts, rate limits and scopes apply to
+//! mounted components as to its own). A call's progress comes back under
+//! the caller's token, log messages reach the client that is being served,
+//! a cancelled or abandoned call is cancelled upstream, and the
+//! upstream's questions (sampling, elicitation, roots) go to the caller's
+//! client and its answers back, in either era on either side. Resource
+//! updates of the upstream's resources (each subscribed when listed, up to
+//! 256) reach this server's subscribers.
+//!
+//! # Connections
+//!
+//! An upstream that speaks 2026-07-28 keeps no session: one connection
+//! serves every caller, since each request carries all it needs and its
+//! questions come back with its own answer. One that speaks a handshake
+//! era keeps a session (its log level, subscriptions, and the requests it
+//! sends the client), so each client session of this server gets an
+//! upstream connection of its own, opened on its first call and closed
+//! when the session ends; the first session uses the connection that
+//! mirrors the lists. An upstream that exits or stops answering costs the
+//! calls in flight one clear error each; the next call reconnects, and
+//! the lists are mirrored again once it is back. Other mounts go on
+//! answering throughout.
+
+mod forward;
+mod link;
+mod names;
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+pub use mcp_runtime_client::{Client, ClientBuilder, Error as ClientError};
+
+pub(crate) use link::{Link, Targets};
+
+use crate::Server;
+use crate::transport::Lines;
+
+/// Opens a connection to an upstream from a builder already set up to
+/// pass the upstream's questions on.
+type Connect = Arc<dyn Fn(ClientBuilder) -> BoxFuture<'static, Result<Client, ClientError>> + Send + Sync>;
+
+/// How to reach a server to mount: a command, a URL, a [`Server`] of this
+/// process, or a connection of your own making.
+#[derive(Clone)]
+pub struct Upstream {
+    label: String,
+    connect: Connect,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Upstream").field(&self.label).finish()
+    }
+}
+
+impl Upstream {
+    /// A server started as `program` with `args`, spoken to over its
+    /// stdio (started again if it exits).
+    pub fn command<I, S>(program: impl Into<OsString>, args: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        Upstream::command_with_env(program, args, Vec::<(OsString, OsString)>::new())
+    }
+
+    /// [`command`](Self::command) with these environment variables set
+    /// (on top of this process's).
+    pub fn command_with_env<I, S, E, K, V>(program: impl Into<OsString>, args: I, env: E) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+        E: IntoIterator<Item = (K, V)>,
+        K: Into<OsString>,
+        V: Into<OsString>,
+    {
+        let program: OsString = program.into();
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let env: Vec<(OsString, OsString)> = env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        let label = std::iter::once(&program).chain(&args).map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+        Upstream::connect_with(label, move |builder| {
+            let (program, args) = (program.clone(), args.clone());
+            let builder = env.iter().fold(builder, |b, (k, v)| b.env(k.clone(), v.clone()));
+            async move { builder.command(program, args).await }
+        })
+    }
+
+    /// A server at a Streamable HTTP URL.
+    pub fn url(url: impl Into<String>) -> Upstream {
+        Upstream::url_with_headers(url, Vec::<(String, String)>::new())
+    }
+
+    /// [`url`](Self::url), sending these headers with every request (an
+    /// `Authorization` the upstream wants, say).
+    pub fn url_with_headers<I, K, V>(url: impl Into<String>, headers: I) -> Upstream
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let url = url.into();
+        let headers: Vec<(String, String)> = headers.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        Upstream::connect_with(url.clone(), move |builder| {
+            let url = url.clone();
+            let builder = headers.iter().fold(builder, |b, (k, v)| b.header(k.clone(), v.clone()));
+            async move { builder.http(&url).await }
+        })
+    }
+
+    /// A connection of your own making: `connect` gets a builder that
+    /// already passes the upstream's questions on (keep that), to which
+    /// it adds what it needs (OAuth, a timeout, an era) and connects.
+    /// `label` names the upstream in logs and errors.
+    pub fn connect_with<F, Fut>(label: impl Into<String>, connect: F) -> Upstream
+    where
+        F: Fn(ClientBuilder) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Client, ClientError>> + Send + 'static,
+    {
+        Upstream { label: label.into(), connect: Arc::new(move |builder| Box::pin(connect(builder))) }
+    }
+
+    /// What the upstream is called in logs and errors.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+/// A server of this process, served to the mounting one over an in-memory
+/// pipe: it keeps its own state, middleware and limits, and every
+/// connection to it shares them.
+impl From<Server> for Upstream {
+    fn from(server: Server) -> Upstream {
+        let label = format!("server `{}`", server.info().name);
+        let built = server.build().map_err(|e| Arc::new(e.to_string()));
+        Upstream::connect_with(label, move |builder| {
+            let built = built.clone();
+            async move {
+                let (shared, limits) = built.map_err(|why| ClientError::Transport(why.to_string()))?;
+                shared.ready().await;
+                let (ours, theirs) = tokio::io::duplex(64 * 1024);
+                let (their_reader, their_writer) = tokio::io::split(theirs);
+                tokio::spawn(crate::transport::connection::serve(
+                    Lines::new(their_reader, their_writer),
+                    None,
+                    shared,
+                    limits,
+                ));
+                let (reader, writer) = tokio::io::split(ours);
+                builder.io(reader, writer).await
+            }
+        })
+    }
+}
+
+/// A mount: where a server's components go in this one, and which.
+/// Made by [`Mount::new`]; given to [`Server::mount_with`].
+#[derive(Clone, Debug)]
+pub struct Mount {
+    pub(crate) prefix: String,
+    pub(crate) upstream: Upstream,
+    pub(crate) filter: Filter,
+    pub(crate) renames: Vec<(String, String)>,
+    pub(crate) connect_timeout: Duration,
+}
+
+/// Which of an upstream's components a mount serves.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Filter {
+    only: Option<BTreeSet<String>>,
+    except: BTreeSet<String>,
+    tagged: Option<BTreeSet<String>>,
+    except_tagged: BTreeSet<String>,
+}
+
+impl Filter {
+    /// Whether a component with these names (a tool's or prompt's name; a
+    /// resource's URI and name) and `_meta` is served.
+    pub(crate) fn keeps(&self, names: &[&str], meta: Option<&mcp_core::JsonObject>) -> bool {
+        let named = |set: &BTreeSet<String>| names.iter().any(|n| set.contains(*n));
+        let tags = tags(meta);
+        let tagged = |set: &BTreeSet<String>| tags.iter().any(|t| set.contains(t));
+        self.only.as_ref().is_none_or(named)
+            && !named(&self.except)
+            && self.tagged.as_ref().is_none_or(tagged)
+            && !tagged(&self.except_tagged)
+    }
+}
+
+/// A component's tags: `_meta.tags`, or FastMCP's `_meta._fastmcp.tags`.
+fn tags(meta: Option<&mcp_core::JsonObject>) -> Vec<String> {
+    let Some(meta) = meta else { return Vec::new() };
+    let list = meta.get("tags").or_else(|| meta.get("_fastmcp").and_then(|f| f.get("tags")));
+    list.and_then(|l| l.as_array())
+        .map(|l| l.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+impl Mount {
+    /// Mount `upstream` under `prefix` (empty: under the upstream's own
+    /// names, a proxy).
+    pub fn new(prefix: impl Into<String>, upstream: impl Into<Upstream>) -> Mount {
+        Mount {
+            prefix: prefix.into(),
+            upstream: upstream.into(),
+            filter: Filter::default(),
+            renames: Vec::new(),
+            connect_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// Serve only these (tools' and prompts' names, resources' URIs or
+    /// names, as the upstream has them).
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Mount {
+        self.filter.only = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Serve all but these (names as for [`only`](Self::only)).
+    pub fn except<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Mount {
+        self.filter.except.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Serve only components with one of these tags (in `_meta.tags`, or
+    /// FastMCP's `_meta._fastmcp.tags`).
+    pub fn tagged<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Mount {
+        self.filter.tagged = Some(tags.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Serve no component with one of these tags.
+    pub fn except_tagged<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Mount {
+        self.filter.except_tagged.extend(tags.into_iter().map(Into::into));
+        self
+    }
+
+    /// List the upstream's tool or prompt `upstream` as exactly `name`
+    /// (no prefix added).
+    pub fn rename(mut self, upstream: impl Into<String>, name: impl Into<String>) -> Mount {
+        self.renames.push((upstream.into(), name.into()));
+        self
+    }
+
+    /// How long connecting (and the first answer) may take before the
+    /// upstream counts as down (30 s by default). Requests have no limit
+    /// of their own here: the mounting server's timeouts apply.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Mount {
+        self.connect_timeout = timeout;
+        self
+    }
+}
+
+impl Server {
+    /// Serve `upstream`'s tools, resources, templates and prompts under
+    /// `prefix` (see the [`proxy`](crate::proxy) module for the naming and
+    /// what is forwarded). `upstream` is an [`Upstream`] or a [`Server`].
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::proxy::Upstream;
+    ///
+    /// # fn main() -> Result<(), mcp_runtime::Error> {
+    /// Server::empty("gateway", "1.0.0")
+    ///     .mount("calc", Upstream::command("calculator", ["--stdio"]))
+    ///     .mount("search", Upstream::url("http://127.0.0.1:8001/mcp"))
+    ///     .run_blocking()
+    /// # }
+    /// ```
+    pub fn mount(self, prefix: impl Into<String>, upstream: impl Into<Upstream>) -> Self {
+        self.mount_with(Mount::new(prefix, upstream))
+    }
+
+    /// [`mount`](Self::mount) with filters and renames ([`Mount`]).
+    pub fn mount_with(mut self, mount: Mount) -> Self {
+        // What a mount offers is known only once it is reached, so every
+        // kind may change while the server runs.
+        self.tools.make_dynamic();
+        self.resources.statics.make_dynamic();
+        self.resources.templates.make_dynamic();
+        self.prompts.make_dynamic();
+        self.mounts.push(mount);
+        self
+    }
+}

@@ -1,0 +1,205 @@
+//! Servers made of servers: a mounted server's tools, resources,
+//! templates and prompts served under a prefix, with calls, questions,
+//! progress and changes passing through, in both eras on the client's
+//! side.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mcp_core::{
+    CompleteRef, CreateMessageResult, ElicitAction, ElicitResult, ProtocolVersion, ResourceContents, Role,
+    SamplingContent,
+};
+use mcp_runtime::completion::Completing;
+use mcp_runtime::prelude::*;
+use mcp_runtime::proxy::{Mount, Upstream};
+use mcp_runtime_client::{Client, ClientBuilder, EraChoice};
+use serde_json::json;
+
+/// Add two numbers.
+#[tool]
+async fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// The mounting server's own tool.
+#[tool]
+async fn own() -> &'static str {
+    "own"
+}
+
+/// Today's memo.
+#[resource("memo://today")]
+fn today() -> String {
+    "water the plants".into()
+}
+
+/// One day's memo.
+#[resource("memo://day/{n}")]
+fn day(n: u32) -> String {
+    format!("day {n}")
+}
+
+async fn names(completing: Completing) -> Vec<String> {
+    ["Ada", "Alan", "Grace"].into_iter().filter(|n| n.starts_with(completing.value())).map(String::from).collect()
+}
+
+/// Greet someone.
+#[prompt]
+fn greet(#[arg(complete = names)] name: String) -> String {
+    format!("Say hello to {name}.")
+}
+
+/// When to book.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct When {
+    /// The day
+    day: String,
+}
+
+/// Ask the user and the model, reporting progress on the way.
+#[tool]
+async fn book(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(1.0, 3.0);
+    let when = ctx.elicit::<When>("When?").await?.accepted().ok_or_else(|| ToolError::new("declined"))?;
+    ctx.progress(2.0, 3.0);
+    let answer = ctx.sample(Sampling::user("Name it")).await?;
+    ctx.progress(3.0, 3.0);
+    Ok(format!("{} / {}", when.day, answer.text()))
+}
+
+/// The server mounted in the tests.
+fn upstream() -> Server {
+    Server::empty("memo", "1")
+        .tool(add::Tool)
+        .tool(book::Tool)
+        .resource(today::Resource)
+        .resource(day::Resource)
+        .prompt(greet::Prompt)
+}
+
+fn builder(version: ProtocolVersion) -> ClientBuilder {
+    Client::builder()
+        .name("proxy-test", "1")
+        .era(EraChoice::Version(version))
+        .on_elicitation(|params| async move {
+            assert_eq!(params.message, "When?");
+            Ok(ElicitResult { action: ElicitAction::Accept, content: json!({"day": "friday"}).as_object().cloned() })
+        })
+        .on_sampling(|_| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: vec![SamplingContent::text("Pip")],
+                model: "m".into(),
+                stop_reason: None,
+            })
+        })
+}
+
+/// `client` connected to `server` over an in-process pipe.
+async fn pipe_to(server: Server, client: ClientBuilder) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(server_read, server_write));
+    let (read, write) = tokio::io::split(client_end);
+    client.io(read, write).await.expect("the client connects")
+}
+
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
+
+#[tokio::test]
+async fn a_mounted_server_is_served_under_its_prefix_in_both_eras() {
+    for version in ERAS {
+        let gateway = Server::empty("gateway", "1").tool(own::Tool).mount("calc", upstream());
+        let client = pipe_to(gateway, builder(version)).await;
+        let mut tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        tools.sort();
+        assert_eq!(tools, ["calc_add", "calc_book", "own"], "{version:?}");
+        let sum: f64 = client.call_structured("calc_add", json!({ "a": 2, "b": 3 })).await.unwrap();
+        assert_eq!(sum, 5.0);
+        let wrong = client.call("calc_add", json!({ "a": "two" })).await.unwrap();
+        assert_eq!(wrong.is_error, Some(true), "the upstream's own argument check answers: {wrong:?}");
+
+        let resources = client.list_resources().await.unwrap();
+        assert_eq!(resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(), ["memo://calc/today"]);
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "memo://calc/day/{n}");
+        let read = client.read_resource("memo://calc/today").await.unwrap();
+        let ResourceContents::Text { uri, text, .. } = &read.contents[0] else { panic!("{read:?}") };
+        assert_eq!((uri.as_str(), text.as_str()), ("memo://calc/today", "water the plants"));
+        let read = client.read_resource("memo://calc/day/3").await.unwrap();
+        let ResourceContents::Text { uri, text, .. } = &read.contents[0] else { panic!("{read:?}") };
+        assert_eq!((uri.as_str(), text.as_str()), ("memo://calc/day/3", "day 3"));
+        let missing = client.read_resource("memo://calc/nothing").await.unwrap_err();
+        assert!(missing.to_string().contains("memo://calc/nothing"), "{missing}");
+
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts[0].name, "calc_greet");
+        let got = client.get_prompt("calc_greet", json!({ "name": "Ada" })).await.unwrap();
+        assert!(format!("{:?}", got.messages).contains("Say hello to Ada."), "{got:?}");
+        let completed =
+            client.complete(CompleteRef::Prompt { name: "calc_greet".into() }, "name", "A", None).await.unwrap();
+        assert_eq!(completed.completion.values, ["Ada", "Alan"]);
+    }
+}
+
+#[tokio::test]
+async fn questions_and_progress_pass_through_in_every_pairing_of_eras() {
+    for upstream_era in ERAS {
+        for version in ERAS {
+            let inner = Upstream::connect_with("memo", move |builder| async move {
+                let builder = builder.era(EraChoice::Version(upstream_era));
+                let (ours, theirs) = tokio::io::duplex(1 << 16);
+                let (read, write) = tokio::io::split(theirs);
+                tokio::spawn(upstream().serve(read, write));
+                let (read, write) = tokio::io::split(ours);
+                builder.io(read, write).await
+            });
+            let gateway = Server::empty("gateway", "1").mount("calc", inner);
+            let client = pipe_to(gateway, builder(version)).await;
+            let heard = Arc::new(Mutex::new(Vec::new()));
+            let progress = heard.clone();
+            let booked = client
+                .call("calc_book", json!({}))
+                .on_progress(move |p| progress.lock().unwrap().push(p.progress))
+                .await
+                .unwrap();
+            let pairing = format!("upstream {upstream_era:?}, client {version:?}");
+            assert_eq!(booked.is_error, None, "{pairing}: {booked:?}");
+            let text = booked.content.iter().find_map(|c| match c {
+                mcp_core::Content::Text(text) => Some(text.text.clone()),
+                _ => None,
+            });
+            assert_eq!(text.as_deref(), Some("friday / Pip"), "{pairing}");
+            if version.uses_handshake() {
+                // 2026-07-28 runs the handler again per round, so progress
+                // is only certain where there is one run.
+                let heard = heard.lock().unwrap().clone();
+                assert!(heard.contains(&3.0), "{pairing}: progress heard {heard:?}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn changes_of_a_mounted_server_reach_the_clients() {
+    for version in ERAS {
+        let inner = upstream();
+        let tools = inner.tools_handle();
+        let resources = inner.resources_handle();
+        let gateway = Server::empty("gateway", "1").mount_with(Mount::new("calc", inner).except(["book"]));
+        let client = pipe_to(gateway, builder(version)).await;
+        let names = |tools: Vec<mcp_core::Tool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(names(client.list_tools().await.unwrap()), ["calc_add"], "`except` leaves `book` out");
+        let mut updates = client.subscribe("memo://calc/today").await.unwrap();
+        let mut changes = client.watch(&[]).await.unwrap();
+        tools.add(own::Tool).unwrap();
+        let change = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.expect("a list change");
+        assert_eq!(change.unwrap().method, "notifications/tools/list_changed", "{version:?}");
+        assert_eq!(names(client.list_tools().await.unwrap()), ["calc_add", "calc_own"]);
+        resources.updated("memo://today");
+        let updated = tokio::time::timeout(Duration::from_secs(5), updates.next()).await.expect("an update");
+        assert_eq!(updated.as_deref(), Some("memo://calc/today"), "{version:?}");
+    }
+}
