@@ -203,3 +203,93 @@ async fn changes_of_a_mounted_server_reach_the_clients() {
         assert_eq!(updated.as_deref(), Some("memo://calc/today"), "{version:?}");
     }
 }
+
+/// A fake upstream speaking the handshake over a pipe, with tools that
+/// misbehave: `crash` ends the connection, `stall` never answers, `flood`
+/// sends a flood of log messages first, `garbage` sends lines that are no
+/// JSON-RPC first; `ok` answers.
+async fn misbehaving(stream: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = message.get("id").cloned() else { continue };
+        let result = match message["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {}, "logging": {} },
+                "serverInfo": { "name": "misbehaving", "version": "1" }
+            }),
+            "tools/list" => {
+                let tools = ["crash", "stall", "flood", "garbage", "ok"]
+                    .map(|name| json!({ "name": name, "inputSchema": { "type": "object" } }));
+                json!({ "tools": tools })
+            }
+            "tools/call" => match message["params"]["name"].as_str().unwrap_or_default() {
+                "crash" => return,
+                "stall" => continue,
+                "flood" => {
+                    let log = json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                        "params": { "level": "info", "data": "x".repeat(200) } });
+                    for _ in 0..5_000 {
+                        write.write_all(format!("{log}\n").as_bytes()).await.unwrap();
+                    }
+                    json!({ "content": [{ "type": "text", "text": "flooded" }] })
+                }
+                "garbage" => {
+                    write.write_all(b"this is no JSON\n{\"jsonrpc\": \"2.0\", \"id\": []}\n\x00\xff\n").await.unwrap();
+                    json!({ "content": [{ "type": "text", "text": "after garbage" }] })
+                }
+                _ => json!({ "content": [{ "type": "text", "text": "ok" }] }),
+            },
+            _ => json!({}),
+        };
+        let answer = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+        if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_that_crashes_stalls_floods_or_sends_garbage_costs_its_caller_one_clear_error() {
+    let connects = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = connects.clone();
+    let bad = Upstream::connect_with("misbehaving", move |builder| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            tokio::spawn(misbehaving(theirs));
+            let (read, write) = tokio::io::split(ours);
+            builder.io(read, write).await
+        }
+    });
+    let gateway = Server::empty("gateway", "1")
+        .mount_with(Mount::new("bad", bad).timeout(Duration::from_secs(2)))
+        .mount("good", upstream());
+    let client = pipe_to(gateway, builder(ProtocolVersion::LATEST_HANDSHAKE)).await;
+    let text = |result: &mcp_core::CallToolResult| match &result.content[0] {
+        mcp_core::Content::Text(text) => text.text.clone(),
+        other => panic!("{other:?}"),
+    };
+
+    let stalled = client.call("bad_stall", json!({})).await.unwrap();
+    assert_eq!(stalled.is_error, Some(true));
+    assert!(text(&stalled).contains("did not answer within 2 s"), "{}", text(&stalled));
+
+    let flooded = client.call("bad_flood", json!({})).await.unwrap();
+    assert_eq!(text(&flooded), "flooded");
+    let garbage = client.call("bad_garbage", json!({})).await.unwrap();
+    assert_eq!(text(&garbage), "after garbage");
+
+    let crashed = client.call("bad_crash", json!({})).await.unwrap();
+    assert_eq!(crashed.is_error, Some(true));
+    assert!(text(&crashed).contains("`bad` is unavailable"), "{}", text(&crashed));
+    let sum: f64 = client.call_structured("good_add", json!({ "a": 1, "b": 1 })).await.unwrap();
+    assert_eq!(sum, 2.0, "the other mount answers throughout");
+    // The next call reconnects.
+    let again = client.call("bad_ok", json!({})).await.unwrap();
+    assert_eq!(text(&again), "ok");
+    assert!(connects.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+}

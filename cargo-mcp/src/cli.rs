@@ -42,7 +42,20 @@ pub enum Command {
     /// Build and run the server over stdio, or over Streamable HTTP
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
+    /// Serve every server of an `mcpServers` configuration as one: a
+    /// gateway, each server's tools prefixed with its name
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(ServeArgs),
 }
+
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  cargo mcp serve --config gateway.json                      over stdio
+  cargo mcp serve --config gateway.json --http 127.0.0.1:3000
+
+The file is the JSON MCP clients keep their servers in:
+  {\"mcpServers\": {\"calc\": {\"command\": \"calculator\"}, \"web\": {\"url\": \"http://127.0.0.1:8001/mcp\"}}}
+A tool `add` of `calc` is served as `calc_add`.";
 
 const INSPECT_EXAMPLES: &str = "\
 Examples:
@@ -264,6 +277,16 @@ pub struct RunArgs {
     /// Arguments for the server
     #[arg(last = true, value_name = "ARGS")]
     pub server_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The `mcpServers` JSON file naming the servers to serve
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Serve Streamable HTTP at this address instead of stdio
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
 }
 
 #[cfg(test)]

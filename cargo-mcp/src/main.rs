@@ -43,6 +43,7 @@ async fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Prompt(args) => commands::prompt::run(args).await,
         Command::Install(args) => commands::install::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Serve(args) => commands::serve::run(args).await,
     }
 }
 

@@ -120,6 +120,10 @@ pub enum Error {
     /// an unknown `MCP_TRANSPORT`, or HTTP without the `http` feature. The
     /// text says what to change.
     Launch(String),
+    /// A gateway's configuration cannot be used (see
+    /// `proxy::Config`); the text says what to change.
+    #[cfg(feature = "proxy")]
+    InvalidConfig(String),
     /// The async runtime could not be started (or `run_stdio` was called
     /// inside one).
     Runtime(io::Error),
@@ -175,6 +179,8 @@ impl fmt::Display for Error {
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(why) => write!(f, "invalid OAuth settings: {why}"),
             Error::InvalidRequestStateKeys(why) | Error::Launch(why) => f.write_str(why),
+            #[cfg(feature = "proxy")]
+            Error::InvalidConfig(why) => write!(f, "invalid gateway configuration: {why}"),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
         }
@@ -207,6 +213,8 @@ impl std::error::Error for Error {
             | Error::Launch(_) => None,
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(_) => None,
+            #[cfg(feature = "proxy")]
+            Error::InvalidConfig(_) => None,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod install;
 pub mod prompt;
 pub mod read;
 pub mod run;
+pub mod serve;
 
 use mcp_core::JsonObject;
 use serde_json::Value;

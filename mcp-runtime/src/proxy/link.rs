@@ -59,6 +59,7 @@ pub(crate) struct Link {
     renames: Vec<(String, String)>,
     connect: Connect,
     connect_timeout: Duration,
+    timeout: Duration,
     targets: Targets,
     /// The connection that mirrors the lists, and serves every call of
     /// an upstream without sessions.
@@ -92,6 +93,7 @@ impl Link {
             renames: mount.renames,
             connect: mount.upstream.connect,
             connect_timeout: mount.connect_timeout,
+            timeout: mount.timeout.unwrap_or(Duration::MAX),
             targets,
             shared: Arc::default(),
             shared_owner: Mutex::default(),
@@ -132,7 +134,7 @@ impl Link {
         let conn = self.conn_for(&ctx);
         let client = conn.client(self).await?;
         let _caller = conn.enter(ctx.clone());
-        let mut forward = client.forward(method, params).timeout(Duration::MAX);
+        let mut forward = client.forward(method, params).timeout(self.timeout);
         if ctx.meta().is_some_and(|m| m.contains_key("progressToken")) {
             let progress = ctx.clone();
             forward = forward.on_progress(move |p| progress.relay_progress(p.progress, p.total, p.message));
@@ -146,14 +148,14 @@ impl Link {
         if let Err(ClientError::Closed(_)) = &result {
             conn.reset().await;
         }
-        result
+        result.map(own_envelope)
     }
 
     /// A request on the shared connection, for what no one session asks
     /// (completions).
     pub(crate) async fn request(self: &Arc<Self>, method: &str, params: JsonObject) -> Result<Value, ClientError> {
         let client = self.shared.client(self).await?;
-        client.forward(method, params).await
+        client.forward(method, params).timeout(self.timeout.min(self.connect_timeout)).await
     }
 
     /// Words for a failed forward, for the caller.
@@ -163,6 +165,11 @@ impl Link {
             ClientError::Closed(why) => {
                 format!("the mounted server `{}` is unavailable ({why}); it is being restarted, try again", self.label)
             }
+            ClientError::Timeout(limit) => format!(
+                "the mounted server `{}` did not answer within {} s; the request was cancelled",
+                self.label,
+                limit.as_secs_f64()
+            ),
             other => format!("the mounted server `{}` failed: {other}", self.label),
         }
     }
@@ -303,6 +310,21 @@ impl Link {
             _ => {}
         }
     }
+}
+
+/// A result without what the upstream's era put around it (its
+/// `resultType`, its own name in `_meta`): this server's era puts its own.
+fn own_envelope(mut result: Value) -> Value {
+    if let Value::Object(result) = &mut result {
+        result.remove("resultType");
+        if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+            meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+            if meta.is_empty() {
+                result.remove("_meta");
+            }
+        }
+    }
+    result
 }
 
 /// Keep the shared connection up and the lists mirrored, for as long as

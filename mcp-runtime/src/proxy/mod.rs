@@ -43,6 +43,7 @@
 //! the lists are mirrored again once it is back. Other mounts go on
 //! answering throughout.
 
+mod config;
 mod forward;
 mod link;
 mod names;
@@ -55,6 +56,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 pub use mcp_runtime_client::{Client, ClientBuilder, Error as ClientError};
 
+pub use config::Config;
 pub(crate) use link::{Link, Targets};
 
 use crate::Server;
@@ -105,6 +107,9 @@ impl Upstream {
         let label = std::iter::once(&program).chain(&args).map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
         Upstream::connect_with(label, move |builder| {
             let (program, args) = (program.clone(), args.clone());
+            // A gateway served over HTTP (`MCP_TRANSPORT=http`) must not
+            // make the servers it speaks to over stdio serve HTTP too.
+            let builder = builder.env("MCP_TRANSPORT", "stdio");
             let builder = env.iter().fold(builder, |b, (k, v)| b.env(k.clone(), v.clone()));
             async move { builder.command(program, args).await }
         })
@@ -186,6 +191,7 @@ pub struct Mount {
     pub(crate) filter: Filter,
     pub(crate) renames: Vec<(String, String)>,
     pub(crate) connect_timeout: Duration,
+    pub(crate) timeout: Option<Duration>,
 }
 
 /// Which of an upstream's components a mount serves.
@@ -230,6 +236,7 @@ impl Mount {
             filter: Filter::default(),
             renames: Vec::new(),
             connect_timeout: Duration::from_secs(30),
+            timeout: None,
         }
     }
 
@@ -266,9 +273,17 @@ impl Mount {
         self
     }
 
+    /// How long one forwarded request may wait for the upstream's answer
+    /// before the caller gets an error saying so (and the upstream is told
+    /// to stop). None by default: a tool may take long; the mounting
+    /// server's own timeouts apply to every call all the same.
+    pub fn timeout(mut self, timeout: Duration) -> Mount {
+        self.timeout = Some(timeout);
+        self
+    }
+
     /// How long connecting (and the first answer) may take before the
-    /// upstream counts as down (30 s by default). Requests have no limit
-    /// of their own here: the mounting server's timeouts apply.
+    /// upstream counts as down (30 s by default).
     pub fn connect_timeout(mut self, timeout: Duration) -> Mount {
         self.connect_timeout = timeout;
         self
@@ -293,6 +308,12 @@ impl Server {
     /// ```
     pub fn mount(self, prefix: impl Into<String>, upstream: impl Into<Upstream>) -> Self {
         self.mount_with(Mount::new(prefix, upstream))
+    }
+
+    /// Mount every server of a gateway configuration (the `mcpServers`
+    /// JSON of MCP clients) under its name.
+    pub fn mount_config(self, config: &Config) -> Self {
+        config.mounts().into_iter().fold(self, Server::mount_with)
     }
 
     /// [`mount`](Self::mount) with filters and renames ([`Mount`]).
