@@ -8,6 +8,8 @@
 //! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
 //! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables
 //! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
+//! cargo run --release -p mcp-bench -- --clients-only  # only the client table
+//! cargo run --release -p mcp-bench -- --proxy-only  # only the proxy table
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
@@ -26,6 +28,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 mod clients;
 mod http;
+mod proxy;
 mod scale;
 mod soak;
 
@@ -94,11 +97,13 @@ async fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     let smoke = flag("--smoke");
-    let (stdio, http_bench, clients_bench) = match (flag("--stdio-only"), flag("--http-only"), flag("--clients-only")) {
-        (true, false, false) => (true, false, false),
-        (false, true, false) => (false, true, false),
-        (false, false, true) => (false, false, true),
-        _ => (true, true, true),
+    let only = (flag("--stdio-only"), flag("--http-only"), flag("--clients-only"), flag("--proxy-only"));
+    let (stdio, http_bench, clients_bench, proxy_bench) = match only {
+        (true, false, false, false) => (true, false, false, false),
+        (false, true, false, false) => (false, true, false, false),
+        (false, false, true, false) => (false, false, true, false),
+        (false, false, false, true) => (false, false, false, true),
+        _ => (true, true, true, true),
     };
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
@@ -137,6 +142,13 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { clients::CLIENTS_SMOKE } else { clients::CLIENTS_FULL };
         let results = clients::measure(&binaries["ours"], plan).await?;
         clients::print_table(&results, plan);
+    }
+    if proxy_bench {
+        let plan = if smoke { proxy::PROXY_SMOKE } else { proxy::PROXY_FULL };
+        let ours = &binaries["ours"];
+        let proxy_binary = proxy::build(ours.parent().ok_or("no target directory")?)?;
+        let results = proxy::measure(ours, &proxy_binary, plan).await?;
+        proxy::print_table(&results, plan);
     }
     // The soak comes with the stdio run (CI's smoke round soaks 20,000).
     if !stdio || flag("--no-soak") {
