@@ -293,3 +293,90 @@ async fn an_upstream_that_crashes_stalls_floods_or_sends_garbage_costs_its_calle
     assert_eq!(text(&again), "ok");
     assert!(connects.load(std::sync::atomic::Ordering::SeqCst) >= 2);
 }
+
+static HANG_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+struct Flag;
+impl Drop for Flag {
+    fn drop(&mut self) {
+        HANG_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Wait until cancelled.
+#[tool]
+async fn hang() -> &'static str {
+    let _flag = Flag;
+    std::future::pending::<()>().await;
+    "never"
+}
+
+/// Log a line, then answer.
+#[tool]
+async fn chatty(ctx: Context) -> &'static str {
+    ctx.info("a line from upstream");
+    "said"
+}
+
+/// `server` on a free loopback port.
+async fn http_url(server: Server) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_http_on(listener, mcp_runtime::transport::HttpOptions::new()).await });
+    format!("http://{addr}/mcp")
+}
+
+fn answering(day: &'static str) -> ClientBuilder {
+    Client::builder()
+        .era(EraChoice::Version(ProtocolVersion::LATEST_HANDSHAKE))
+        .on_elicitation(move |_| async move {
+            // Slow enough that both calls are in flight at once.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(ElicitResult { action: ElicitAction::Accept, content: json!({ "day": day }).as_object().cloned() })
+        })
+        .on_sampling(|_| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: vec![SamplingContent::text("Pip")],
+                model: "m".into(),
+                stop_reason: None,
+            })
+        })
+}
+
+#[tokio::test]
+async fn a_handshake_upstream_over_http_gets_a_connection_per_client_session() {
+    let upstream_url = http_url(upstream().tool(hang::Tool).tool(chatty::Tool)).await;
+    let handshake = Upstream::connect_with("memo over HTTP", move |builder| {
+        let url = upstream_url.clone();
+        async move { builder.era(EraChoice::Version(ProtocolVersion::LATEST_HANDSHAKE)).http(&url).await }
+    });
+    let gateway_url = http_url(Server::empty("gateway", "1").mount("calc", handshake)).await;
+    let monday = answering("monday").http(&gateway_url).await.unwrap();
+    let tuesday = answering("tuesday").http(&gateway_url).await.unwrap();
+    // Each session's question goes to its own client, with both in flight.
+    let (a, b) = tokio::join!(monday.call("calc_book", json!({})), tuesday.call("calc_book", json!({})));
+    let text = |result: mcp_core::CallToolResult| match &result.content[0] {
+        mcp_core::Content::Text(text) => text.text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(text(a.unwrap()), "monday / Pip");
+    assert_eq!(text(b.unwrap()), "tuesday / Pip");
+
+    // Log messages reach the client of the call.
+    let mut notes = Box::pin(monday.notifications());
+    assert_eq!(text(monday.call("calc_chatty", json!({})).await.unwrap()), "said");
+    let heard = tokio::time::timeout(Duration::from_secs(5), notes.next()).await.expect("a log message").unwrap();
+    assert_eq!(heard.method, "notifications/message");
+    assert_eq!(heard.params.unwrap()["data"], "a line from upstream");
+
+    // A call the client stops waiting for is cancelled upstream.
+    let abandoned = tuesday.call("calc_hang", json!({})).timeout(Duration::from_millis(300)).await;
+    assert!(abandoned.is_err(), "{abandoned:?}");
+    let stopped = async {
+        while !HANG_STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), stopped).await.expect("the upstream's handler was stopped");
+}
