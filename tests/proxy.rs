@@ -380,3 +380,36 @@ async fn a_handshake_upstream_over_http_gets_a_connection_per_client_session() {
     };
     tokio::time::timeout(Duration::from_secs(5), stopped).await.expect("the upstream's handler was stopped");
 }
+
+static BOOKINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// `book`, counting how often it runs.
+#[tool]
+async fn counted(ctx: Context) -> Result<String, ToolError> {
+    BOOKINGS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let when = ctx.elicit::<When>("When?").await?.accepted().ok_or_else(|| ToolError::new("declined"))?;
+    let answer = ctx.sample(Sampling::user("Name it")).await?;
+    Ok(format!("{} / {}", when.day, answer.text()))
+}
+
+#[tokio::test]
+async fn a_stateless_client_in_front_of_a_handshake_upstream_gets_rounds_while_the_upstream_call_waits() {
+    let inner = Upstream::connect_with("memo", |builder| async move {
+        let builder = builder.era(EraChoice::Version(ProtocolVersion::LATEST_HANDSHAKE));
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
+        tokio::spawn(Server::empty("memo", "1").tool(counted::Tool).serve(read, write));
+        let (read, write) = tokio::io::split(ours);
+        builder.io(read, write).await
+    });
+    let gateway = Server::empty("gateway", "1").mount("calc", inner);
+    let client = pipe_to(gateway, builder(ProtocolVersion::LATEST)).await;
+    let booked = client.call("calc_counted", json!({})).await.unwrap();
+    let text = match &booked.content[0] {
+        mcp_core::Content::Text(text) => text.text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(text, "friday / Pip");
+    // Two questions, three rounds for the client; one run upstream.
+    assert_eq!(BOOKINGS.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

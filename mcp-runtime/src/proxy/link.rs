@@ -12,10 +12,11 @@ use futures_util::StreamExt;
 use mcp_core::{ErrorObject, JsonObject, LoggingMessageParams, Notification, methods};
 use mcp_runtime_client::{Client, Era, Error as ClientError};
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::forward::{ProxiedPrompt, ProxiedResource, ProxiedTool};
 use super::names::Names;
+use super::park::{Parking, Question};
 use super::{Connect, Filter, Mount};
 use crate::client::Peer;
 use crate::component::Catalog;
@@ -74,6 +75,9 @@ pub(crate) struct Link {
     /// The upstream offers completions.
     pub(crate) completes: AtomicBool,
     registered: Mutex<Registered>,
+    /// 2026-07-28 callers' calls to an upstream with sessions, across
+    /// their rounds.
+    parking: Parking,
     /// Whether the first attempt to mirror the lists is over.
     ready: watch::Sender<bool>,
     started: AtomicBool,
@@ -101,6 +105,7 @@ impl Link {
             stateful: AtomicBool::new(false),
             completes: AtomicBool::new(false),
             registered: Mutex::default(),
+            parking: Parking::default(),
             ready: watch::channel(false).0,
             started: AtomicBool::new(false),
         })
@@ -133,6 +138,15 @@ impl Link {
         let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
         let conn = self.conn_for(&ctx);
         let client = conn.client(self).await?;
+        if self.stateful.load(Ordering::Relaxed) && !ctx.protocol_version().uses_handshake() {
+            // The upstream asks on its session and waits; the client
+            // answers with a later retry: the call waits in between.
+            let parked = self.parking.forward(&ctx, &conn, client, method, params, self.timeout).await;
+            if let Err(ClientError::Closed(_)) = &parked {
+                conn.reset().await;
+            }
+            return parked.map(own_envelope);
+        }
         let _caller = conn.enter(ctx.clone());
         let mut forward = client.forward(method, params).timeout(self.timeout);
         if ctx.meta().is_some_and(|m| m.contains_key("progressToken")) {
@@ -391,9 +405,18 @@ pub(crate) struct Conn {
 
 struct Caller {
     id: u64,
-    ctx: Context,
+    target: Target,
     /// Set when the call ends, to stop passing on questions for it.
     done: watch::Sender<bool>,
+}
+
+/// Where the upstream's questions during a call go.
+#[derive(Clone)]
+enum Target {
+    /// The client of the call's request.
+    Live(Context),
+    /// A call parked across a 2026-07-28 client's rounds.
+    Parked(mpsc::Sender<Question>),
 }
 
 /// A call in flight on a connection, until dropped.
@@ -448,28 +471,58 @@ impl Conn {
 
     /// Note a call in flight for `ctx`'s client.
     fn enter(self: &Arc<Self>, ctx: Context) -> Entered {
+        self.enter_as(Target::Live(ctx))
+    }
+
+    /// Note a parked call in flight, whose questions go to `asking`.
+    pub(crate) fn enter_parked(self: &Arc<Self>, asking: mpsc::Sender<Question>) -> Entered {
+        self.enter_as(Target::Parked(asking))
+    }
+
+    fn enter_as(self: &Arc<Self>, target: Target) -> Entered {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        lock(&self.callers).push(Caller { id, ctx, done: watch::channel(false).0 });
+        lock(&self.callers).push(Caller { id, target, done: watch::channel(false).0 });
         Entered { conn: self.clone(), id }
     }
 
     /// The latest call in flight: whose client the upstream's requests,
     /// which name no call, go to.
-    fn current(&self) -> Option<(Context, watch::Receiver<bool>)> {
-        lock(&self.callers).last().map(|c| (c.ctx.clone(), c.done.subscribe()))
+    fn current(&self) -> Option<(Target, watch::Receiver<bool>)> {
+        lock(&self.callers).last().map(|c| (c.target.clone(), c.done.subscribe()))
+    }
+
+    /// The client of the latest live call, for log messages.
+    fn current_client(&self) -> Option<Context> {
+        lock(&self.callers).iter().rev().find_map(|c| match &c.target {
+            Target::Live(ctx) => Some(ctx.clone()),
+            Target::Parked(_) => None,
+        })
     }
 
     /// Pass one of the upstream's requests on to the client of the latest
     /// call, for as long as that call lasts.
     async fn ask(&self, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
-        let Some((ctx, mut done)) = self.current() else {
+        let Some((target, mut done)) = self.current() else {
             return Err(ErrorObject::new(
                 mcp_core::codes::INTERNAL_ERROR,
                 format!("`{method}` cannot be passed on: no client is waiting on this server now"),
             ));
         };
+        let answer = async {
+            match target {
+                Target::Live(ctx) => ask(&ctx, method, params).await,
+                Target::Parked(asking) => {
+                    let (reply, answer) = oneshot::channel();
+                    let question = Question { method: method.to_owned(), params, reply };
+                    if asking.send(question).await.is_err() {
+                        return Err(ErrorObject::internal_error());
+                    }
+                    answer.await.unwrap_or_else(|_| Err(ErrorObject::internal_error()))
+                }
+            }
+        };
         tokio::select! {
-            answer = ask(&ctx, method, params) => answer,
+            answer = answer => answer,
             _ = done.wait_for(|d| *d) => Err(ErrorObject::new(
                 mcp_core::codes::INTERNAL_ERROR,
                 format!("`{method}` was not answered: the call it came with ended"),
@@ -480,7 +533,7 @@ impl Conn {
 
 /// Ask the client of `ctx` what the upstream asked: a request in the
 /// handshake eras, an input request of the call's result in 2026-07-28.
-async fn ask(ctx: &Context, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
+pub(crate) async fn ask(ctx: &Context, method: &str, params: Option<JsonObject>) -> Result<Value, ErrorObject> {
     let params = Value::Object(params.unwrap_or_default());
     ctx.client().request::<Value>(method, params).await.map_err(|error| match error {
         crate::client::ClientError::Rejected(error) => error,
@@ -497,7 +550,8 @@ async fn pass_on_logs(conn: Weak<Conn>, mut notifications: futures_util::stream:
         }
         let Some(conn) = conn.upgrade() else { return };
         let params = notification.params.map(Value::Object).unwrap_or_default();
-        if let (Some((ctx, _)), Ok(message)) = (conn.current(), serde_json::from_value::<LoggingMessageParams>(params))
+        if let (Some(ctx), Ok(message)) =
+            (conn.current_client(), serde_json::from_value::<LoggingMessageParams>(params))
         {
             ctx.relay_log(&message);
         }

@@ -38,7 +38,10 @@
 //! sends the client), so each client session of this server gets an
 //! upstream connection of its own, opened on its first call and closed
 //! when the session ends; the first session uses the connection that
-//! mirrors the lists. An upstream that exits or stops answering costs the
+//! mirrors the lists. A 2026-07-28 client in front of such an upstream
+//! gets the upstream's questions as input-required results, while the
+//! upstream call waits, parked, for the retry that brings the answer: it
+//! runs once, however many rounds the client takes. An upstream that exits or stops answering costs the
 //! calls in flight one clear error each; the next call reconnects, and
 //! the lists are mirrored again once it is back. Other mounts go on
 //! answering throughout.
@@ -47,6 +50,7 @@ mod config;
 mod forward;
 mod link;
 mod names;
+mod park;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
