@@ -311,3 +311,73 @@ async fn python_sdk_v1_server() {
 async fn typescript_sdk_server() {
     drive(Server::from_env("MCP_INTEROP_NODE", "typescript-1.x", "ts/server.mjs", "ts-interop-server", false)).await;
 }
+
+/// The three SDK servers mounted into one of ours, and driven through it by
+/// our client in both eras, over a pipe and over Streamable HTTP: the
+/// mounted servers' tools compute, their questions reach our closures
+/// through the proxy, their resources, prompts and completions come back.
+#[tokio::test]
+#[ignore = "needs the official Python SDK 2.x and 1.x and the TypeScript SDK 1.x: run .ci/server-interop"]
+async fn sdk_servers_behind_our_proxy() {
+    use mcp_runtime::proxy::Upstream;
+    let servers = [
+        Server::from_env("MCP_INTEROP_PYTHON", "python-2.x", "python/server.py", "python-interop-server", true),
+        Server::from_env("MCP_INTEROP_PYTHON_V1", "python-1.x", "python/server.py", "python-interop-server", false),
+        Server::from_env("MCP_INTEROP_NODE", "typescript-1.x", "ts/server.mjs", "ts-interop-server", false),
+    ];
+    let prefixes = ["py", "pyone", "ts"];
+    let gateway = || {
+        let mut gateway = mcp_runtime::Server::empty("gateway", "1");
+        for (server, prefix) in servers.iter().zip(prefixes) {
+            let script = server.script.to_string_lossy().into_owned();
+            let node_path = std::env::var("NODE_PATH").unwrap_or_default();
+            let upstream =
+                Upstream::command_with_env(&server.program, [script, "stdio".into()], [("NODE_PATH", node_path)]);
+            gateway = gateway.mount(prefix, upstream);
+        }
+        gateway
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let http = gateway();
+    tokio::spawn(async move { http.serve_http_on(listener, mcp_runtime::transport::HttpOptions::new()).await });
+    for version in [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST] {
+        for over_http in [false, true] {
+            let at = format!("through the proxy, {version:?}, {}", if over_http { "HTTP" } else { "pipe" });
+            let asked = Arc::new(Asked::default());
+            let client = builder(EraChoice::Version(version), &asked);
+            let client = if over_http {
+                client.http(&url).await.unwrap()
+            } else {
+                let (ours, theirs) = tokio::io::duplex(1 << 16);
+                let (read, write) = tokio::io::split(theirs);
+                tokio::spawn(gateway().serve(read, write));
+                let (read, write) = tokio::io::split(ours);
+                client.io(read, write).await.unwrap()
+            };
+            for prefix in prefixes {
+                let added = client.call(&format!("{prefix}_add"), json!({ "a": 2, "b": 3 })).await.unwrap();
+                let sum = added.structured_content.as_ref().and_then(|s| s["result"].as_f64());
+                assert_eq!(sum, Some(5.0), "{at}: {prefix}_add: {added:?}");
+                let text = |r: &mcp_core::CallToolResult| r.content[0].as_text().map(str::to_owned);
+                let booked = client.call(&format!("{prefix}_book"), json!({})).await.unwrap();
+                assert_eq!(text(&booked).as_deref(), Some("booked for friday"), "{at}: {prefix}_book");
+                let haiku = client.call(&format!("{prefix}_haiku"), json!({})).await.unwrap();
+                let want = "driver-model wrote: crab shell, borrowed bright";
+                assert_eq!(text(&haiku).as_deref(), Some(want), "{at}: {prefix}_haiku");
+                let config = client.read_resource(&format!("config://{prefix}/app")).await.unwrap();
+                assert!(format!("{:?}", config.contents).contains("debug"), "{at}: {config:?}");
+                let note = client.read_resource(&format!("notes://{prefix}/today")).await.unwrap();
+                assert!(format!("{:?}", note.contents).contains("note today"), "{at}: {note:?}");
+                let greeting = client.get_prompt(&format!("{prefix}_greet"), json!({ "name": "Ada" })).await.unwrap();
+                assert!(format!("{:?}", greeting.messages).contains("Hello, Ada!"), "{at}: {greeting:?}");
+                let reference = CompleteRef::Prompt { name: format!("{prefix}_greet") };
+                let names = client.complete(reference, "name", "A", None).await.unwrap();
+                assert_eq!(names.completion.values, ["Ada", "Alan"], "{at}: {prefix}_greet completions");
+            }
+            assert!(asked.elicitations.load(Ordering::SeqCst) >= 3, "{at}: the forms reached our closure");
+            assert!(asked.samplings.load(Ordering::SeqCst) >= 3, "{at}: the samplings reached our closure");
+            client.close().await;
+        }
+    }
+}
