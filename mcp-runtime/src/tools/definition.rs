@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::limit::RateLimit;
 use crate::request::Needs;
+use crate::tasks::TaskSupport;
 
 /// A tool's definition before a server shapes its schema, plus where it
 /// came from (for error messages such as duplicate names).
@@ -37,6 +38,8 @@ pub struct ToolDefinition {
     /// `mcp_core::schema::checked_input_schema`); set when a server shapes
     /// the definition.
     pub(crate) checked_input: Option<JsonObject>,
+    /// Whether its calls may run as tasks.
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolDefinition {
@@ -65,6 +68,11 @@ impl ToolDefinition {
     /// the server ([`ToolBuilder::schema_profile`]).
     pub fn schema_profile(&self) -> Option<SchemaProfile> {
         self.profile
+    }
+
+    /// Whether its calls may run as tasks ([`ToolBuilder::task`]).
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// The scopes an access token must grant to see and call the tool
@@ -99,6 +107,7 @@ pub struct ToolBuilder {
     /// A whole input schema from [`ToolBuilder::input_schema`].
     input_schema: Option<JsonObject>,
     scopes: Vec<String>,
+    task_support: TaskSupport,
 }
 
 impl ToolBuilder {
@@ -119,6 +128,7 @@ impl ToolBuilder {
             headers: Vec::new(),
             input_schema: None,
             scopes: Vec::new(),
+            task_support: TaskSupport::Never,
         }
     }
 
@@ -164,6 +174,16 @@ impl ToolBuilder {
     /// Stop each call after `timeout`, with an error result saying so.
     pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Let calls run as tasks (the tasks extension, see
+    /// [`tasks`](crate::tasks)): with [`TaskSupport::Optional`] a call from a
+    /// client that declared the extension becomes a task once it has to
+    /// wait; with [`TaskSupport::Required`] only such clients may call it.
+    /// The handler is the same function either way.
+    pub fn task(&mut self, support: TaskSupport) -> &mut Self {
+        self.task_support = support;
         self
     }
 
@@ -387,6 +407,7 @@ impl ToolBuilder {
             unknown_header_arguments,
             scopes: self.scopes,
             checked_input: None,
+            task_support: self.task_support,
         }
     }
 }
