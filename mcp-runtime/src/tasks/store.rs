@@ -52,6 +52,22 @@ pub trait TaskStore: Send + Sync + 'static {
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
 }
 
+/// A shared store: the server keeps one handle, the program another (to
+/// watch it, or to serve two servers from it).
+impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        (**self).create(task)
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
+        (**self).get(task_id)
+    }
+
+    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        (**self).update(task)
+    }
+}
+
 /// The default [`TaskStore`]: in this process's memory, bounded by a
 /// number of tasks and a number of bytes (of the tasks' JSON). When full,
 /// expired tasks go first, then the oldest terminal ones; a store full of
