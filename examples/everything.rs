@@ -10,6 +10,9 @@
 //! `.await`: a request on the call's own stream in the handshake versions,
 //! a multi-round result (`InputRequiredResult`) in 2026-07-28.
 
+#[path = "everything/tasks.rs"]
+mod tasks;
+
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;

@@ -38,4 +38,5 @@ mod spans;
 mod startup;
 mod state;
 mod stdio;
+mod tasks;
 mod test_client;

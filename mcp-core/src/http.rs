@@ -19,12 +19,13 @@ pub const MCP_METHOD: &str = "mcp-method";
 pub const MCP_NAME: &str = "mcp-name";
 
 /// The params member a method names its target by, which `Mcp-Name`
-/// mirrors: the tool or prompt name, or the URI of a read (other methods
-/// have no name to mirror).
+/// mirrors: the tool or prompt name, the URI of a read, or the task of a
+/// tasks method (other methods have no name to mirror).
 pub fn mirrored_name(method: &str) -> Option<&'static str> {
     match method {
         crate::methods::TOOLS_CALL | crate::methods::PROMPTS_GET => Some("name"),
         crate::methods::RESOURCES_READ => Some("uri"),
+        crate::methods::TASKS_GET | crate::methods::TASKS_UPDATE | crate::methods::TASKS_CANCEL => Some("taskId"),
         _ => None,
     }
 }

@@ -56,3 +56,9 @@ pub const PROMPTS_GET: &str = "prompts/get";
 pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
 /// Client → server: complete an argument.
 pub const COMPLETION_COMPLETE: &str = "completion/complete";
+/// Client → server: a task's status, and its result once it has one (tasks extension).
+pub const TASKS_GET: &str = "tasks/get";
+/// Client → server: answers to a task's questions (tasks extension).
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// Client → server: stop a task (tasks extension).
+pub const TASKS_CANCEL: &str = "tasks/cancel";

@@ -9,6 +9,10 @@
 //! protocol's errors (or a tool's error result) and run no user code.
 //!
 //! Then, from the outside in:
+//! 0. **Task** (a tool that supports tasks, called by a client that
+//!    declared the extension; see [`crate::tasks`]): outermost, so all
+//!    that follows (the user's layers too) runs in the task once the call
+//!    has to wait, and a task's result is the reply a direct call gets.
 //! 1. **The user's middleware** (`Server::layer`, see
 //!    [`crate::middleware`]): outermost, so a layer runs only for admitted
 //!    requests and sees the answer as the client would (step 5). A server
@@ -50,6 +54,7 @@ use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Incoming};
 use crate::middleware::{Invocation, Kind, Reply};
 use crate::request::RequestParts;
+use crate::tasks::{Detached, Plan};
 
 /// How one handler's run ended.
 pub(crate) enum Outcome<R> {
@@ -61,12 +66,13 @@ pub(crate) enum Outcome<R> {
     TimedOut(Duration),
 }
 
-/// What the pipeline needs beside the handler: the request's rounds and
-/// its handler's timeout.
+/// What the pipeline needs beside the handler: the request's rounds, its
+/// handler's timeout, and whether it may become a task.
 #[derive(Default)]
 pub(crate) struct Steps {
     pub(crate) rounds: Option<Arc<Rounds>>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) task: Option<Plan>,
 }
 
 /// Run `start(parts)` through the pipeline as `request`'s call, a request
@@ -87,7 +93,10 @@ where
     F: Future<Output = R> + Send + 'static,
     R: Send + 'static,
 {
+    let mut steps = steps;
+    let plan = steps.task.take();
     parts.rounds = steps.rounds.clone();
+    parts.task = plan.as_ref().map(|plan| plan.running.clone());
     let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     let shared = request.shared();
     let show_details = shared.show_internal_errors;
@@ -111,18 +120,28 @@ where
     };
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
     let run = async move {
-        let answered = match middleware {
-            None => handler(parts).await,
-            Some(pipeline) => {
-                let invocation =
-                    Invocation::new(kind, parts, changes, client_key, move |parts| Box::pin(handler(parts)));
-                let layers = crate::incident::scope(show_details, pipeline.oneshot(invocation));
-                AssertUnwindSafe(layers).catch_unwind().await.unwrap_or_else(|panic| {
-                    let message = crate::incident::panic_message(&*panic);
-                    let text = crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
-                    Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-                })
+        let answering = async move {
+            match middleware {
+                None => handler(parts).await,
+                Some(pipeline) => {
+                    let invocation =
+                        Invocation::new(kind, parts, changes, client_key, move |parts| Box::pin(handler(parts)));
+                    let layers = crate::incident::scope(show_details, pipeline.oneshot(invocation));
+                    AssertUnwindSafe(layers).catch_unwind().await.unwrap_or_else(|panic| {
+                        let message = crate::incident::panic_message(&*panic);
+                        let text =
+                            crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
+                        Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+                    })
+                }
             }
+        };
+        let answered = match plan {
+            None => answering.await,
+            Some(plan) => match crate::tasks::detach(plan, answering).await {
+                Detached::Now(answered) => answered,
+                Detached::Task(created) => return projection.answer(id, created),
+            },
         };
         if let Ok(Reply::InputRequired(input)) = answered {
             return projection.answer(id, input);

@@ -70,6 +70,7 @@ pub mod proxy;
 pub mod request;
 pub mod resources;
 mod server;
+pub mod tasks;
 pub mod testing;
 pub mod tools;
 pub mod transport;
@@ -139,6 +140,7 @@ pub mod __private {
     pub use crate::request::RequestParts;
     pub use crate::resources::param::{Injected, TemplateVariable};
     pub use crate::resources::{Contents, IntoResourceContents, Resource, ResourceBuilder, ResourceDefinition};
+    pub use crate::tasks::TaskSupport;
     pub use crate::tools::param::{DefaultArgument, ParamErrors, ToolParam, ViaArgument, ViaRequest};
     pub use crate::tools::result::{DescribeOutput, NoOutput, OutputOf};
     pub use crate::tools::{BoxFuture, IntoToolResult, Tool, ToolBuilder, ToolDefinition};

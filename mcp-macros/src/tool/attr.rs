@@ -24,6 +24,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "meta",
     "scopes",
+    "task",
     "crate",
 ];
 
@@ -40,6 +41,16 @@ pub(crate) struct ToolAttr {
     pub(crate) schema: Option<SchemaProfileAttr>,
     /// Calls allowed, per period in milliseconds.
     pub(crate) rate_limit: Option<(u32, u64)>,
+    /// `task = "optional"`, `"required"` or `"never"`.
+    pub(crate) task: Option<TaskAttr>,
+}
+
+/// Whether a tool's calls may run as tasks, as `#[tool(task = "…")]` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskAttr {
+    Never,
+    Optional,
+    Required,
 }
 
 /// The profile `#[tool(schema = "…")]` names.
@@ -85,6 +96,24 @@ impl ToolAttr {
                     });
                     set(&mut attr.schema, profile, meta, errors);
                 }
+                // #[tool(task = "optional")]
+                "task" => {
+                    let support = string_or(meta, errors, task_hint)?.and_then(|lit| match lit.value().as_str() {
+                        "optional" => Some(TaskAttr::Optional),
+                        "required" => Some(TaskAttr::Required),
+                        "never" => Some(TaskAttr::Never),
+                        other => {
+                            errors.spanned(
+                                &lit,
+                                format_args!(
+                                    "unknown task support \"{other}\": write `task = \"optional\"` (a task when the client supports tasks), `task = \"required\"` (only clients that support tasks may call it) or `task = \"never\"`"
+                                ),
+                            );
+                            None
+                        }
+                    });
+                    set(&mut attr.task, support, meta, errors);
+                }
                 _ => return Ok(false),
             }
             Ok(true)
@@ -114,6 +143,17 @@ fn schema_hint(key: &str, value: &Expr) -> String {
         (format!("`{key} = \"strict\"` (full JSON Schema 2020-12)"), format!("`{key} = \"portable\"`"));
     let (first, second) = if portable_written { (portable, strict) } else { (strict, portable) };
     format!("`{key}` takes a profile's name as a string: {first} or {second}")
+}
+
+/// `task = optional` or `task = true` → `task = "optional"` (or the word
+/// written, when it is one of the three).
+fn task_hint(key: &str, value: &Expr) -> String {
+    let word = match value {
+        Expr::Path(p) if p.path.is_ident("required") => "required",
+        Expr::Path(p) if p.path.is_ident("never") => "never",
+        _ => "optional",
+    };
+    format!("`{key}` takes a string: `{key} = \"{word}\"` (one of \"optional\", \"required\", \"never\")")
 }
 
 /// `"10/s"`, `"100/m"`, `"1000/h"` → (calls, period in milliseconds).

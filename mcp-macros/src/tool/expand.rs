@@ -7,7 +7,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ReturnType;
 use syn::spanned::Spanned;
 
-use super::attr::{SchemaProfileAttr, ToolAttr};
+use super::attr::{SchemaProfileAttr, TaskAttr, ToolAttr};
 use super::check::REQUIRE_DESCRIPTIONS;
 use crate::emit::params::{self, Each};
 use crate::emit::{self, Generated};
@@ -52,6 +52,14 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         };
         quote!(__mcp_builder.schema_profile(#krate::__private::SchemaProfile::#profile);)
     });
+    let task = attr.task.map(|support| {
+        let support = match support {
+            TaskAttr::Never => quote!(Never),
+            TaskAttr::Optional => quote!(Optional),
+            TaskAttr::Required => quote!(Required),
+        };
+        quote!(__mcp_builder.task(#krate::__private::TaskSupport::#support);)
+    });
     let params = params::params(Kind::Tool, krate, params.iter().enumerate().map(|(i, p)| each(p, i, krate)));
     let span = emit::output_span(item);
     let into_result = quote_spanned! {span=>
@@ -67,7 +75,7 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         },
         first: quote!(#name),
         fn_name: item.sig.ident.to_string(),
-        definition: quote!(#common #output #no_output_schema #schema_profile),
+        definition: quote!(#common #output #no_output_schema #schema_profile #task),
         run: params::run(item, &params, krate, into_result),
         params,
         on_error: quote!(#krate::__private::ready(__mcp_errors.into_result())),

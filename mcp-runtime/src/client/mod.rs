@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 
 use crate::dispatch::outgoing::Outgoing;
 use crate::request::Rejection;
+use crate::tasks::running::Running;
 
 /// The client of one session (or, in 2026-07-28, of one request), as the
 /// requests it makes see it.
@@ -143,6 +144,9 @@ pub struct Client {
     pub(crate) missing_capability: Arc<std::sync::OnceLock<String>>,
     /// A 2026-07-28 request's rounds: questions become input requests.
     pub(crate) rounds: Option<Arc<rounds::Rounds>>,
+    /// A call that may become a task: once it is one (or in the handshake
+    /// versions, from the start), questions are asked through the task.
+    pub(crate) task: Option<Arc<Running>>,
 }
 
 impl Client {
@@ -221,8 +225,17 @@ impl Client {
     /// next one of `kind`. Made when the question is awaited, so questions
     /// are numbered in the order the handler asks them.
     pub(crate) fn key(&self, given: Option<String>, kind: &str) -> Option<String> {
-        let rounds = self.rounds.as_ref()?;
-        Some(given.unwrap_or_else(|| rounds.next_key(kind)))
+        if let Some(rounds) = &self.rounds {
+            return Some(given.unwrap_or_else(|| rounds.next_key(kind)));
+        }
+        let task = self.task.as_ref()?;
+        Some(given.unwrap_or_else(|| task.next_key(kind)))
+    }
+
+    /// The task questions go through: the call's, once it is a task, or
+    /// from the start where no rounds could carry them.
+    fn asking_task(&self) -> Option<&Arc<Running>> {
+        self.task.as_ref().filter(|task| task.is_task() || self.rounds.is_none())
     }
 
     /// Ask the client `method` (checked against `capability` first) and
@@ -243,6 +256,14 @@ impl Client {
     {
         if let Some(capability) = capability {
             self.require(capability)?;
+        }
+        if let (Some(task), Some(key)) = (self.asking_task(), key.clone()) {
+            let params = serde_json::to_value(params).map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
+            let request = InputRequest { method: method.to_owned(), params: params.as_object().cloned() };
+            // A task stopped before its answer came is dropped with this future.
+            let answer = task.ask(key, request).await.ok_or(ClientError::Disconnected)?;
+            let answer = serde_json::from_value(answer).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+            return decode(answer).map_err(ClientError::InvalidResponse);
         }
         let (Some(rounds), Some(key)) = (&self.rounds, key) else {
             return decode(self.send(method, params).await?).map_err(ClientError::InvalidResponse);

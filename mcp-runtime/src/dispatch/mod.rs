@@ -108,6 +108,7 @@ impl Incoming<'_> {
             state: self.session.shared.state.clone(),
             rounds: None,
             claims: self.claims.clone(),
+            task: None,
         }
     }
 

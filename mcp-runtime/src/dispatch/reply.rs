@@ -14,6 +14,9 @@ use serde_json::value::RawValue;
 pub(crate) trait ResultBody: Serialize {
     /// Its `resultType` in 2026-07-28.
     const RESULT_TYPE: &'static str = "complete";
+    /// It carries `resultType` in the handshake versions too (the tasks
+    /// extension's results, which clients of either era tell apart by it).
+    const TYPED_IN_EVERY_ERA: bool = false;
 
     /// The result's own `_meta`, taken out of it.
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -82,7 +85,7 @@ impl Projection {
         let ttl_ms = self.ttl_ms.filter(|_| complete);
         let stamped = Stamped {
             body,
-            result_type: self.server_info.as_ref().map(|_| T::RESULT_TYPE),
+            result_type: (self.server_info.is_some() || T::TYPED_IN_EVERY_ERA).then_some(T::RESULT_TYPE),
             ttl_ms,
             cache_scope: ttl_ms.map(|_| if self.private { "private" } else { "public" }),
             meta: Meta { own, server_info: self.server_info.as_deref() },

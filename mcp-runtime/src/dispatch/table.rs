@@ -9,6 +9,7 @@ use super::{Action, Incoming, lifecycle, listen};
 use crate::completion;
 use crate::prompts::methods as prompts;
 use crate::resources::methods as resources;
+use crate::tasks::methods as tasks;
 use crate::tools::call as tools;
 
 /// What a server must offer for a method to exist.
@@ -28,6 +29,8 @@ pub(crate) enum Capability {
     /// `completions`: offered when some prompt argument or template
     /// variable completes.
     Completions,
+    /// The tasks extension: offered when some tool supports tasks.
+    Tasks,
 }
 
 /// The eras a method exists in.
@@ -72,7 +75,7 @@ impl Method {
     }
 }
 
-use Capability::{Completions, Core, Logging, Prompts, Resources, Tools};
+use Capability::{Completions, Core, Logging, Prompts, Resources, Tasks, Tools};
 use Eras::{Both, Handshake, Stateless};
 
 /// Every method, in one place.
@@ -92,6 +95,9 @@ static METHODS: &[Method] = &[
     method(methods::PROMPTS_LIST, Prompts, Both, prompts::list).cacheable(),
     method(methods::PROMPTS_GET, Prompts, Both, prompts::get),
     method(methods::COMPLETION_COMPLETE, Completions, Both, completion::complete),
+    method(methods::TASKS_GET, Tasks, Both, tasks::get),
+    method(methods::TASKS_UPDATE, Tasks, Both, tasks::update),
+    method(methods::TASKS_CANCEL, Tasks, Both, tasks::cancel),
 ];
 
 /// The method named `name`, if the server has it.

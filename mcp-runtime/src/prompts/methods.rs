@@ -62,7 +62,7 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
         Reply::Prompt(result) => Some(projection.answer(id, result.for_version(version))),
         _ => None,
     };
-    let steps = Steps { rounds, timeout: entry.definition.timeout };
+    let steps = Steps { rounds, timeout: entry.definition.timeout, task: None };
     Ok(invoke::call(request, Kind::Prompt, steps, parts, move |parts| handler.get(parts), settle, finish))
 }
 

@@ -38,6 +38,9 @@ pub(crate) struct ProxiedTool {
 impl ProxiedTool {
     pub(crate) fn new(link: &Arc<Link>, mut tool: mcp_core::Tool, name: String) -> ProxiedTool {
         let upstream = std::mem::replace(&mut tool.name, name);
+        // The upstream's own task-augmented calls are not forwarded: its
+        // tools are called directly here.
+        tool.execution = None;
         let definition = ToolDefinition {
             rust_path: origin(link, &upstream),
             tool,
@@ -49,6 +52,7 @@ impl ProxiedTool {
             scopes: Vec::new(),
             checked_input: None,
             forwarded: true,
+            task_support: crate::tasks::TaskSupport::Never,
         };
         ProxiedTool { link: Arc::downgrade(link), upstream, definition }
     }

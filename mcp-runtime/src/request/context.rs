@@ -18,6 +18,7 @@ use crate::client::ask::{Elicit, ElicitUrl, ListRoots, Sample, Sampling};
 use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
+use crate::tasks::running::Running;
 use crate::tools::ToolError;
 
 /// Progress notifications closer together than this are coalesced: only
@@ -106,6 +107,7 @@ struct Inner {
     outgoing: Option<Outgoing>,
     missing_capability: Arc<std::sync::OnceLock<String>>,
     rounds: Option<Arc<Rounds>>,
+    task: Option<Arc<Running>>,
     cancellation: Cancellation,
     progress: Mutex<Progress>,
 }
@@ -132,6 +134,7 @@ impl FromRequest for Context {
                 outgoing: call.outgoing.clone(),
                 missing_capability: call.missing_capability.clone(),
                 rounds: call.rounds.clone(),
+                task: call.task.clone(),
                 cancellation: call.cancellation.clone(),
                 progress: Mutex::new(Progress { token: token.cloned(), sent: None, pending: None }),
             }),
@@ -313,6 +316,7 @@ impl Context {
             stream: self.inner.outgoing.clone(),
             missing_capability: self.inner.missing_capability.clone(),
             rounds: self.inner.rounds.clone(),
+            task: self.inner.task.clone(),
         }
     }
 

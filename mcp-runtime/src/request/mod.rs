@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::client::rounds::Rounds;
 use crate::client::{Client, Peer};
 use crate::dispatch::outgoing::Outgoing;
+use crate::tasks::running::Running;
 pub use claims::Claims;
 use context::Cancellation;
 pub use context::Context;
@@ -49,6 +50,9 @@ pub struct RequestParts {
     pub(crate) rounds: Option<Arc<Rounds>>,
     /// The verified access token's claims (OAuth over HTTP only).
     pub(crate) claims: Option<Claims>,
+    /// A call that may become a task: once it is one, questions to the
+    /// client are asked through it.
+    pub(crate) task: Option<Arc<Running>>,
 }
 
 impl RequestParts {
@@ -68,6 +72,7 @@ impl RequestParts {
             state: Arc::default(),
             rounds: None,
             claims: None,
+            task: None,
         }
     }
 
@@ -121,6 +126,7 @@ impl RequestParts {
             stream: self.outgoing.clone(),
             missing_capability: self.missing_capability.clone(),
             rounds: self.rounds.clone(),
+            task: self.task.clone(),
         }
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let rounds = retry.begin(request, methods::RESOURCES_READ, &uri, &JsonObject::new())?;
     let parts = request.request_parts(uri.clone(), arguments, meta);
     let show_details = shared.show_internal_errors;
-    let steps = Steps { rounds, timeout: entry.definition.timeout };
+    let steps = Steps { rounds, timeout: entry.definition.timeout, task: None };
     let (id, projection) = (request.id.clone(), request.projection.clone());
     let handler = entry.handler.clone();
     let settle = move |outcome| {

@@ -19,11 +19,16 @@ use crate::prompts::{Prompt, PromptsHandle};
 use crate::request::state::StateMap;
 use crate::resources::catalog::ResourceCatalogs;
 use crate::resources::{Resource, ResourcesHandle};
+use crate::tasks::{MemoryTaskStore, TaskStore, Tasks};
 use crate::tools::catalog::{ToolOptions, Tools};
 use crate::tools::limit::{Limiter, RateLimit};
 use crate::tools::{Tool, ToolsHandle, collected};
 use crate::transport::connection::Limits;
 pub(crate) use shared::Shared;
+
+/// How often clients are told to poll a task: often enough that a short
+/// task's result is seen soon, rarely enough not to load the store.
+const TASK_POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 /// An MCP server: its identity, its tools and its limits.
 ///
@@ -59,6 +64,8 @@ pub struct Server {
     /// Other servers mounted into this one.
     #[cfg(feature = "proxy")]
     pub(crate) mounts: Vec<crate::proxy::Mount>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Duration,
 }
 
 impl Server {
@@ -107,6 +114,8 @@ impl Server {
             layers: Vec::new(),
             #[cfg(feature = "proxy")]
             mounts: Vec::new(),
+            task_store: None,
+            task_ttl: Duration::from_secs(60 * 60),
         }
     }
 
@@ -370,6 +379,22 @@ impl Server {
         self
     }
 
+    /// Where tasks are kept (see [`tasks`](crate::tasks)): a
+    /// [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10,000 tasks
+    /// and 64 MiB by default. Replicas behind a load balancer share one, so
+    /// a task created through one is followed through any.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a finished task is kept for `tasks/get` (an hour by
+    /// default); clients see it as the task's `ttlMs`.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.info
@@ -411,6 +436,11 @@ impl Server {
             client_request_timeout: self.client_request_timeout,
             request_state: Arc::new(request_state),
             middleware: crate::middleware::build(&self.layers),
+            tasks: Arc::new(Tasks::new(
+                self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default())),
+                self.task_ttl,
+                TASK_POLL_INTERVAL,
+            )),
         };
         #[cfg(feature = "proxy")]
         if tokio::runtime::Handle::try_current().is_ok() {

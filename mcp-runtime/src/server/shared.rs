@@ -16,6 +16,7 @@ use crate::dispatch::table::Capability;
 use crate::prompts::catalog::Prompts;
 use crate::request::state::StateMap;
 use crate::resources::catalog::ResourceCatalogs;
+use crate::tasks::{TaskSupport, Tasks};
 use crate::tools::catalog::Tools;
 use crate::tools::limit::Limiter;
 
@@ -51,6 +52,8 @@ pub(crate) struct Shared {
     /// The servers mounted into this one (`Server::mount`).
     #[cfg(feature = "proxy")]
     pub(crate) links: Vec<Arc<crate::proxy::Link>>,
+    /// The tasks of tools that support them.
+    pub(crate) tasks: Arc<Tasks>,
 }
 
 impl Shared {
@@ -72,6 +75,9 @@ impl Shared {
             Capability::Tools => self.tools.offered(),
             Capability::Resources => self.resources.offered(),
             Capability::Prompts => self.prompts.offered(),
+            Capability::Tasks => {
+                self.tools.current().entries().iter().any(|e| e.definition.task_support != TaskSupport::Never)
+            }
             Capability::Completions => {
                 self.prompts.current().completes()
                     || self
@@ -103,6 +109,10 @@ impl Shared {
     /// What this server can do, the same in every era: exactly what it
     /// serves.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let mut other = JsonObject::new();
+        if self.serves(Capability::Tasks) {
+            other.insert("extensions".into(), mcp_core::task::required_capabilities()["extensions"].clone());
+        }
         ServerCapabilities {
             tools: self.serves(Capability::Tools).then_some(ToolsCapability { list_changed: Some(true) }),
             resources: self
@@ -111,6 +121,7 @@ impl Shared {
             prompts: self.serves(Capability::Prompts).then_some(PromptsCapability { list_changed: Some(true) }),
             completions: self.serves(Capability::Completions).then(JsonObject::new),
             logging: self.serves(Capability::Logging).then(JsonObject::new),
+            other,
             ..Default::default()
         }
     }

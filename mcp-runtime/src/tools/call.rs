@@ -11,6 +11,8 @@ use crate::client::rounds::Retry;
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
+use crate::tasks::running::Running;
+use crate::tasks::{Plan, TaskSupport};
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     crate::component::list::list(request, params, &request.shared().tools, "tools")
@@ -78,17 +80,27 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         return answered(CallToolResult::error_text(refusal));
     }
     let parts = request.request_parts(params.name.clone(), arguments, params.meta);
-    let steps = Steps { rounds, timeout: entry.definition.timeout };
     let show_details = shared.show_internal_errors;
     let wraps_output = entry.wraps_output;
     let (id, projection, version, name) =
         (request.id.clone(), request.projection.clone(), request.version, params.name);
+    let task = task_plan(request, &entry, &parts, move |result| result.for_version_of_schema(version, wraps_output))?;
+    let running = task.as_ref().map(|plan| plan.running.clone());
+    let steps = Steps { rounds, timeout: entry.definition.timeout, task };
     let handler = entry.handler.clone();
     let settle = move |outcome| {
         Ok(Reply::Tool(match outcome {
             Outcome::Done(result) if entry.definition.forwarded => result,
             Outcome::Done(result) => checked_output(&entry, result, show_details),
-            Outcome::Panicked(message) => crate::incident::report("tool panicked", &message, &message, show_details),
+            Outcome::Panicked(message) => {
+                let result = crate::incident::report("tool panicked", &message, &message, show_details);
+                // A task that panicked failed (a protocol-level error), where
+                // a direct call answers with an error result.
+                if let (Some(running), Some(Content::Text(text))) = (&running, result.content.first()) {
+                    let _ = running.failure.set(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text.text.clone()));
+                }
+                result
+            }
             Outcome::TimedOut(limit) => timed_out(&name, limit),
         }))
     };
@@ -101,6 +113,39 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         Some(projection.answer(id, result.for_version_of_schema(version, wraps_output)))
     };
     Ok(invoke::call(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
+}
+
+/// How this call may become a task: not at all for a tool without task
+/// support or a client that did not declare the extension, and refused
+/// with `-32021` when the tool requires tasks and the client lacks them.
+/// `shape` makes the result as a direct call would send it.
+fn task_plan(
+    request: &Incoming<'_>,
+    entry: &Entry,
+    parts: &crate::request::RequestParts,
+    shape: impl FnOnce(CallToolResult) -> CallToolResult + Send + 'static,
+) -> Result<Option<Plan>, ErrorObject> {
+    let support = entry.definition.task_support;
+    if support == TaskSupport::Never {
+        return Ok(None);
+    }
+    if !request.peer.declared(&format!("extensions.{}", mcp_core::task::EXTENSION)) {
+        return match support {
+            TaskSupport::Required => {
+                Err(mcp_core::envelope::missing_capability(mcp_core::task::required_capabilities()))
+            }
+            _ => Ok(None),
+        };
+    }
+    let result = move |reply| {
+        let Reply::Tool(result) = reply else { return None };
+        serde_json::to_value(shape(result)).ok()
+    };
+    Ok(Some(Plan {
+        tasks: request.shared().tasks.clone(),
+        running: Running::new(parts.cancellation.clone()),
+        result: Box::new(result),
+    }))
 }
 
 /// The result as clients are sent it: structured content shaped to the

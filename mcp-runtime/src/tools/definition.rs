@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::limit::RateLimit;
 use crate::request::Needs;
+use crate::tasks::TaskSupport;
 
 /// A tool's definition before a server shapes its schema, plus where it
 /// came from (for error messages such as duplicate names).
@@ -40,6 +41,8 @@ pub struct ToolDefinition {
     /// A mounted server's tool: its upstream checks the arguments and the
     /// output, so the call passes them on as they are.
     pub(crate) forwarded: bool,
+    /// Whether its calls may run as tasks.
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolDefinition {
@@ -68,6 +71,11 @@ impl ToolDefinition {
     /// the server ([`ToolBuilder::schema_profile`]).
     pub fn schema_profile(&self) -> Option<SchemaProfile> {
         self.profile
+    }
+
+    /// Whether its calls may run as tasks ([`ToolBuilder::task`]).
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// The scopes an access token must grant to see and call the tool
@@ -102,6 +110,7 @@ pub struct ToolBuilder {
     /// A whole input schema from [`ToolBuilder::input_schema`].
     input_schema: Option<JsonObject>,
     scopes: Vec<String>,
+    task_support: TaskSupport,
 }
 
 impl ToolBuilder {
@@ -122,6 +131,7 @@ impl ToolBuilder {
             headers: Vec::new(),
             input_schema: None,
             scopes: Vec::new(),
+            task_support: TaskSupport::Never,
         }
     }
 
@@ -167,6 +177,16 @@ impl ToolBuilder {
     /// Stop each call after `timeout`, with an error result saying so.
     pub fn timeout(&mut self, timeout: Duration) -> &mut Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Let calls run as tasks (the tasks extension, see
+    /// [`tasks`](crate::tasks)): with [`TaskSupport::Optional`] a call from a
+    /// client that declared the extension becomes a task once it has to
+    /// wait; with [`TaskSupport::Required`] only such clients may call it.
+    /// The handler is the same function either way.
+    pub fn task(&mut self, support: TaskSupport) -> &mut Self {
+        self.task_support = support;
         self
     }
 
@@ -391,6 +411,7 @@ impl ToolBuilder {
             scopes: self.scopes,
             checked_input: None,
             forwarded: false,
+            task_support: self.task_support,
         }
     }
 }

@@ -1,0 +1,166 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a
+//! request the server chose to run in the background answers with a task
+//! handle, and the client follows it with `tasks/get`, answers its
+//! questions with `tasks/update` and stops it with `tasks/cancel`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::jsonrpc::{ErrorObject, JsonObject};
+
+/// The extension's name, under `capabilities.extensions` on both sides.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The capabilities a client must declare for tasks, as `-32021` names
+/// them: `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`.
+pub fn required_capabilities() -> Value {
+    json!({ "extensions": { EXTENSION: {} } })
+}
+
+/// Where a task is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Running.
+    Working,
+    /// Waiting for the client's answers (`inputRequests` on `tasks/get`).
+    InputRequired,
+    /// Finished with a result (a tool's error result too).
+    Completed,
+    /// Ended by a protocol-level error (`error` on `tasks/get`).
+    Failed,
+    /// Stopped by `tasks/cancel`.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task has ended for good.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
+    }
+
+    /// The status as the wire spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A task as every tasks result shows it. `CreateTaskResult` is this,
+/// flat, with `resultType: "task"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// The server's id for it.
+    pub task_id: String,
+    /// Where it is.
+    pub status: TaskStatus,
+    /// Why it is there, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// When it was created (ISO 8601).
+    pub created_at: String,
+    /// When its status last changed (ISO 8601).
+    pub last_updated_at: String,
+    /// How long after it was created the server keeps it, in milliseconds.
+    pub ttl_ms: Option<u64>,
+    /// How often the server suggests polling it, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+}
+
+/// What `tasks/get` answers: the task, with its result once completed, its
+/// error once failed, and its open questions while it waits for input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailedTask {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// The request's result, as a direct call would have answered it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The protocol-level error that ended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+    /// Its open questions to the client, by key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<Map<String, Value>>,
+}
+
+/// The params of `tasks/get` and `tasks/cancel`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskIdParams {
+    /// The task.
+    pub task_id: String,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// The params of `tasks/update`: answers to a task's questions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateTaskParams {
+    /// The task.
+    pub task_id: String,
+    /// Answers, keyed like the task's `inputRequests`.
+    pub input_responses: Map<String, Value>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// ISO 8601 (UTC, milliseconds) for `millis` since the Unix epoch.
+pub fn timestamp(millis: u64) -> String {
+    let (days, rest) = (millis / 86_400_000, millis % 86_400_000);
+    // Days to a civil date (Howard Hinnant's algorithm), for dates after 1970.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    let (h, m, s, ms) = (rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_8601() {
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(timestamp(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(timestamp(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_detailed_task_is_flat() {
+        let task = Task {
+            task_id: "t".into(),
+            status: TaskStatus::InputRequired,
+            status_message: None,
+            created_at: timestamp(0),
+            last_updated_at: timestamp(0),
+            ttl_ms: Some(1000),
+            poll_interval_ms: Some(100),
+        };
+        let detailed = DetailedTask { task, result: None, error: None, input_requests: Some(Map::new()) };
+        let value = serde_json::to_value(&detailed).unwrap();
+        assert_eq!(value["taskId"], "t");
+        assert_eq!(value["status"], "input_required");
+        assert_eq!(value["ttlMs"], 1000);
+        assert!(value.get("task").is_none() && value.get("result").is_none());
+    }
+}

@@ -1,0 +1,260 @@
+//! Where tasks are kept between the requests that follow them: the
+//! [`TaskStore`] trait, and [`MemoryTaskStore`], the default, bounded in
+//! count and bytes.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mcp_core::task::DetailedTask;
+
+use crate::tools::BoxFuture;
+
+/// Why a task store could not do what it was asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store is full: the task was not kept.
+    Full(String),
+    /// The store could not be reached or answered nonsense.
+    Unavailable(String),
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskStoreError::Full(why) => write!(f, "the task store is full: {why}"),
+            TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {}
+
+/// Keeps tasks as `tasks/get` shows them, so any replica that shares the
+/// store can answer for a task. The replica that runs a task writes it;
+/// the others read it and mark it cancelled.
+///
+/// A task is kept while it is not terminal, and for its `ttlMs` after it
+/// becomes terminal (never less than its `ttlMs` from its creation, as the
+/// extension requires); then it is gone.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Keep a new task. It must be readable with [`get`](Self::get) once
+    /// this returns.
+    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task with this id, if it is kept.
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>>;
+
+    /// Replace a kept task with `task`, unless the kept one is terminal
+    /// already (a task ends once) or is gone: `Ok(false)` then.
+    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+}
+
+/// A shared store: the server keeps one handle, the program another (to
+/// watch it, or to serve two servers from it).
+impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        (**self).create(task)
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
+        (**self).get(task_id)
+    }
+
+    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        (**self).update(task)
+    }
+}
+
+/// The default [`TaskStore`]: in this process's memory, bounded by a
+/// number of tasks and a number of bytes (of the tasks' JSON). When full,
+/// expired tasks go first, then the oldest terminal ones; a store full of
+/// running tasks refuses new ones.
+pub struct MemoryTaskStore {
+    max_tasks: usize,
+    max_bytes: usize,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    tasks: HashMap<String, Entry>,
+    bytes: usize,
+    /// Creation order, for evicting the oldest terminal task first.
+    order: std::collections::VecDeque<String>,
+}
+
+struct Entry {
+    task: DetailedTask,
+    bytes: usize,
+    /// Set once terminal.
+    expires: Option<Instant>,
+}
+
+impl MemoryTaskStore {
+    /// A store of at most `max_tasks` tasks taking at most `max_bytes`.
+    pub fn new(max_tasks: usize, max_bytes: usize) -> Self {
+        MemoryTaskStore { max_tasks, max_bytes, kept: Mutex::default() }
+    }
+
+    /// How many tasks it keeps now (expired ones it has not yet dropped
+    /// included).
+    pub fn len(&self) -> usize {
+        self.kept().tasks.len()
+    }
+
+    /// Whether it keeps no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes its tasks take, as their JSON.
+    pub fn bytes(&self) -> usize {
+        self.kept().bytes
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Default for MemoryTaskStore {
+    /// 10,000 tasks, 64 MiB.
+    fn default() -> Self {
+        MemoryTaskStore::new(10_000, 64 << 20)
+    }
+}
+
+impl fmt::Debug for MemoryTaskStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryTaskStore")
+            .field("max_tasks", &self.max_tasks)
+            .field("max_bytes", &self.max_bytes)
+            .finish()
+    }
+}
+
+fn size_of(task: &DetailedTask) -> usize {
+    serde_json::to_vec(task).map_or(0, |v| v.len())
+}
+
+fn expiry(task: &DetailedTask) -> Option<Instant> {
+    task.task.status.is_terminal().then(|| Instant::now() + Duration::from_millis(task.task.ttl_ms.unwrap_or(0)))
+}
+
+impl Kept {
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.tasks.remove(id) {
+            self.bytes -= entry.bytes;
+        }
+    }
+
+    /// Drop expired tasks, then the oldest terminal ones, until `bytes`
+    /// more fit in one more task; whether they do.
+    fn make_room(&mut self, bytes: usize, max_tasks: usize, max_bytes: usize) -> bool {
+        let now = Instant::now();
+        let expired: Vec<String> =
+            self.tasks.iter().filter(|(_, e)| e.expires.is_some_and(|t| t <= now)).map(|(k, _)| k.clone()).collect();
+        for id in expired {
+            self.remove(&id);
+        }
+        self.order.retain(|id| self.tasks.contains_key(id));
+        let fits = |k: &Kept| k.tasks.len() < max_tasks && k.bytes + bytes <= max_bytes;
+        while !fits(self) {
+            let Some(at) = self.order.iter().position(|id| self.tasks[id].expires.is_some()) else { return false };
+            let id = self.order.remove(at).expect("the position is in the queue");
+            self.remove(&id);
+        }
+        true
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        let bytes = size_of(&task);
+        let mut kept = self.kept();
+        let result = if kept.make_room(bytes, self.max_tasks, self.max_bytes) {
+            let id = task.task.task_id.clone();
+            kept.bytes += bytes;
+            kept.order.push_back(id.clone());
+            let expires = expiry(&task);
+            kept.tasks.insert(id, Entry { task, bytes, expires });
+            Ok(())
+        } else {
+            Err(TaskStoreError::Full(format!(
+                "{} running tasks (at most {} tasks, {} bytes)",
+                kept.tasks.len(),
+                self.max_tasks,
+                self.max_bytes
+            )))
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
+        let now = Instant::now();
+        let found =
+            self.kept().tasks.get(task_id).filter(|e| e.expires.is_none_or(|t| t > now)).map(|e| e.task.clone());
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        let mut kept = self.kept();
+        let kept = &mut *kept;
+        let replaced = match kept.tasks.get_mut(&task.task.task_id) {
+            Some(entry) if entry.expires.is_none() => {
+                let bytes = size_of(&task);
+                kept.bytes = kept.bytes - entry.bytes + bytes;
+                entry.expires = expiry(&task);
+                *entry = Entry { task, bytes, expires: entry.expires };
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(replaced)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_core::task::{Task, TaskStatus, timestamp};
+
+    use super::*;
+
+    fn task(id: &str, status: TaskStatus) -> DetailedTask {
+        let task = Task {
+            task_id: id.into(),
+            status,
+            status_message: None,
+            created_at: timestamp(0),
+            last_updated_at: timestamp(0),
+            ttl_ms: Some(60_000),
+            poll_interval_ms: None,
+        };
+        DetailedTask { task, result: None, error: None, input_requests: None }
+    }
+
+    #[tokio::test]
+    async fn a_full_store_drops_its_oldest_finished_task_and_refuses_when_all_run() {
+        let store = MemoryTaskStore::new(2, 1 << 20);
+        store.create(task("a", TaskStatus::Working)).await.unwrap();
+        store.create(task("b", TaskStatus::Working)).await.unwrap();
+        assert!(matches!(store.create(task("c", TaskStatus::Working)).await, Err(TaskStoreError::Full(_))));
+        assert!(store.update(task("a", TaskStatus::Completed)).await.unwrap());
+        store.create(task("c", TaskStatus::Working)).await.unwrap();
+        assert!(store.get("a").await.unwrap().is_none());
+        assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_terminal_task_is_not_replaced() {
+        let store = MemoryTaskStore::default();
+        store.create(task("a", TaskStatus::Working)).await.unwrap();
+        assert!(store.update(task("a", TaskStatus::Cancelled)).await.unwrap());
+        assert!(!store.update(task("a", TaskStatus::Completed)).await.unwrap());
+        assert_eq!(store.get("a").await.unwrap().unwrap().task.status, TaskStatus::Cancelled);
+        assert!(!store.update(task("gone", TaskStatus::Completed)).await.unwrap());
+    }
+}
