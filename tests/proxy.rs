@@ -413,3 +413,31 @@ async fn a_stateless_client_in_front_of_a_handshake_upstream_gets_rounds_while_t
     // Two questions, three rounds for the client; one run upstream.
     assert_eq!(BOOKINGS.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+/// How many times `hits` was called.
+#[tool]
+fn hits(counter: State<std::sync::atomic::AtomicU64>) -> u64 {
+    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+}
+
+#[tokio::test]
+async fn an_imported_server_is_a_renamed_copy_called_directly() {
+    let other = upstream().tool(hits::Tool).with_state(std::sync::atomic::AtomicU64::new(41));
+    let server = Server::empty("gateway", "1").tool(own::Tool).import("calc", other);
+    let client = pipe_to(server, builder(ProtocolVersion::LATEST)).await;
+    let mut tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    tools.sort();
+    assert_eq!(tools, ["calc_add", "calc_book", "calc_hits", "own"]);
+    let sum: f64 = client.call_structured("calc_add", json!({ "a": 2, "b": 3 })).await.unwrap();
+    assert_eq!(sum, 5.0);
+    let hits: u64 = client.call_structured("calc_hits", json!({})).await.unwrap();
+    assert_eq!(hits, 42, "the imported server's shared value came along");
+    let read = client.read_resource("memo://calc/day/3").await.unwrap();
+    let ResourceContents::Text { text, .. } = &read.contents[0] else { panic!("{read:?}") };
+    assert_eq!(text, "day 3");
+    let completed =
+        client.complete(CompleteRef::Prompt { name: "calc_greet".into() }, "name", "G", None).await.unwrap();
+    assert_eq!(completed.completion.values, ["Grace"]);
+    let booked = client.call("calc_book", json!({})).await.unwrap();
+    assert!(format!("{:?}", booked.content).contains("friday / Pip"), "{booked:?}");
+}

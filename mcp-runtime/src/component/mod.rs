@@ -302,6 +302,15 @@ impl<K: Kind> Catalog<K> {
         }
     }
 
+    /// What is registered and enabled, as registered (for a server that
+    /// takes another's components).
+    #[cfg(feature = "proxy")]
+    pub(crate) fn registered(&self) -> Vec<Arc<K::Source>> {
+        let sources = self.sources();
+        let enabled = |item: &&Item<K>| !sources.disabled.contains(&item.key());
+        sources.items.iter().filter(enabled).map(|item| item.source.clone()).collect()
+    }
+
     /// Register `source`.
     pub(crate) fn add(&self, source: Arc<K::Source>) -> Result<(), Error> {
         self.change(|sources| {

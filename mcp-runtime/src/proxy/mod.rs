@@ -48,6 +48,7 @@
 
 mod config;
 mod forward;
+mod import;
 mod link;
 mod names;
 mod park;

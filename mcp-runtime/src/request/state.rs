@@ -22,6 +22,14 @@ impl StateMap {
         self.0.contains_key(&id)
     }
 
+    /// Take `other`'s values of the types this map has none of.
+    #[cfg(feature = "proxy")]
+    pub(crate) fn absorb(&mut self, other: StateMap) {
+        for (id, value) in other.0 {
+            self.0.entry(id).or_insert(value);
+        }
+    }
+
     fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.0.get(&TypeId::of::<T>()).cloned().and_then(|value| value.downcast::<T>().ok())
     }

@@ -44,7 +44,7 @@ pub struct Server {
     pub(crate) tools: Arc<Catalog<Tools>>,
     pub(crate) resources: ResourceCatalogs,
     pub(crate) prompts: Arc<Catalog<Prompts>>,
-    states: StateMap,
+    pub(crate) states: StateMap,
     page_size: Option<usize>,
     lenient_arguments: bool,
     /// `None` until [`show_internal_errors`](Self::show_internal_errors):
