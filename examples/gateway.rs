@@ -11,40 +11,53 @@
 //! ```
 //!
 //! Every call is logged to stderr (the `Logging` middleware): one place
-//! to see what a model does with many servers. Over HTTP, put OAuth or a
-//! bearer token in front (`HttpOptions`) to give unauthenticated servers
-//! an authenticated front.
+//! to see what a model does with many servers. Over HTTP, with
+//! `GATEWAY_TOKEN` set, every request must carry it as a bearer token: an
+//! authenticated front for servers that have none (`HttpOptions::oauth`
+//! takes OAuth access tokens instead).
 
 use mcp_runtime::middleware::Logging;
 use mcp_runtime::proxy::Config;
+use mcp_runtime::transport::HttpOptions;
 use mcp_runtime::{Error, Server};
 
 fn main() -> Result<(), Error> {
-    let path = config_path().map_err(Error::Launch)?;
+    let path = flag("--config").ok_or_else(|| {
+        Error::Launch(
+            "say which servers to serve: `--config FILE`, a JSON file with `mcpServers` (see examples/gateway.json)"
+                .into(),
+        )
+    })?;
     let config = Config::from_file(&path)?;
     let names: Vec<&str> = config.names().collect();
     eprintln!("gateway: mounting {} from {path}", names.join(", "));
-    Server::empty("gateway", env!("CARGO_PKG_VERSION"))
+    let server = Server::empty("gateway", env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "Tools, resources and prompts of {} servers, each name prefixed with its server's: {}.",
             names.len(),
             names.join(", ")
         ))
         .layer(Logging::default())
-        .mount_config(&config)
-        .run_blocking()
+        .mount_config(&config);
+    let Some(addr) = flag("--http") else { return server.run_stdio() };
+    let mut options = HttpOptions::new();
+    if let Ok(token) = std::env::var("GATEWAY_TOKEN") {
+        options = options.bearer_token(token);
+    }
+    let runtime = tokio::runtime::Runtime::new().map_err(Error::Runtime)?;
+    runtime.block_on(server.serve_http_with(addr, options))
 }
 
-/// `--config FILE` (or `--config=FILE`); `--http ADDR` is `run_blocking`'s.
-fn config_path() -> Result<String, String> {
+/// The value of `--name VALUE` (or `--name=VALUE`) on the command line.
+fn flag(name: &str) -> Option<String> {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg == "--config" {
-            return args.next().ok_or_else(|| "`--config` needs a file: `--config gateway.json`".to_owned());
+        if arg == name {
+            return args.next();
         }
-        if let Some(path) = arg.strip_prefix("--config=") {
-            return Ok(path.to_owned());
+        if let Some(value) = arg.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')) {
+            return Some(value.to_owned());
         }
     }
-    Err("say which servers to serve: `--config FILE`, a JSON file with `mcpServers` (see examples/gateway.json)".into())
+    None
 }

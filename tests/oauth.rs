@@ -159,11 +159,16 @@ struct Mcp {
 
 impl Mcp {
     async fn start(issuer: &Issuer, settings: impl FnOnce(OAuth) -> OAuth) -> Mcp {
+        Mcp::serving(server(), issuer, settings).await
+    }
+
+    /// `served` (instead of `server()`), protected by `issuer`.
+    async fn serving(served: Server, issuer: &Issuer, settings: impl FnOnce(OAuth) -> OAuth) -> Mcp {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let resource = format!("{base}/mcp");
         let oauth = settings(OAuth::new(&resource, &issuer.url).scopes_supported(["notes:read", "notes:write"]));
-        tokio::spawn(server().serve_http_on(listener, HttpOptions::new().oauth(oauth)));
+        tokio::spawn(served.serve_http_on(listener, HttpOptions::new().oauth(oauth)));
         Mcp { base, resource }
     }
 
@@ -399,6 +404,28 @@ async fn a_missing_scope_gets_403_and_hides_what_it_guards() {
     );
     let call = writer.call("write_note", json!({"text": "hi"})).await;
     assert_eq!(call.status, StatusCode::OK);
+    assert_eq!(call.last()["result"]["content"][0]["text"], "wrote hi");
+}
+
+#[tokio::test]
+async fn a_mounted_servers_scopes_are_enforced_by_the_server_that_mounts_it() {
+    let a = Key::a();
+    let issuer = Issuer::start(&[&a]).await;
+    let gateway = Server::empty("gateway", "1").mount("inner", server());
+    let mcp = Mcp::serving(gateway, &issuer, |o| o).await;
+    let mut reader = mcp.client(Some(&a.sign(&mcp.claims(&issuer, "notes:read"))));
+    reader.initialize().await;
+    let tools = reader.request("tools/list", json!({})).await;
+    assert_eq!(names(&tools, "tools", "name"), ["inner_whoami"], "inner_write_note needs notes:write");
+    let call = reader.call("inner_write_note", json!({"text": "hi"})).await;
+    assert_eq!(call.status, StatusCode::FORBIDDEN, "{call:?}");
+    let mut nobody = mcp.client(Some(&a.sign(&mcp.claims(&issuer, "profile"))));
+    nobody.initialize().await;
+    let read = nobody.request("resources/read", json!({"uri": "notes://inner/all"})).await;
+    assert_eq!(read.status, StatusCode::FORBIDDEN);
+    let mut writer = mcp.client(Some(&a.sign(&mcp.claims(&issuer, "notes:read notes:write"))));
+    writer.initialize().await;
+    let call = writer.call("inner_write_note", json!({"text": "hi"})).await;
     assert_eq!(call.last()["result"]["content"][0]["text"], "wrote hi");
 }
 

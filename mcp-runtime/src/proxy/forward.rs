@@ -10,6 +10,7 @@ use mcp_core::{
 use mcp_runtime_client::Error as ClientError;
 use serde_json::{Value, json};
 
+use super::ScopeOf;
 use super::link::Link;
 use crate::completion::{Completing, Completions, completer};
 use crate::prompts::{Prompt, PromptDefinition, PromptError, Rendered};
@@ -49,7 +50,7 @@ impl ProxiedTool {
             needs: Needs::default(),
             profile: None,
             unknown_header_arguments: Vec::new(),
-            scopes: Vec::new(),
+            scopes: link.scopes(ScopeOf::Tool, &upstream),
             checked_input: None,
             forwarded: true,
             task_support: crate::tasks::TaskSupport::Never,
@@ -98,7 +99,8 @@ impl ProxiedResource {
     pub(crate) fn fixed(link: &Arc<Link>, mut resource: mcp_core::Resource) -> ProxiedResource {
         let upstream = std::mem::take(&mut resource.uri);
         resource.uri = link.names.uri(&upstream);
-        let definition = definition(link, resource, Vec::new());
+        let scopes = link.scopes(ScopeOf::Resource, &upstream);
+        let definition = definition(link, resource, Vec::new(), scopes);
         ProxiedResource { link: Arc::downgrade(link), upstream: Some(upstream), definition }
     }
 
@@ -131,12 +133,18 @@ impl ProxiedResource {
             icons: template.icons,
             meta: template.meta,
         };
-        let definition = definition(link, resource, variables);
+        let scopes = link.scopes(ScopeOf::Template, &upstream);
+        let definition = definition(link, resource, variables, scopes);
         ProxiedResource { link: Arc::downgrade(link), upstream: None, definition }
     }
 }
 
-fn definition(link: &Link, resource: mcp_core::Resource, variables: Vec<Variable>) -> ResourceDefinition {
+fn definition(
+    link: &Link,
+    resource: mcp_core::Resource,
+    variables: Vec<Variable>,
+    scopes: Vec<String>,
+) -> ResourceDefinition {
     ResourceDefinition {
         rust_path: origin(link, &resource.uri),
         resource,
@@ -144,7 +152,7 @@ fn definition(link: &Link, resource: mcp_core::Resource, variables: Vec<Variable
         needs: Needs::default(),
         variables,
         problems: Vec::new(),
-        scopes: Vec::new(),
+        scopes,
     }
 }
 
@@ -213,7 +221,7 @@ impl ProxiedPrompt {
             needs: Needs::default(),
             completions,
             problems: Vec::new(),
-            scopes: Vec::new(),
+            scopes: link.scopes(ScopeOf::Prompt, &upstream),
             timeout: None,
         };
         ProxiedPrompt { link: Arc::downgrade(link), upstream, definition }

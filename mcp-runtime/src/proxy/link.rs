@@ -61,6 +61,8 @@ pub(crate) struct Link {
     connect: Connect,
     connect_timeout: Duration,
     timeout: Duration,
+    /// The scopes of an in-process upstream's components.
+    scopes: Option<Arc<super::Scopes>>,
     targets: Targets,
     /// The connection that mirrors the lists, and serves every call of
     /// an upstream without sessions.
@@ -97,7 +99,8 @@ impl Link {
             renames: mount.renames,
             connect: mount.upstream.connect,
             connect_timeout: mount.connect_timeout,
-            timeout: mount.timeout.unwrap_or(Duration::MAX),
+            timeout: mount.timeout,
+            scopes: mount.upstream.scopes.clone(),
             targets,
             shared: Arc::default(),
             shared_owner: Mutex::default(),
@@ -289,6 +292,12 @@ impl Link {
                 Err(error) => tracing::warn!(upstream = %self.label, %error, "its prompts could not be listed"),
             }
         }
+    }
+
+    /// The scopes the upstream's component `name` requires (none known
+    /// for an upstream out of process: it checks its own).
+    pub(crate) fn scopes(&self, kind: super::ScopeOf, name: &str) -> Vec<String> {
+        self.scopes.as_ref().map(|scopes| scopes(kind, name)).unwrap_or_default()
     }
 
     /// A tool's or prompt's name here: its rename, or the prefixed name.

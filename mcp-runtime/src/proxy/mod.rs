@@ -77,6 +77,23 @@ type Connect = Arc<dyn Fn(ClientBuilder) -> BoxFuture<'static, Result<Client, Cl
 pub struct Upstream {
     label: String,
     connect: Connect,
+    /// The scopes each component requires, for a server of this process
+    /// (which sees no access token over its pipe, so the mounting server
+    /// enforces them).
+    pub(crate) scopes: Option<Arc<Scopes>>,
+}
+
+/// The scopes a server's components require, by kind and name (a
+/// resource's URI), as the server that defines them says.
+pub(crate) type Scopes = dyn Fn(ScopeOf, &str) -> Vec<String> + Send + Sync;
+
+/// Which kind of component [`Scopes`] is asked about.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ScopeOf {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -151,7 +168,7 @@ impl Upstream {
         F: Fn(ClientBuilder) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Client, ClientError>> + Send + 'static,
     {
-        Upstream { label: label.into(), connect: Arc::new(move |builder| Box::pin(connect(builder))) }
+        Upstream { label: label.into(), connect: Arc::new(move |builder| Box::pin(connect(builder))), scopes: None }
     }
 
     /// What the upstream is called in logs and errors.
@@ -167,7 +184,23 @@ impl From<Server> for Upstream {
     fn from(server: Server) -> Upstream {
         let label = format!("server `{}`", server.info().name);
         let built = server.build().map_err(|e| Arc::new(e.to_string()));
-        Upstream::connect_with(label, move |builder| {
+        let scopes = built.as_ref().ok().map(|(shared, _)| {
+            let shared = shared.clone();
+            Arc::new(move |kind: ScopeOf, name: &str| {
+                match kind {
+                    ScopeOf::Tool => shared.tools.current().get(name).map(|e| e.definition.scopes.clone()),
+                    ScopeOf::Resource => {
+                        shared.resources.statics.current().get(name).map(|e| e.definition.scopes.clone())
+                    }
+                    ScopeOf::Template => {
+                        shared.resources.templates.current().get(name).map(|e| e.definition.scopes.clone())
+                    }
+                    ScopeOf::Prompt => shared.prompts.current().get(name).map(|e| e.definition.scopes.clone()),
+                }
+                .unwrap_or_default()
+            }) as Arc<Scopes>
+        });
+        let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {
                 let (shared, limits) = built.map_err(|why| ClientError::Transport(why.to_string()))?;
@@ -183,7 +216,9 @@ impl From<Server> for Upstream {
                 let (reader, writer) = tokio::io::split(ours);
                 builder.io(reader, writer).await
             }
-        })
+        });
+        upstream.scopes = scopes;
+        upstream
     }
 }
 
@@ -196,7 +231,7 @@ pub struct Mount {
     pub(crate) filter: Filter,
     pub(crate) renames: Vec<(String, String)>,
     pub(crate) connect_timeout: Duration,
-    pub(crate) timeout: Option<Duration>,
+    pub(crate) timeout: Duration,
 }
 
 /// Which of an upstream's components a mount serves.
@@ -241,7 +276,7 @@ impl Mount {
             filter: Filter::default(),
             renames: Vec::new(),
             connect_timeout: Duration::from_secs(30),
-            timeout: None,
+            timeout: Duration::from_secs(10 * 60),
         }
     }
 
@@ -280,10 +315,11 @@ impl Mount {
 
     /// How long one forwarded request may wait for the upstream's answer
     /// before the caller gets an error saying so (and the upstream is told
-    /// to stop). None by default: a tool may take long; the mounting
-    /// server's own timeouts apply to every call all the same.
+    /// to stop): 10 minutes by default, so a stalled upstream never holds
+    /// a call for good; raise it for tools that take longer. The mounting
+    /// server's own timeouts apply as well.
     pub fn timeout(mut self, timeout: Duration) -> Mount {
-        self.timeout = Some(timeout);
+        self.timeout = timeout;
         self
     }
 
