@@ -553,3 +553,25 @@ fn a_lone_http_server_starts_without_warnings() {
     assert!(said.contains("serving MCP over Streamable HTTP"), "{said}");
     assert!(!said.contains("WARN") && !said.contains("request_state_keys"), "{said}");
 }
+
+#[test]
+fn serve_mounts_every_server_of_a_configuration_under_its_name() {
+    let dir = std::env::temp_dir().join(format!("cargo-mcp-test-{}-serve", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.json");
+    let fixture = fixture();
+    let servers = json!({ "mcpServers": { "fx": { "command": fixture, "args": ["--clean"] } } });
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let config = config.to_str().unwrap();
+    let gateway = env!("CARGO_BIN_EXE_cargo-mcp");
+    let doc = cargo_mcp(&["inspect", "--json", "--", gateway, "serve", "--config", config]).json();
+    let names: Vec<&str> = doc["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with("fx_")), "{names:?}");
+    let sum = cargo_mcp(&["call", "fx_add", "a=2", "b=3", "--", gateway, "serve", "--config", config]);
+    assert!(sum.success().contains('5'), "{}", sum.stdout());
+
+    std::fs::write(dir.join("bad.json"), r#"{"mcpServers": {"fx": {}}}"#).unwrap();
+    let bad = cargo_mcp(&["serve", "--config", dir.join("bad.json").to_str().unwrap()]).failure(2);
+    assert!(bad.contains("server `fx`: give a `command` (with `args`) or a `url`"), "{bad}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
