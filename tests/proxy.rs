@@ -441,3 +441,13 @@ async fn an_imported_server_is_a_renamed_copy_called_directly() {
     let booked = client.call("calc_book", json!({})).await.unwrap();
     assert!(format!("{:?}", booked.content).contains("friday / Pip"), "{booked:?}");
 }
+
+#[tokio::test]
+async fn a_test_client_sees_a_mounted_server_from_its_first_request() {
+    let server = Server::empty("gateway", "1").mount("calc", upstream());
+    let mut client = mcp_runtime::testing::TestClient::connect(server).await.unwrap();
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["calc_add", "calc_book"]);
+    let added = client.call_tool("calc_add", json!({ "a": 1, "b": 2 })).await.unwrap();
+    assert!(format!("{:?}", added.content).contains("\"3\""), "{added:?}");
+}

@@ -139,7 +139,12 @@ impl Server {
     pub fn connect_in_memory(self) -> Result<InMemoryClient, Error> {
         let (shared, limits) = self.build()?;
         let (server, to_server, from_server) = memory::pair();
-        let task = tokio::spawn(connection::serve(server, None, shared, limits));
+        // What the client sends first waits in the channel until the
+        // mounted servers are reached.
+        let task = tokio::spawn(async move {
+            shared.ready().await;
+            connection::serve(server, None, shared, limits).await
+        });
         Ok(InMemoryClient::new(to_server, from_server, task))
     }
 
