@@ -20,9 +20,9 @@
 //! that does.
 
 pub(crate) mod methods;
-pub(crate) mod running;
 #[cfg(feature = "redis")]
 mod redis;
+pub(crate) mod running;
 mod store;
 
 use std::collections::HashMap;

@@ -206,7 +206,10 @@ impl TaskStore for RedisStore {
             let record = if terminal { ttl } else { ttl.saturating_add(lease) };
             let mut pipe = redis::pipe();
             pipe.atomic()
-                .hset_multiple(self.task_key(&id), &[("json", json(&task)?), ("terminal", vec![b'0' + u8::from(terminal)])])
+                .hset_multiple(
+                    self.task_key(&id),
+                    &[("json", json(&task)?), ("terminal", vec![b'0' + u8::from(terminal)])],
+                )
                 .ignore()
                 .pexpire(self.task_key(&id), i64::try_from(record).unwrap_or(i64::MAX))
                 .ignore();
