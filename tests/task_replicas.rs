@@ -167,3 +167,36 @@ async fn a_task_whose_replica_dies_is_failed_with_the_reason() {
     let again = b.request("tasks/get", json!({"taskId": id})).await["result"].clone();
     assert_eq!(again["status"], "failed");
 }
+
+#[tokio::test]
+async fn the_redis_task_store_ends_a_task_once_and_forgets_it_after_its_ttl() {
+    use mcp_runtime::protocol::task::{DetailedTask, Task, TaskStatus, timestamp};
+    use mcp_runtime::tasks::TaskStore;
+    let Some(redis) = start().await else { return };
+    let store = RedisStore::connect(&redis.url).await.unwrap();
+    let task = |status, ttl_ms| {
+        let (created_at, last_updated_at) = (timestamp(0), timestamp(0));
+        let task = Task {
+            task_id: "t1".into(),
+            status,
+            status_message: None,
+            created_at,
+            last_updated_at,
+            ttl_ms: Some(ttl_ms),
+            poll_interval_ms: None,
+        };
+        DetailedTask { task, result: None, error: None, input_requests: None }
+    };
+    store.create(task(TaskStatus::Working, 60_000)).await.unwrap();
+    assert_eq!(store.get("t1").await.unwrap().unwrap().task.status, TaskStatus::Working);
+    assert!(store.update(task(TaskStatus::InputRequired, 60_000)).await.unwrap());
+    assert!(store.update(task(TaskStatus::Cancelled, 50)).await.unwrap());
+    assert!(!store.update(task(TaskStatus::Completed, 60_000)).await.unwrap(), "a task ends once");
+    assert!(!store.update(task(TaskStatus::Working, 60_000)).await.unwrap());
+    assert!(store.get("unknown").await.unwrap().is_none());
+    // Kept for its TTL once terminal, then gone.
+    while store.get("t1").await.unwrap().is_some() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!store.update(task(TaskStatus::Completed, 60_000)).await.unwrap(), "a task gone stays gone");
+}
