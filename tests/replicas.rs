@@ -187,7 +187,7 @@ async fn a_session_id_no_store_has_is_not_found_and_one_of_another_subject_is_re
     assert_eq!(client.message(&call(4, "echo")).await.status, StatusCode::OK);
 }
 
-mod redis {
+pub(crate) mod redis {
     use super::*;
     use mcp_runtime::stores::RedisStore;
 

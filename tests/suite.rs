@@ -38,5 +38,6 @@ mod spans;
 mod startup;
 mod state;
 mod stdio;
+mod task_replicas;
 mod tasks;
 mod test_client;

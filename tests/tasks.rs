@@ -160,3 +160,35 @@ async fn ten_thousand_short_tasks_lose_no_result_and_stay_within_the_store_bound
         assert!(store.len() <= 500 && store.bytes() <= 1 << 20);
     }
 }
+
+#[tokio::test]
+async fn the_test_client_calls_as_a_task_answers_its_questions_and_cancels_it_in_both_eras() {
+    use mcp_runtime::protocol::{ElicitAction, ElicitResult, ProtocolVersion};
+    use mcp_runtime::testing::{TaskCall, TestClient};
+    for version in [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST] {
+        let mut client = TestClient::builder(server(Arc::default()))
+            .version(version)
+            .tasks()
+            .on_elicit(|_| ElicitResult {
+                action: ElicitAction::Accept,
+                content: json!({"go": true}).as_object().cloned(),
+            })
+            .connect()
+            .await
+            .unwrap();
+        let TaskCall::Task(task) = client.call_as_task("ask_midway", json!({})).await.unwrap() else {
+            panic!("ask_midway waits before it asks: a task")
+        };
+        let result = client.finish_task(&task.task_id).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("go: true"), "{version:?}");
+
+        let TaskCall::Task(task) = client.call_as_task("forever", json!({})).await.unwrap() else {
+            panic!("forever never ends: a task")
+        };
+        client.cancel_task(&task.task_id).await.unwrap();
+        let ended = client.wait_task(&task.task_id).await.unwrap();
+        assert_eq!(ended.task.status.as_str(), "cancelled");
+        assert!(client.finish_task(&task.task_id).await.is_err(), "a cancelled task has no result");
+        assert_eq!(client.get_task("nope").await.unwrap_err().code, -32602);
+    }
+}

@@ -62,6 +62,7 @@ pub fn standard_headers(message: &Value) -> Vec<(&'static str, String)> {
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => "",
     };
     if let Some(name) = message["params"].get(field).and_then(Value::as_str) {

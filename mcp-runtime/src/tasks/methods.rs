@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_core::task::{self, DetailedTask, TaskIdParams, TaskStatus, UpdateTaskParams};
 use mcp_core::{ErrorObject, JsonObject};
 
-use super::Tasks;
+use super::{TaskSignal, Tasks};
 use crate::dispatch::reply::{Answer, Empty, Projection};
 use crate::dispatch::{Action, Incoming, parse};
 use crate::request::context::Cancellation;
@@ -58,11 +58,14 @@ pub(crate) fn update(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
     let UpdateTaskParams { task_id, input_responses, .. } = parse(params)?;
     let (id, projection) = (request.id.clone(), request.projection.clone());
     Ok(call(request, async move {
-        find(&tasks, &task_id).await?;
-        // Answers for a task running elsewhere, or ended, are ignored: the
-        // extension acknowledges every update of a known task.
+        let task = find(&tasks, &task_id).await?;
+        // Answers for an ended task are ignored: the extension acknowledges
+        // every update of a known task. One running elsewhere gets them
+        // from the replica running it.
         if let Some(running) = tasks.local(&task_id) {
             running.answer(input_responses).await;
+        } else if !task.task.status.is_terminal() {
+            pass_on(&tasks, TaskSignal::Answer { task_id, responses: input_responses }).await;
         }
         Ok(acknowledged(&projection, id))
     }))
@@ -83,10 +86,20 @@ pub(crate) fn cancel(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
             if let Some(running) = tasks.local(&task_id) {
                 running.stop();
                 tasks.forget(&task_id);
+            } else {
+                pass_on(&tasks, TaskSignal::Cancel { task_id }).await;
             }
         }
         Ok(acknowledged(&projection, id))
     }))
+}
+
+/// Tell the replica running the task; a failure is logged (a cancelled
+/// task learns it anyway at its next write, which the store refuses).
+async fn pass_on(tasks: &Tasks, signal: TaskSignal) {
+    if let Err(error) = tasks.store.signal(signal).await {
+        tracing::warn!(%error, "a task's update or cancellation could not reach the replica running it");
+    }
 }
 
 /// `{resultType: "complete"}`, and nothing of the task.

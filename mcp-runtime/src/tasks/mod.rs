@@ -13,23 +13,34 @@
 //! [`TaskStore`]; its later questions are asked through the task
 //! (`input_required`, answered with `tasks/update`), and `tasks/cancel`
 //! drops its future.
+//!
+//! Replicas that share a store (`RedisStore`, with the `redis` feature)
+//! answer for each other's tasks: an update or cancellation that reaches a
+//! replica not running the task is passed on as a [`TaskSignal`] to the one
+//! that does.
 
 pub(crate) mod methods;
+#[cfg(feature = "redis")]
+mod redis;
 pub(crate) mod running;
 mod store;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::Poll;
 use std::time::Duration;
 
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
 use mcp_core::ErrorObject;
 use mcp_core::task::{DetailedTask, Task, TaskStatus};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use store::{MemoryTaskStore, TaskStore, TaskStoreError};
+#[cfg(feature = "redis")]
+pub(crate) use redis::Leases;
+pub use store::{MemoryTaskStore, TaskSignal, TaskStore, TaskStoreError};
 
 use crate::dispatch::reply::ResultBody;
 use crate::middleware::Reply;
@@ -60,11 +71,13 @@ pub(crate) struct Tasks {
     /// How often clients are told to poll.
     pub(crate) poll_interval: Duration,
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Set once this replica listens for other replicas' signals.
+    listening: tokio::sync::OnceCell<()>,
 }
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Tasks {
-        Tasks { store, ttl, poll_interval, running: Mutex::default() }
+        Tasks { store, ttl, poll_interval, running: Mutex::default(), listening: tokio::sync::OnceCell::new() }
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
@@ -81,10 +94,53 @@ impl Tasks {
     }
 
     /// Write `task` to the store; a failure is logged (the task goes on,
-    /// and the next write may succeed).
-    async fn write(&self, task: DetailedTask) {
-        if let Err(error) = self.store.update(task).await {
-            tracing::warn!(%error, "a task's state could not be written to the task store");
+    /// and the next write may succeed). `false` when the store refused it:
+    /// the task ended already (cancelled through another replica) or is
+    /// gone.
+    async fn write(&self, task: DetailedTask) -> bool {
+        match self.store.update(task).await {
+            Ok(kept) => kept,
+            Err(error) => {
+                tracing::warn!(%error, "a task's state could not be written to the task store");
+                true
+            }
+        }
+    }
+
+    /// Hear the signals other replicas pass, from the first task this
+    /// replica runs on, so none for it is missed once it exists.
+    async fn listen(self: &Arc<Self>) {
+        self.listening
+            .get_or_init(|| async {
+                if let Some(signals) = self.signals().await {
+                    tokio::spawn(hear(Arc::downgrade(self), signals));
+                }
+            })
+            .await;
+    }
+
+    /// The store's signals; `None` when it has none to pass (or cannot be
+    /// reached: logged, and tried again later).
+    async fn signals(&self) -> Option<Option<BoxStream<'static, TaskSignal>>> {
+        match self.store.signals().await {
+            Ok(None) => None,
+            Ok(Some(signals)) => Some(Some(signals)),
+            Err(error) => {
+                tracing::warn!(%error, "could not hear the other replicas' task signals; retrying");
+                Some(None)
+            }
+        }
+    }
+
+    /// Act on `signal` if its task runs here.
+    pub(crate) async fn receive(&self, signal: TaskSignal) {
+        let Some(running) = self.local(signal.task_id()) else { return };
+        match signal {
+            TaskSignal::Answer { responses, .. } => running.answer(responses).await,
+            TaskSignal::Cancel { task_id } => {
+                running.stop();
+                self.forget(&task_id);
+            }
         }
     }
 
@@ -104,6 +160,28 @@ impl Tasks {
             poll_interval_ms: Some(millis(self.poll_interval).max(1)),
         };
         DetailedTask { task, result: None, error: None, input_requests: None }
+    }
+}
+
+/// Act on other replicas' signals while the server lives, listening again
+/// (backing off) when the store's stream ends.
+async fn hear(tasks: Weak<Tasks>, mut signals: Option<BoxStream<'static, TaskSignal>>) {
+    let mut delay = Duration::from_millis(100);
+    loop {
+        if let Some(mut stream) = signals.take() {
+            delay = Duration::from_millis(100);
+            while let Some(signal) = stream.next().await {
+                let Some(tasks) = tasks.upgrade() else { return };
+                tasks.receive(signal).await;
+            }
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+        let Some(tasks) = tasks.upgrade() else { return };
+        match tasks.signals().await {
+            Some(stream) => signals = stream,
+            None => return,
+        }
     }
 }
 
@@ -149,6 +227,7 @@ where
         return Detached::Now(answered);
     }
     let Plan { tasks, running, result } = plan;
+    tasks.listen().await;
     let record = tasks.new_task();
     let created = record.task.clone();
     if let Err(error) = tasks.store.create(record.clone()).await {

@@ -110,7 +110,7 @@ impl Running {
 
     /// Write the task's status (and open questions) to the store.
     pub(crate) async fn publish(&self) {
-        let Some((tasks, _)) = self.task.get() else { return };
+        let Some((tasks, id)) = self.task.get() else { return };
         let _one_at_a_time = self.publishing.lock().await;
         let record = {
             let mut inner = self.inner();
@@ -129,7 +129,12 @@ impl Running {
             record.task.last_updated_at = super::now();
             record.clone()
         };
-        tasks.write(record).await;
+        if !tasks.write(record).await {
+            // Ended elsewhere (cancelled through a replica whose signal
+            // did not arrive) or gone: the work has no one to answer.
+            self.stop();
+            tasks.forget(id);
+        }
     }
 
     /// The task ended with `result` or `error`: its last write.

@@ -1,13 +1,17 @@
 //! Where tasks are kept between the requests that follow them: the
 //! [`TaskStore`] trait, and [`MemoryTaskStore`], the default, bounded in
-//! count and bytes.
+//! count and bytes. (`RedisStore` is the one replicas share, with the
+//! `redis` feature.)
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use futures_util::stream::BoxStream;
 use mcp_core::task::DetailedTask;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::tools::BoxFuture;
 
@@ -50,6 +54,51 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Replace a kept task with `task`, unless the kept one is terminal
     /// already (a task ends once) or is gone: `Ok(false)` then.
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+
+    /// Pass `signal` to every replica sharing the store, so the one running
+    /// its task acts on it. A store only one process uses has no one to
+    /// tell: the default does nothing.
+    fn signal(&self, signal: TaskSignal) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        let _ = signal;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The signals replicas pass from now on, until the stream ends (the
+    /// runtime then listens again); `None` for a store only one process
+    /// uses (the default).
+    fn signals(&self) -> BoxFuture<'_, Result<Option<BoxStream<'static, TaskSignal>>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+}
+
+/// What reached one replica for a task another may be running: answers
+/// (`tasks/update`) or a cancellation (`tasks/cancel`). A store shared by
+/// replicas carries it to all of them ([`TaskStore::signal`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "signal")]
+#[non_exhaustive]
+pub enum TaskSignal {
+    /// Answers to the task's questions, by key.
+    Answer {
+        /// The task's id.
+        task_id: String,
+        /// The `inputResponses` of the `tasks/update`.
+        responses: Map<String, Value>,
+    },
+    /// Stop the task: it was cancelled.
+    Cancel {
+        /// The task's id.
+        task_id: String,
+    },
+}
+
+impl TaskSignal {
+    /// The task it is for.
+    pub fn task_id(&self) -> &str {
+        match self {
+            TaskSignal::Answer { task_id, .. } | TaskSignal::Cancel { task_id } => task_id,
+        }
+    }
 }
 
 /// A shared store: the server keeps one handle, the program another (to
@@ -65,6 +114,14 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
 
     fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
         (**self).update(task)
+    }
+
+    fn signal(&self, signal: TaskSignal) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        (**self).signal(signal)
+    }
+
+    fn signals(&self) -> BoxFuture<'_, Result<Option<BoxStream<'static, TaskSignal>>, TaskStoreError>> {
+        (**self).signals()
     }
 }
 

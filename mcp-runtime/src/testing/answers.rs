@@ -14,6 +14,8 @@ pub(super) struct Answers {
     pub(super) elicit: Option<ElicitHandler>,
     pub(super) sample: Option<SampleHandler>,
     pub(super) roots: Option<Vec<Root>>,
+    /// Whether the client declares the tasks extension.
+    pub(super) tasks: bool,
 }
 
 impl Answers {
@@ -27,6 +29,9 @@ impl Answers {
         }
         if self.roots.is_some() {
             capabilities.insert("roots".into(), json!({"listChanged": true}));
+        }
+        if self.tasks {
+            capabilities.insert("extensions".into(), json!({ (mcp_core::task::EXTENSION): {} }));
         }
         Value::Object(capabilities)
     }

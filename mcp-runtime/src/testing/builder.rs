@@ -77,6 +77,14 @@ impl TestClientBuilder {
         self
     }
 
+    /// Declare the tasks extension (`io.modelcontextprotocol/tasks`), so
+    /// tools that support tasks may answer with one
+    /// ([`TestClient::call_as_task`]).
+    pub fn tasks(mut self) -> Self {
+        self.answers.tasks = true;
+        self
+    }
+
     /// Start the server and connect: the handshake, or for 2026-07-28
     /// nothing (each request introduces itself).
     pub async fn connect(self) -> Result<TestClient, Error> {

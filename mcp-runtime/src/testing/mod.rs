@@ -16,9 +16,11 @@ use crate::transport::memory::InMemoryClient;
 
 mod answers;
 mod builder;
+mod tasks;
 
 use answers::Answers;
 pub use builder::TestClientBuilder;
+pub use tasks::TaskCall;
 
 /// A client connected in memory to a server, for tests: no subprocess, no
 /// pipes, the same protocol a real client speaks.
@@ -79,7 +81,9 @@ pub use builder::TestClientBuilder;
 /// questions (elicitation, sampling, roots) with closures, in either era:
 /// requests to the client in the handshake versions, and in 2026-07-28 the
 /// multi-round results, which it answers and retries until the request
-/// completes.
+/// completes. One that declares tasks ([`TestClientBuilder::tasks`]) calls
+/// tools as tasks and follows them ([`call_as_task`](Self::call_as_task),
+/// [`wait_task`](Self::wait_task), [`cancel_task`](Self::cancel_task)).
 pub struct TestClient {
     client: InMemoryClient,
     notifications: Vec<Value>,

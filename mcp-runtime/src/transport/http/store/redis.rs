@@ -1,6 +1,6 @@
 //! Every store replicas share, in one Redis (or Valkey) server: events as
 //! sorted sets, sessions as expiring strings, announcements on a pub/sub
-//! channel.
+//! channel. (Tasks are kept in it too: the tasks module's `redis`.)
 
 use std::time::Duration;
 
@@ -13,7 +13,9 @@ use super::{EventStore, Fanout, KeptEvent, SessionStore, StoreFuture};
 
 /// The store replicas share, in Redis (the `redis` feature): the events of
 /// resumable streams, handshake sessions and change announcements. Give
-/// it to [`HttpOptions::shared_store`](crate::transport::HttpOptions::shared_store).
+/// it to [`HttpOptions::shared_store`](crate::transport::HttpOptions::shared_store),
+/// and to [`Server::task_store`](crate::Server::task_store) for tasks any
+/// replica follows (see [`task_lease`](Self::task_lease)).
 ///
 /// Keys start with a prefix (`mcp` unless [`prefix`](Self::prefix) says
 /// otherwise), so servers can share one Redis. A stream's events expire an
@@ -23,10 +25,12 @@ use super::{EventStore, Fanout, KeptEvent, SessionStore, StoreFuture};
 /// every replica goes on serving, with what it cannot keep logged.
 #[derive(Clone)]
 pub struct RedisStore {
-    client: redis::Client,
-    connection: ConnectionManager,
-    prefix: String,
+    pub(crate) client: redis::Client,
+    pub(crate) connection: ConnectionManager,
+    pub(crate) prefix: String,
     event_ttl: Duration,
+    /// The leases of the tasks this process runs.
+    pub(crate) leases: std::sync::Arc<crate::tasks::Leases>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -41,7 +45,13 @@ impl RedisStore {
     pub async fn connect(url: &str) -> Result<RedisStore, redis::RedisError> {
         let client = redis::Client::open(url)?;
         let connection = client.get_connection_manager().await?;
-        Ok(RedisStore { client, connection, prefix: "mcp".to_owned(), event_ttl: Duration::from_secs(3600) })
+        Ok(RedisStore {
+            client,
+            connection,
+            prefix: "mcp".to_owned(),
+            event_ttl: Duration::from_secs(3600),
+            leases: crate::tasks::Leases::new(Duration::from_secs(10)),
+        })
     }
 
     /// Start every key with `prefix` instead of `mcp` (servers that share
