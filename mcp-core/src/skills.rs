@@ -77,9 +77,9 @@ impl<'de> Deserialize<'de> for SkillFiles {
             value @ Value::Array(_) => {
                 serde_json::from_value(value).map(SkillFiles::Listed).map_err(serde::de::Error::custom)
             }
-            other => Err(serde::de::Error::custom(format!(
-                "`resources` is an array of files or \"dynamic\", not {other}"
-            ))),
+            other => {
+                Err(serde::de::Error::custom(format!("`resources` is an array of files or \"dynamic\", not {other}")))
+            }
         }
     }
 }
