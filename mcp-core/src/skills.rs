@@ -211,6 +211,41 @@ pub fn frontmatter(markdown: &str) -> Result<JsonObject, String> {
     Ok(fields)
 }
 
+/// Check the bytes read at `uri` against `skill`'s entry, as a host must
+/// before using them: the entry lists the file, and the bytes have its
+/// size and digest. A skill whose files are `"dynamic"` has nothing to
+/// check them against.
+pub fn verify(skill: &Skill, uri: &str, bytes: &[u8]) -> Result<(), String> {
+    let SkillFiles::Listed(files) = &skill.resources else { return Ok(()) };
+    let Some(file) = files.iter().find(|f| f.uri == uri) else {
+        return Err(format!("{uri} is not one of the files the entry of {} lists", skill.uri));
+    };
+    if bytes.len() as u64 != file.size {
+        return Err(format!("{uri} is {} bytes, but its entry says {}", bytes.len(), file.size));
+    }
+    let actual = digest(bytes);
+    if actual != file.digest {
+        return Err(format!("{uri} has the digest {actual}, but its entry says {}", file.digest));
+    }
+    Ok(())
+}
+
+/// Check a `SKILL.md` read for `skill` against its entry's frontmatter,
+/// field by field, as a host must before loading it.
+pub fn verify_frontmatter(skill: &Skill, markdown: &str) -> Result<(), String> {
+    let read = frontmatter(markdown).map_err(|e| format!("{}: {e}", skill.uri))?;
+    let mut names: Vec<&String> = read.keys().chain(skill.frontmatter.keys()).collect();
+    names.sort();
+    names.dedup();
+    let differ: Vec<&str> =
+        names.into_iter().filter(|k| read.get(*k) != skill.frontmatter.get(*k)).map(String::as_str).collect();
+    if differ.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}: its frontmatter differs from its entry's in {}", skill.uri, differ.join(", ")))
+    }
+}
+
 /// Whether `name` follows the Agent Skills naming rules: 1 to 64
 /// lowercase letters, digits and hyphens, with no hyphen first, last or
 /// next to another.
@@ -265,6 +300,28 @@ mod tests {
         }
         assert_eq!(name_in_uri("skill://acme/billing/refunds/SKILL.md"), Some("refunds"));
         assert_eq!(name_in_uri("skill://x/README.md"), None);
+    }
+
+    #[test]
+    fn reads_are_checked_against_the_entry() {
+        let md = "---\nname: a\ndescription: b\n---\nBody\n";
+        let skill = Skill {
+            uri: "skill://a/SKILL.md".into(),
+            frontmatter: frontmatter(md).unwrap(),
+            resources: SkillFiles::Listed(vec![SkillFile {
+                uri: "skill://a/SKILL.md".into(),
+                digest: digest(md.as_bytes()),
+                size: md.len() as u64,
+            }]),
+        };
+        assert_eq!(verify(&skill, &skill.uri, md.as_bytes()), Ok(()));
+        assert_eq!(verify_frontmatter(&skill, md), Ok(()));
+        assert!(verify(&skill, &skill.uri, b"other").unwrap_err().contains("bytes"));
+        let same_size = md.replace("Body", "Evil");
+        assert!(verify(&skill, &skill.uri, same_size.as_bytes()).unwrap_err().contains("digest"));
+        assert!(verify(&skill, "skill://a/x.md", b"").unwrap_err().contains("not one of the files"));
+        let changed = md.replace("description: b", "description: c");
+        assert!(verify_frontmatter(&skill, &changed).unwrap_err().contains("description"));
     }
 
     #[test]
