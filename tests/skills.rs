@@ -270,3 +270,23 @@ fn a_skill_the_extension_does_not_allow_stops_the_server_with_a_clear_error() {
     let escaping = Skill::new("dup", "---\nname: dup\ndescription: d\n---\n").file("../x", "");
     assert!(refusal(Server::empty("skills", "1").skill(escaping)).contains("plain relative path"));
 }
+
+#[tokio::test]
+async fn a_nested_skill_is_its_own_skill_and_files_of_the_one_around_it() {
+    let inner = "---\nname: forms\ndescription: Fill forms\n---\nFill them.\n";
+    let folder = Folder::new(&[("pdf-processing/SKILL.md", PDF_SKILL), ("pdf-processing/forms/SKILL.md", inner)]);
+    let client = connect(Server::empty("skills", "1").skills(folder.path()), ProtocolVersion::LATEST).await;
+    let skills = client.list_skills().await.unwrap();
+    let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://pdf-processing/SKILL.md", "skill://pdf-processing/forms/SKILL.md"]);
+    // The outer skill's manifest is complete: the nested skill's files are its files too.
+    assert!(skills[0].file("skill://pdf-processing/forms/SKILL.md").is_some(), "{:?}", skills[0]);
+    // One resource per file, the nested SKILL.md described by its own skill.
+    let resources = client.list_resources().await.unwrap();
+    let nested: Vec<_> = resources.iter().filter(|r| r.uri == "skill://pdf-processing/forms/SKILL.md").collect();
+    assert_eq!(nested.len(), 1);
+    assert_eq!((nested[0].name.as_str(), nested[0].description.as_deref()), ("forms", Some("Fill forms")));
+    let loaded = client.load_skill(&skills[1]).await.unwrap();
+    assert_eq!(loaded.instructions(), inner);
+    client.close().await;
+}
