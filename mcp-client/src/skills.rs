@@ -14,11 +14,12 @@ use crate::{Client, Error};
 impl Client {
     /// Whether the server declared the skills extension.
     pub fn has_skills(&self) -> bool {
-        self.server_capabilities()
-            .other
-            .get("extensions")
-            .and_then(|e| e.get(skills::EXTENSION))
-            .is_some_and(Value::is_object)
+        self.skills_declaration().is_some_and(|d| d.is_object())
+    }
+
+    /// The server's settings of the skills extension, if it declared it.
+    fn skills_declaration(&self) -> Option<Value> {
+        self.server_capabilities().other.get("extensions")?.get(skills::EXTENSION).cloned()
     }
 
     /// Every skill's entry (`skills/list`, all pages): names,
@@ -59,14 +60,8 @@ impl Client {
     /// `directoryRead`.
     pub async fn read_directory(&self, uri: &str) -> Result<Vec<Resource>, Error> {
         self.require_skills()?;
-        let declared = self
-            .server_capabilities()
-            .other
-            .get("extensions")
-            .and_then(|e| e.get(skills::EXTENSION))
-            .and_then(|s| s.get("directoryRead"))
-            == Some(&Value::Bool(true));
-        if !declared {
+        let declared = self.skills_declaration().and_then(|d| d.get("directoryRead").cloned());
+        if declared != Some(Value::Bool(true)) {
             return Err(Error::protocol("the server did not declare `directoryRead`: it lists no directories"));
         }
         let mut children = Vec::new();
@@ -132,8 +127,9 @@ impl LoadedSkill {
     }
 
     /// The file at `relative` under the skill's folder (as `SKILL.md`
-    /// names it: `references/FORMS.md`), read now and checked against the
-    /// entry; a file the entry does not list is refused unread.
+    /// names it, `references/FORMS.md`, percent-encoded as in
+    /// [`files`](Self::files)), read now and checked against the entry; a
+    /// file the entry does not list is refused unread.
     pub async fn read(&self, relative: &str) -> Result<Vec<u8>, Error> {
         let uri = format!("{}/{}", self.entry.root(), relative.trim_start_matches("./"));
         self.client.read_verified(&self.entry, &uri).await
