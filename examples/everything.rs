@@ -6,6 +6,9 @@
 //! cargo run --example everything -- --http 127.0.0.1:3001
 //! ```
 //!
+//! The skills fixture (`pdf-processing`, a `SKILL.md` and a reference
+//! file) is served from `everything/skills` as `skill://` resources.
+//!
 //! The sampling, elicitation and roots fixtures ask the client with one
 //! `.await`: a request on the call's own stream in the handshake versions,
 //! a multi-round result (`InputRequiredResult`) in 2026-07-28.
@@ -497,7 +500,8 @@ impl mcp_runtime::tools::Tool for JsonSchema202012Tool {
 async fn main() -> Result<(), mcp_runtime::Error> {
     let server = Server::new("everything", env!("CARGO_PKG_VERSION"))
         .instructions("Fixtures for the MCP conformance suite.")
-        .tool(JsonSchema202012Tool);
+        .tool(JsonSchema202012Tool)
+        .skills(concat!(env!("CARGO_MANIFEST_DIR"), "/everything/skills"));
     let lists = Lists { tools: server.tools_handle(), prompts: server.prompts_handle() };
     // stdio, or Streamable HTTP with `--http ADDR` (or `MCP_TRANSPORT=http`).
     server.with_state(lists).run().await

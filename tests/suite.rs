@@ -34,6 +34,7 @@ mod replicas;
 mod resources;
 mod results;
 mod schemas;
+mod skills;
 mod spans;
 mod startup;
 mod state;

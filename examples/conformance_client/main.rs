@@ -13,6 +13,7 @@ mod auth;
 
 use std::process::ExitCode;
 
+use mcp_runtime_client::protocol::skills::Skill;
 use mcp_runtime_client::protocol::{ElicitAction, ElicitResult, ProtocolVersion, Tool};
 use mcp_runtime_client::{Client, ClientBuilder, EraChoice, Error};
 use serde_json::{Map, Value, json};
@@ -111,6 +112,17 @@ async fn run(scenario: &str, url: &str) -> Result<(), Error> {
                 client.get_prompt(&prompt.name, json!({})).await?;
             }
         }
+        // Skills: the host lists them and reads nothing more; a skill's
+        // files are read when the model uses it, which these scenarios do
+        // with each skill (all but no-prefetch, where none is used).
+        "sep-2640-client-no-prefetch" => {
+            client.list_skills().await?;
+        }
+        "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+            for skill in client.list_skills().await? {
+                use_skill(&client, &skill).await?;
+            }
+        }
         // Every other scenario: call each tool with arguments its schema
         // describes.
         _ => {
@@ -125,6 +137,24 @@ async fn run(scenario: &str, url: &str) -> Result<(), Error> {
         }
     }
     client.close().await;
+    Ok(())
+}
+
+/// Load `skill` and read each file it lists, as a model following its
+/// `SKILL.md` would; a skill whose content fails verification is refused
+/// (and said so on stderr), not used.
+async fn use_skill(client: &Client, skill: &Skill) -> Result<(), Error> {
+    let loaded = match client.load_skill(skill).await {
+        Ok(loaded) => loaded,
+        Err(Error::Unverified(why)) => {
+            eprintln!("refused the skill {}: {why}", skill.uri);
+            return Ok(());
+        }
+        Err(error) => return Err(error),
+    };
+    for file in loaded.files() {
+        loaded.read(file).await?;
+    }
     Ok(())
 }
 

@@ -322,7 +322,7 @@ impl Client {
         }
     }
 
-    async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
+    pub(crate) async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
         futures_util::TryStreamExt::try_collect(self.pages(method, key)).await
     }
 
@@ -492,7 +492,7 @@ impl<'a> IntoFuture for Forward<'a> {
     }
 }
 
-fn typed<T: DeserializeOwned>(result: Value) -> Result<T, Error> {
+pub(crate) fn typed<T: DeserializeOwned>(result: Value) -> Result<T, Error> {
     serde_json::from_value(result).map_err(|e| Error::protocol(format!("the result has the wrong shape: {e}")))
 }
 

@@ -29,6 +29,11 @@ pub enum Error {
     /// The server said something the protocol does not allow (a result of
     /// the wrong shape, a version the client does not speak).
     Protocol(String),
+    /// A skill's file whose content is not what the skill's entry says (its
+    /// size, digest or frontmatter), or that the entry does not list: it
+    /// was not used. Refreshing the entry (`skills/get`) may help if the
+    /// skill changed.
+    Unverified(String),
     /// A tool call the server marked as failed (`isError`), when the
     /// caller asked for the structured result.
     Tool(String),
@@ -65,6 +70,7 @@ impl fmt::Display for Error {
             Error::Http { status, body } => write!(f, "the server refused the request with HTTP {status}: {body}"),
             Error::Protocol(why) => write!(f, "protocol violation: {why}"),
             Error::Tool(why) => write!(f, "the tool failed: {why}"),
+            Error::Unverified(why) => write!(f, "skill content failed verification: {why}"),
         }
     }
 }

@@ -22,6 +22,11 @@
 //!   falls back to `initialize`; 2026-07-28 requests carry their `_meta`
 //!   envelope and mirroring headers, and input-required results are
 //!   answered and retried by themselves.
+//! - **Skills** (the `io.modelcontextprotocol/skills` extension):
+//!   [`Client::list_skills`] reads the entries only; [`Client::load_skill`]
+//!   reads a skill's `SKILL.md` and checks its size, digest and
+//!   frontmatter against the entry, and [`LoadedSkill::read`] each other
+//!   file the entry lists, checked the same way.
 //! - **The server's questions** (sampling, elicitation, roots) are
 //!   answered by closures given to the [`ClientBuilder`], in both eras.
 
@@ -32,12 +37,14 @@ mod client;
 mod error;
 mod handlers;
 mod session;
+mod skills;
 mod wire;
 
 pub use api::{Call, Forward};
 pub use client::{Client, ClientBuilder, EraChoice};
 pub use error::Error;
 pub use session::{Era, Negotiated};
+pub use skills::LoadedSkill;
 pub use wire::child::Stderr;
 #[cfg(feature = "http")]
 pub use wire::http::Authorization;

@@ -176,6 +176,25 @@ pub enum ResourceContents {
     },
 }
 
+impl ResourceContents {
+    /// The URI of the resource it is the contents of.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+
+    /// Its raw bytes: the text's UTF-8, or the blob decoded (`None` for a
+    /// blob that is not base64).
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        use base64::Engine;
+        match self {
+            ResourceContents::Text { text, .. } => Some(text.clone().into_bytes()),
+            ResourceContents::Blob { blob, .. } => base64::engine::general_purpose::STANDARD.decode(blob).ok(),
+        }
+    }
+}
+
 impl ResourceLink {
     /// A link to the resource at `uri`, called `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {

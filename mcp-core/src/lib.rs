@@ -29,6 +29,7 @@ pub mod prompt;
 pub mod providers;
 pub mod resource;
 pub mod schema;
+pub mod skills;
 pub mod task;
 pub mod tool;
 pub mod version;

@@ -62,3 +62,9 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// Client → server: stop a task (tasks extension).
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// Client → server: the skills the server serves (skills extension).
+pub const SKILLS_LIST: &str = "skills/list";
+/// Client → server: one skill's entry, by the URI of its `SKILL.md` (skills extension).
+pub const SKILLS_GET: &str = "skills/get";
+/// Client → server: a directory resource's direct children (skills extension, `directoryRead`).
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";

@@ -101,6 +101,15 @@ pub enum Error {
         /// What is wrong with the scope.
         reason: String,
     },
+    /// A skill that cannot be served (`Server::skills`, `Server::skill`):
+    /// no `SKILL.md`, frontmatter that does not name and describe it, a
+    /// name unlike its folder's, more files or bytes than hosts accept.
+    InvalidSkill {
+        /// Where it is: its folder, or its skill path.
+        path: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
     /// A rate limit allows no calls or has no period.
     InvalidRateLimit {
         /// The tool it was set on, or `None` for the server-wide limit.
@@ -165,6 +174,7 @@ impl fmt::Display for Error {
             Error::InvalidResource { uri, rust_path, reason } => {
                 write!(f, "resource `{uri}` (`{rust_path}`) cannot be served: {reason}")
             }
+            Error::InvalidSkill { path, reason } => write!(f, "skill `{path}` cannot be served: {reason}"),
             Error::InvalidRateLimit { tool, limit } => {
                 let whose = tool.as_ref().map_or_else(|| "the server's".to_owned(), |t| format!("tool `{t}`'s"));
                 write!(
@@ -207,6 +217,7 @@ impl std::error::Error for Error {
             | Error::DuplicateResource { .. }
             | Error::InvalidResource { .. }
             | Error::InvalidPrompt { .. }
+            | Error::InvalidSkill { .. }
             | Error::InvalidRateLimit { .. }
             | Error::InvalidScope { .. }
             | Error::InvalidRequestStateKeys(_)

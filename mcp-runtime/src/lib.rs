@@ -70,6 +70,7 @@ pub mod proxy;
 pub mod request;
 pub mod resources;
 mod server;
+pub mod skills;
 pub mod tasks;
 pub mod testing;
 pub mod tools;

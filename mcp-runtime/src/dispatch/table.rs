@@ -9,6 +9,7 @@ use super::{Action, Incoming, lifecycle, listen};
 use crate::completion;
 use crate::prompts::methods as prompts;
 use crate::resources::methods as resources;
+use crate::skills::methods as skills;
 use crate::tasks::methods as tasks;
 use crate::tools::call as tools;
 
@@ -31,6 +32,8 @@ pub(crate) enum Capability {
     Completions,
     /// The tasks extension: offered when some tool supports tasks.
     Tasks,
+    /// The skills extension: offered when the server has skills.
+    Skills,
 }
 
 /// The eras a method exists in.
@@ -75,7 +78,7 @@ impl Method {
     }
 }
 
-use Capability::{Completions, Core, Logging, Prompts, Resources, Tasks, Tools};
+use Capability::{Completions, Core, Logging, Prompts, Resources, Skills, Tasks, Tools};
 use Eras::{Both, Handshake, Stateless};
 
 /// Every method, in one place.
@@ -98,6 +101,9 @@ static METHODS: &[Method] = &[
     method(methods::TASKS_GET, Tasks, Both, tasks::get),
     method(methods::TASKS_UPDATE, Tasks, Both, tasks::update),
     method(methods::TASKS_CANCEL, Tasks, Both, tasks::cancel),
+    method(methods::SKILLS_LIST, Skills, Both, skills::list).cacheable(),
+    method(methods::SKILLS_GET, Skills, Both, skills::get).cacheable(),
+    method(methods::RESOURCES_DIRECTORY_READ, Skills, Both, skills::read_directory),
 ];
 
 /// The method named `name`, if the server has it.

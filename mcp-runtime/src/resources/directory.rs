@@ -82,6 +82,11 @@ impl Directory {
         Ok(DirectoryFile { bytes, mime_type: mime_type(&path) })
     }
 
+    /// The root, as it was resolved.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The real path of `relative`, checked to be inside the root.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf, ResourceError> {
         let refused = || ResourceError::not_found(format!("no file `{relative}` in this directory"));
@@ -106,8 +111,15 @@ impl Directory {
     }
 }
 
+impl DirectoryFile {
+    /// A file's bytes held in memory, with the MIME type its name calls for.
+    pub(crate) fn in_memory(bytes: Vec<u8>, name: &str) -> DirectoryFile {
+        DirectoryFile { bytes, mime_type: mime_type(Path::new(name)) }
+    }
+}
+
 /// The MIME type of a file, by its extension.
-fn mime_type(path: &Path) -> &'static str {
+pub(crate) fn mime_type(path: &Path) -> &'static str {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match extension.as_deref() {
         Some("txt" | "log") => "text/plain",

@@ -66,6 +66,8 @@ pub struct Server {
     pub(crate) mounts: Vec<crate::proxy::Mount>,
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Duration,
+    /// Where its skills come from, read when it starts.
+    skills: Vec<crate::skills::Source>,
 }
 
 impl Server {
@@ -116,6 +118,7 @@ impl Server {
             mounts: Vec::new(),
             task_store: None,
             task_ttl: Duration::from_secs(60 * 60),
+            skills: Vec::new(),
         }
     }
 
@@ -129,6 +132,35 @@ impl Server {
     /// for a `#[resource] fn app_config`.
     pub fn resource(self, resource: impl Resource) -> Self {
         self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Serve every skill under `folder`, read-only: each directory in it
+    /// that holds a `SKILL.md` is a skill, its path under the folder its
+    /// skill path (`./skills/pdf-processing` is
+    /// `skill://pdf-processing/SKILL.md`), each of its files a resource.
+    /// The server declares the skills extension (`skills/list`,
+    /// `skills/get`, `resources/directory/read`).
+    ///
+    /// The skills are read, checked and hashed when the server starts,
+    /// which fails with [`Error::InvalidSkill`] for a skill the extension
+    /// does not allow (see [`skills`](crate::skills)). Reads stay inside the
+    /// folder, under the rules of [`Directory`](crate::resources::Directory).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime::Error> {
+    /// mcp_runtime::Server::new("docs", "1.0.0").skills("./skills").serve_stdio().await
+    /// # }
+    /// ```
+    pub fn skills(mut self, folder: impl Into<std::path::PathBuf>) -> Self {
+        self.skills.push(crate::skills::Source::Folder(folder.into()));
+        self
+    }
+
+    /// Serve a skill made in code ([`Skill`](crate::skills::Skill)), as
+    /// [`skills`](Self::skills) serves a folder's.
+    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
+        self.skills.push(crate::skills::Source::Code(skill));
         self
     }
 
@@ -405,6 +437,13 @@ impl Server {
         let links = self.links();
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         let state = Arc::new(self.states);
+        let skills = if self.skills.is_empty() {
+            None
+        } else {
+            let (served, files) = crate::skills::Served::load(&self.skills)?;
+            files.into_iter().for_each(|file| self.resources.statics.sources().push(file));
+            Some(Arc::new(served))
+        };
         self.tools.publish(state.clone())?;
         self.resources.statics.publish(state.clone())?;
         self.resources.templates.publish(state.clone())?;
@@ -441,6 +480,7 @@ impl Server {
                 self.task_ttl,
                 TASK_POLL_INTERVAL,
             )),
+            skills,
         };
         #[cfg(feature = "proxy")]
         if tokio::runtime::Handle::try_current().is_ok() {

@@ -16,6 +16,7 @@ use crate::dispatch::table::Capability;
 use crate::prompts::catalog::Prompts;
 use crate::request::state::StateMap;
 use crate::resources::catalog::ResourceCatalogs;
+use crate::skills::Served;
 use crate::tasks::{TaskSupport, Tasks};
 use crate::tools::catalog::Tools;
 use crate::tools::limit::Limiter;
@@ -54,6 +55,8 @@ pub(crate) struct Shared {
     pub(crate) links: Vec<Arc<crate::proxy::Link>>,
     /// The tasks of tools that support them.
     pub(crate) tasks: Arc<Tasks>,
+    /// The skills it serves (`Server::skills`, `Server::skill`).
+    pub(crate) skills: Option<Arc<Served>>,
 }
 
 impl Shared {
@@ -73,8 +76,10 @@ impl Shared {
         match capability {
             Capability::Core | Capability::Logging => true,
             Capability::Tools => self.tools.offered(),
-            Capability::Resources => self.resources.offered(),
+            // Skill files are resources, read with `resources/read`.
+            Capability::Resources => self.resources.offered() || self.skills.is_some(),
             Capability::Prompts => self.prompts.offered(),
+            Capability::Skills => self.skills.is_some(),
             Capability::Tasks => {
                 self.tools.current().entries().iter().any(|e| e.definition.task_support != TaskSupport::Never)
             }
@@ -109,9 +114,16 @@ impl Shared {
     /// What this server can do, the same in every era: exactly what it
     /// serves.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        let mut other = JsonObject::new();
+        let mut extensions = JsonObject::new();
         if self.serves(Capability::Tasks) {
-            other.insert("extensions".into(), mcp_core::task::required_capabilities()["extensions"].clone());
+            extensions.insert(mcp_core::task::EXTENSION.into(), JsonObject::new().into());
+        }
+        if self.serves(Capability::Skills) {
+            extensions.insert(mcp_core::skills::EXTENSION.into(), mcp_core::skills::capability(true));
+        }
+        let mut other = JsonObject::new();
+        if !extensions.is_empty() {
+            other.insert("extensions".into(), extensions.into());
         }
         ServerCapabilities {
             tools: self.serves(Capability::Tools).then_some(ToolsCapability { list_changed: Some(true) }),
