@@ -16,7 +16,15 @@ def check(condition: bool, what: str) -> None:
         sys.exit(f"http client: {what}")
 
 
-RESOURCES = ["test://static-binary", "test://static-text", "test://watched-resource"]
+# The suite's fixtures, after the skill's files (`skill://`, served by the
+# example for the skills scenarios).
+RESOURCES = [
+    "skill://pdf-processing/SKILL.md",
+    "skill://pdf-processing/references/FORMS.md",
+    "test://static-binary",
+    "test://static-text",
+    "test://watched-resource",
+]
 
 
 async def modern(url: str) -> None:
