@@ -81,9 +81,19 @@ impl Client {
     /// The call can be given a timeout and a progress handler before it is
     /// awaited; dropping it before it ends cancels it.
     pub fn call(&self, name: &str, arguments: impl Serialize) -> Call<'_> {
-        let arguments = serde_json::to_value(arguments)
-            .map_err(|e| Error::protocol(format!("the arguments cannot be serialized: {e}")));
-        Call { client: self, name: name.to_owned(), arguments, timeout: None, progress: None }
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Null) => Ok(JsonObject::new()),
+            Ok(Value::Object(arguments)) => Ok(arguments),
+            Ok(other) => Err(Error::protocol(format!("tool arguments must be an object, not {other}"))),
+            Err(e) => Err(Error::protocol(format!("the arguments cannot be serialized: {e}"))),
+        };
+        let request = arguments.map(|arguments| {
+            let mut params = JsonObject::new();
+            params.insert("name".into(), json!(name));
+            params.insert("arguments".into(), Value::Object(arguments));
+            self.forward(methods::TOOLS_CALL, params)
+        });
+        Call { request }
     }
 
     /// Call a tool and read its structured result as `T`: from
@@ -377,27 +387,23 @@ impl Drop for AbortOnDrop {
 }
 
 /// A tool call, to be awaited; set its timeout or progress handler first.
+/// A [`Forward`] of `tools/call` whose result is read as a tool's (its
+/// arguments' mistakes kept for the await).
 #[must_use = "a call does nothing until it is awaited"]
 pub struct Call<'a> {
-    client: &'a Client,
-    name: String,
-    arguments: Result<Value, Error>,
-    timeout: Option<Duration>,
-    progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
+    request: Result<Forward<'a>, Error>,
 }
 
 impl Call<'_> {
     /// How long this call waits for its answer (the client's timeout
     /// unless set); past it the call is cancelled.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
+    pub fn timeout(self, timeout: Duration) -> Self {
+        Call { request: self.request.map(|r| r.timeout(timeout)) }
     }
 
     /// Hear the call's progress notifications.
-    pub fn on_progress(mut self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
-        self.progress = Some(Box::new(f));
-        self
+    pub fn on_progress(self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
+        Call { request: self.request.map(|r| r.on_progress(f)) }
     }
 }
 
@@ -406,20 +412,7 @@ impl<'a> IntoFuture for Call<'a> {
     type IntoFuture = BoxFuture<'a, Result<CallToolResult, Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let arguments = match self.arguments? {
-                Value::Null => JsonObject::new(),
-                Value::Object(arguments) => arguments,
-                other => return Err(Error::protocol(format!("tool arguments must be an object, not {other}"))),
-            };
-            let progress = self.progress.map(listen);
-            let mut params = JsonObject::new();
-            params.insert("name".into(), json!(self.name));
-            params.insert("arguments".into(), Value::Object(arguments));
-            let options = RequestOptions { timeout: self.timeout, progress, ..RequestOptions::default() };
-            let result = self.client.session.request(methods::TOOLS_CALL, params, options).await?;
-            typed(result)
-        })
+        Box::pin(async move { typed(self.request?.await?) })
     }
 }
 

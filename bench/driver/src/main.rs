@@ -144,7 +144,8 @@ async fn main() -> Result<(), Error> {
         clients::print_table(&results, plan);
     }
     if proxy_bench {
-        let plan = if smoke { proxy::PROXY_SMOKE } else { proxy::PROXY_FULL };
+        // The same amounts as the client comparison.
+        let plan = if smoke { clients::CLIENTS_SMOKE } else { clients::CLIENTS_FULL };
         let ours = &binaries["ours"];
         let proxy_binary = proxy::build(ours.parent().ok_or("no target directory")?)?;
         let results = proxy::measure(ours, &proxy_binary, plan).await?;

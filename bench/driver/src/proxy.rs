@@ -15,19 +15,8 @@ use mcp_runtime_client::{Client, EraChoice};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use crate::clients::ClientPlan;
 use crate::{Error, percentile, summary};
-
-/// How much to measure.
-#[derive(Clone, Copy)]
-pub struct ProxyPlan {
-    pub rounds: usize,
-    pub sequential: usize,
-    pub pipelined: usize,
-    pub in_flight: usize,
-}
-
-pub const PROXY_FULL: ProxyPlan = ProxyPlan { rounds: 3, sequential: 2_000, pipelined: 10_000, in_flight: 64 };
-pub const PROXY_SMOKE: ProxyPlan = ProxyPlan { rounds: 1, sequential: 50, pipelined: 500, in_flight: 64 };
 
 /// (transport, direct or proxied).
 const RUNS: [(&str, &str); 4] = [("stdio", "direct"), ("stdio", "proxied"), ("HTTP", "direct"), ("HTTP", "proxied")];
@@ -50,7 +39,7 @@ pub fn build(release: &Path) -> Result<PathBuf, Error> {
 pub async fn measure(
     ours: &Path,
     proxy: &Path,
-    plan: ProxyPlan,
+    plan: ClientPlan,
 ) -> Result<HashMap<(&'static str, &'static str), Vec<Vec<f64>>>, Error> {
     let mut results: HashMap<_, Vec<Vec<f64>>> = RUNS.iter().map(|r| (*r, vec![Vec::new(); METRICS.len()])).collect();
     for round in 0..plan.rounds {
@@ -119,7 +108,7 @@ fn check(result: &CallToolResult, n: usize) -> Result<(), Error> {
 }
 
 /// p50 in µs, sequential calls/s, pipelined calls/s.
-async fn calls(client: &Client, plan: ProxyPlan) -> Result<Vec<f64>, Error> {
+async fn calls(client: &Client, plan: ClientPlan) -> Result<Vec<f64>, Error> {
     let mut latencies = Vec::with_capacity(plan.sequential);
     let started = Instant::now();
     for n in 0..plan.sequential {
@@ -147,7 +136,7 @@ async fn calls(client: &Client, plan: ProxyPlan) -> Result<Vec<f64>, Error> {
     ])
 }
 
-pub fn print_table(results: &HashMap<(&str, &str), Vec<Vec<f64>>>, plan: ProxyPlan) {
+pub fn print_table(results: &HashMap<(&str, &str), Vec<Vec<f64>>>, plan: ClientPlan) {
     println!("## Proxy (our server called directly, and through a proxy mounting it; our client crate)\n");
     println!("| transport | measurement | unit | direct | proxied | proxied ÷ direct |");
     println!("|---|---|---|---|---|---|");

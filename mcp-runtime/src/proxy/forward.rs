@@ -37,7 +37,7 @@ pub(crate) struct ProxiedTool {
 }
 
 impl ProxiedTool {
-    pub(crate) fn new(link: &Arc<Link>, mut tool: mcp_core::Tool, name: String) -> ProxiedTool {
+    pub(crate) fn new(link: &Arc<Link>, name: String, mut tool: mcp_core::Tool) -> ProxiedTool {
         let upstream = std::mem::replace(&mut tool.name, name);
         // The upstream's own task-augmented calls are not forwarded: its
         // tools are called directly here.
@@ -206,7 +206,7 @@ pub(crate) struct ProxiedPrompt {
 }
 
 impl ProxiedPrompt {
-    pub(crate) fn new(link: &Arc<Link>, mut prompt: mcp_core::Prompt, name: String) -> ProxiedPrompt {
+    pub(crate) fn new(link: &Arc<Link>, name: String, mut prompt: mcp_core::Prompt) -> ProxiedPrompt {
         let upstream = std::mem::replace(&mut prompt.name, name);
         let reference = json!({ "type": "ref/prompt", "name": upstream });
         let completions = prompt

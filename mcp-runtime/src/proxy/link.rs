@@ -19,8 +19,8 @@ use super::names::Names;
 use super::park::{Parking, Question};
 use super::{Connect, Filter, Mount};
 use crate::client::Peer;
-use crate::component::Catalog;
 use crate::component::announce::Announcer;
+use crate::component::{Catalog, Kind};
 use crate::prompts::Prompt;
 use crate::prompts::catalog::Prompts;
 use crate::request::{Context, FromRequest, RequestParts};
@@ -222,75 +222,58 @@ impl Link {
     async fn sync(self: &Arc<Self>, client: &Client, tools: bool, resources: bool, prompts: bool) {
         let offers = client.server_capabilities();
         self.completes.store(offers.completions.is_some(), Ordering::Relaxed);
+        let (has_tools, has_resources, has_prompts) =
+            (offers.tools.is_some(), offers.resources.is_some(), offers.prompts.is_some());
         if tools {
-            let listed = if offers.tools.is_some() { client.list_tools().await } else { Ok(Vec::new()) };
-            match listed {
-                Ok(listed) => {
-                    let sources: Vec<Arc<dyn Tool>> = listed
-                        .into_iter()
-                        .filter(|t| self.filter.keeps(&[&t.name], t.meta.as_ref()))
-                        .map(|tool| {
-                            let name = self.rename(&tool.name);
-                            Arc::new(ProxiedTool::new(self, tool, name)) as Arc<dyn Tool>
-                        })
-                        .collect();
-                    let old = lock(&self.registered).tools.clone();
-                    let kept = self.targets.tools.replace(&old, sources, &self.label);
-                    lock(&self.registered).tools = kept;
-                }
-                Err(error) => tracing::warn!(upstream = %self.label, %error, "its tools could not be listed"),
-            }
+            let listed = if has_tools { client.list_tools().await } else { Ok(Vec::new()) };
+            let sources = listed.map(|listed| {
+                let kept = listed.into_iter().filter(|t| self.filter.keeps(&[&t.name], t.meta.as_ref()));
+                kept.map(|t| Arc::new(ProxiedTool::new(self, self.rename(&t.name), t)) as Arc<dyn Tool>).collect()
+            });
+            self.mirror(&self.targets.tools, |r| &mut r.tools, sources, "tools");
         }
         if resources {
-            let (listed, templates) = match offers.resources.is_some() {
-                true => (client.list_resources().await, client.list_resource_templates().await),
-                false => (Ok(Vec::new()), Ok(Vec::new())),
-            };
-            match listed {
-                Ok(listed) => {
-                    let sources: Vec<Arc<dyn Resource>> = listed
-                        .into_iter()
-                        .filter(|r| self.filter.keeps(&[&r.uri, &r.name], r.meta.as_ref()))
-                        .map(|r| Arc::new(ProxiedResource::fixed(self, r)) as Arc<dyn Resource>)
-                        .collect();
-                    let old = lock(&self.registered).statics.clone();
-                    let kept = self.targets.statics.replace(&old, sources, &self.label);
-                    lock(&self.registered).statics = kept;
-                }
-                Err(error) => tracing::warn!(upstream = %self.label, %error, "its resources could not be listed"),
-            }
-            match templates {
-                Ok(listed) => {
-                    let sources: Vec<Arc<dyn Resource>> = listed
-                        .into_iter()
-                        .filter(|t| self.filter.keeps(&[&t.uri_template, &t.name], t.meta.as_ref()))
-                        .map(|t| Arc::new(ProxiedResource::template(self, t)) as Arc<dyn Resource>)
-                        .collect();
-                    let old = lock(&self.registered).templates.clone();
-                    let kept = self.targets.templates.replace(&old, sources, &self.label);
-                    lock(&self.registered).templates = kept;
-                }
-                Err(error) => tracing::warn!(upstream = %self.label, %error, "its templates could not be listed"),
-            }
+            let listed = if has_resources { client.list_resources().await } else { Ok(Vec::new()) };
+            let sources = listed.map(|listed| {
+                let kept = listed.into_iter().filter(|r| self.filter.keeps(&[&r.uri, &r.name], r.meta.as_ref()));
+                kept.map(|r| Arc::new(ProxiedResource::fixed(self, r)) as Arc<dyn Resource>).collect()
+            });
+            self.mirror(&self.targets.statics, |r| &mut r.statics, sources, "resources");
+            let listed = if has_resources { client.list_resource_templates().await } else { Ok(Vec::new()) };
+            let sources = listed.map(|listed| {
+                let kept =
+                    listed.into_iter().filter(|t| self.filter.keeps(&[&t.uri_template, &t.name], t.meta.as_ref()));
+                kept.map(|t| Arc::new(ProxiedResource::template(self, t)) as Arc<dyn Resource>).collect()
+            });
+            self.mirror(&self.targets.templates, |r| &mut r.templates, sources, "templates");
         }
         if prompts {
-            let listed = if offers.prompts.is_some() { client.list_prompts().await } else { Ok(Vec::new()) };
-            match listed {
-                Ok(listed) => {
-                    let sources: Vec<Arc<dyn Prompt>> = listed
-                        .into_iter()
-                        .filter(|p| self.filter.keeps(&[&p.name], p.meta.as_ref()))
-                        .map(|prompt| {
-                            let name = self.rename(&prompt.name);
-                            Arc::new(ProxiedPrompt::new(self, prompt, name)) as Arc<dyn Prompt>
-                        })
-                        .collect();
-                    let old = lock(&self.registered).prompts.clone();
-                    let kept = self.targets.prompts.replace(&old, sources, &self.label);
-                    lock(&self.registered).prompts = kept;
-                }
-                Err(error) => tracing::warn!(upstream = %self.label, %error, "its prompts could not be listed"),
+            let listed = if has_prompts { client.list_prompts().await } else { Ok(Vec::new()) };
+            let sources = listed.map(|listed| {
+                let kept = listed.into_iter().filter(|p| self.filter.keeps(&[&p.name], p.meta.as_ref()));
+                kept.map(|p| Arc::new(ProxiedPrompt::new(self, self.rename(&p.name), p)) as Arc<dyn Prompt>).collect()
+            });
+            self.mirror(&self.targets.prompts, |r| &mut r.prompts, sources, "prompts");
+        }
+    }
+
+    /// Put `sources` (the upstream's `what`, as listed) in `catalog` in
+    /// place of what this mount put there before, or keep that and warn if
+    /// they could not be listed.
+    fn mirror<K: Kind>(
+        &self,
+        catalog: &Catalog<K>,
+        slot: fn(&mut Registered) -> &mut BTreeSet<String>,
+        sources: Result<Vec<Arc<K::Source>>, ClientError>,
+        what: &str,
+    ) {
+        match sources {
+            Ok(sources) => {
+                let old = slot(&mut lock(&self.registered)).clone();
+                let kept = catalog.replace(&old, sources, &self.label);
+                *slot(&mut lock(&self.registered)) = kept;
             }
+            Err(error) => tracing::warn!(upstream = %self.label, %error, "its {what} could not be listed"),
         }
     }
 
