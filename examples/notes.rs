@@ -3,6 +3,11 @@
 //! subscribed to a note (or to the index) are told when it changes. The
 //! `summarize_note` prompt embeds a note, and completes its title.
 //!
+//! `edit_note` opens a note in an editor in hosts that render MCP Apps (an
+//! interactive view, `ui://notes/editor`, built from `examples/views/`);
+//! other clients get the note's text. The editor lists the notes through
+//! `note_titles`, a tool for views alone, and saves with `write_note`.
+//!
 //! ```sh
 //! cargo run --example notes
 //! ```
@@ -10,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use mcp_runtime::apps::View;
 use mcp_runtime::prelude::*;
 use mcp_runtime::resources::ResourcesHandle;
 
@@ -88,6 +94,45 @@ fn delete_note(
     Ok(format!("deleted notes://{title}"))
 }
 
+/// A note, as the editor shows it.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct OpenNote {
+    /// The note's title.
+    title: String,
+    /// Its text (empty for a new note).
+    text: String,
+    /// Whether it is saved yet.
+    exists: bool,
+}
+
+/// Open a note in an editor, to read and change it. A title that names no
+/// note opens a new, empty one.
+#[tool(ui = "ui://notes/editor", read_only)]
+fn edit_note(
+    /// The note's title: letters, digits, `-` and `_`
+    title: String,
+    book: State<Notebook>,
+) -> Result<Json<OpenNote>, ToolError> {
+    check_title(&title)?;
+    let text = book.notes().get(&title).cloned();
+    Ok(Json(OpenNote { exists: text.is_some(), text: text.unwrap_or_default(), title }))
+}
+
+/// Every note's title, for the editor's list.
+#[tool(app_only, read_only)]
+fn note_titles(book: State<Notebook>) -> Json<Vec<String>> {
+    Json(book.notes().keys().cloned().collect())
+}
+
+/// The editor: one HTML file with its script inlined, built from
+/// `examples/views/notes-editor/` with the MCP Apps SDK.
+fn editor() -> View {
+    View::new("ui://notes/editor", include_str!("views/dist/notes-editor.html"))
+        .title("Note editor")
+        .description("Edit a note and save it; pick another from the list.")
+        .prefers_border(true)
+}
+
 /// Titles of the notes that start with what was typed.
 async fn titles(mut completing: mcp_runtime::completion::Completing) -> Vec<String> {
     let Ok(book) = completing.extract::<State<Notebook>>() else { return Vec::new() };
@@ -134,5 +179,5 @@ fn main() -> Result<(), mcp_runtime::Error> {
     let changes = Changes(server.resources_handle());
     let book = Notebook::default();
     book.notes().insert("welcome".into(), "# Welcome\nWrite notes with `write_note`.".into());
-    server.with_state(book).with_state(changes).run_blocking()
+    server.resource(editor()).with_state(book).with_state(changes).run_blocking()
 }

@@ -126,7 +126,7 @@ async fn browse_notes<S: rmcp::service::Service<RoleClient>>(client: &RunningSer
     use rmcp::model::ReadResourceRequestParams;
     let resources = timeout(T, client.list_all_resources()).await.unwrap().expect("rmcp accepted resources/list");
     let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-    assert_eq!(uris, ["notes://index"]);
+    assert_eq!(uris, ["notes://index", "ui://notes/editor"], "the index, and the editor's view");
     let templates = timeout(T, client.list_all_resource_templates()).await.unwrap().expect("rmcp accepted templates");
     assert_eq!(templates[0].uri_template, "notes://{title}");
     let welcome = timeout(T, client.read_resource(ReadResourceRequestParams::new("notes://welcome"))).await.unwrap();

@@ -7,6 +7,7 @@
 
 mod common;
 
+mod apps;
 mod arguments;
 mod ask;
 mod client;

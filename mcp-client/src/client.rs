@@ -268,6 +268,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare the extension `name` (under `capabilities.extensions`) with
+    /// its `settings`: `io.modelcontextprotocol/ui` with
+    /// `{"mimeTypes": ["text/html;profile=mcp-app"]}` for a host that
+    /// renders MCP Apps views, so the server offers their tools.
+    pub fn extension(mut self, name: impl Into<String>, settings: Value) -> Self {
+        self.handlers.extension(name.into(), settings);
+        self
+    }
+
     /// Offer these roots (and declare `roots` with `listChanged`).
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.handlers.roots(roots);

@@ -33,6 +33,8 @@ pub(crate) struct Handlers {
     /// The answer to every request (a proxy's, passing them on), which
     /// declares every capability a server may ask of.
     relay: Option<Fallback>,
+    /// The extensions declared, with their settings.
+    extensions: JsonObject,
 }
 
 impl Handlers {
@@ -69,6 +71,10 @@ impl Handlers {
         self.relay = Some(boxed(f));
     }
 
+    pub(crate) fn extension(&mut self, name: String, settings: Value) {
+        self.extensions.insert(name, settings);
+    }
+
     pub(crate) fn roots(&mut self, roots: Vec<Root>) {
         self.roots = Some(Arc::new(Mutex::new(roots)));
     }
@@ -86,6 +92,15 @@ impl Handlers {
 
     /// The capabilities these answers make.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = self.handled();
+        if !self.extensions.is_empty() {
+            capabilities.other.insert("extensions".into(), Value::Object(self.extensions.clone()));
+        }
+        capabilities
+    }
+
+    /// The capabilities the handlers make.
+    fn handled(&self) -> ClientCapabilities {
         let object = |value: Value| value.as_object().cloned();
         if self.relay.is_some() {
             return ClientCapabilities {

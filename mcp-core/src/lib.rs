@@ -13,6 +13,7 @@
 
 #![cfg_attr(not(test), warn(missing_docs))]
 
+pub mod apps;
 pub mod ask;
 pub mod call;
 pub mod clients;

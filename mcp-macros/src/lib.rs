@@ -69,6 +69,9 @@ use proc_macro::TokenStream;
 /// | `icon = "https://…"`, `icon(src = "…", mime_type = "…", sizes = ["48x48"], theme = "dark")` | icons (repeatable; 2025-11-25 clients) |
 /// | `meta("com.example/key" = <expr>, …)` | `_meta` entries; keys follow the spec's naming rules, values are any `Serialize` expression |
 /// | `scopes = ["notes:write"]` | OAuth scopes a token must grant to see and call the tool over HTTP with `HttpOptions::oauth` (403 `insufficient_scope` otherwise); not applied without a token (stdio) |
+/// | `task = "optional"` | calls may run as tasks for clients of the tasks extension (`"required"`: only as tasks; `"never"`, the default) |
+/// | `ui = "ui://…"` | hosts that render MCP Apps show the tool's results in this view (a `View` the server serves; the server refuses to start without it) |
+/// | `app_only` | callable by views alone: hosts keep it from the model, and clients that render no views neither see nor call it |
 /// | `crate = "path"` | where the runtime is, for frameworks that re-export it |
 ///
 /// # `#[arg(...)]` and docs on parameters

@@ -110,6 +110,16 @@ pub enum Error {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// A tool names a view (`#[tool(ui = "ui://…")]`) that the server does
+    /// not serve.
+    MissingView {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+        /// The view's URI.
+        uri: String,
+    },
     /// A rate limit allows no calls or has no period.
     InvalidRateLimit {
         /// The tool it was set on, or `None` for the server-wide limit.
@@ -175,6 +185,12 @@ impl fmt::Display for Error {
                 write!(f, "resource `{uri}` (`{rust_path}`) cannot be served: {reason}")
             }
             Error::InvalidSkill { path, reason } => write!(f, "skill `{path}` cannot be served: {reason}"),
+            Error::MissingView { tool, rust_path, uri } => write!(
+                f,
+                "tool `{tool}` (`{rust_path}`) shows its results in the view `{uri}`, which this server does not \
+                 serve; add it with `.resource(View::new(\"{uri}\", include_str!(\"….html\")))` on the server, or \
+                 correct the URI"
+            ),
             Error::InvalidRateLimit { tool, limit } => {
                 let whose = tool.as_ref().map_or_else(|| "the server's".to_owned(), |t| format!("tool `{t}`'s"));
                 write!(
@@ -218,6 +234,7 @@ impl std::error::Error for Error {
             | Error::InvalidResource { .. }
             | Error::InvalidPrompt { .. }
             | Error::InvalidSkill { .. }
+            | Error::MissingView { .. }
             | Error::InvalidRateLimit { .. }
             | Error::InvalidScope { .. }
             | Error::InvalidRequestStateKeys(_)

@@ -31,7 +31,7 @@ async def main(command: list[str]) -> None:
             init = await session.initialize()
             check(init.capabilities.resources is not None and init.capabilities.resources.subscribe, f"{init.capabilities}")
             resources = await session.list_resources()
-            check([str(r.uri) for r in resources.resources] == ["notes://index"], f"resources {resources}")
+            check([str(r.uri) for r in resources.resources] == ["notes://index", "ui://notes/editor"], f"resources {resources}")
             templates = await session.list_resource_templates()
             check([t.uriTemplate for t in templates.resourceTemplates] == ["notes://{title}"], f"templates {templates}")
             welcome = await session.read_resource("notes://welcome")

@@ -25,7 +25,7 @@ async def main(command: list[str]) -> None:
         check(client.protocol_version == "2026-07-28", f"speaks {client.protocol_version}")
         resources = await client.list_resources()
         uris = [str(r.uri) for r in resources.resources]
-        check(uris == ["notes://index"], f"resources {uris}")
+        check(uris == ["notes://index", "ui://notes/editor"], f"resources {uris}")
         templates = await client.list_resource_templates()
         check([t.uri_template for t in templates.resource_templates] == ["notes://{title}"], f"templates {templates}")
         welcome = await client.read_resource("notes://welcome")

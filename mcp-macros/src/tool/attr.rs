@@ -25,6 +25,8 @@ const TOOL_KEYS: &[&str] = &[
     "meta",
     "scopes",
     "task",
+    "ui",
+    "app_only",
     "crate",
 ];
 
@@ -43,6 +45,10 @@ pub(crate) struct ToolAttr {
     pub(crate) rate_limit: Option<(u32, u64)>,
     /// `task = "optional"`, `"required"` or `"never"`.
     pub(crate) task: Option<TaskAttr>,
+    /// `ui = "ui://…"`: the view that shows its results.
+    pub(crate) ui: Option<syn::LitStr>,
+    /// `app_only`: callable by views alone.
+    pub(crate) app_only: Option<bool>,
 }
 
 /// Whether a tool's calls may run as tasks, as `#[tool(task = "…")]` says.
@@ -114,6 +120,25 @@ impl ToolAttr {
                     });
                     set(&mut attr.task, support, meta, errors);
                 }
+                // #[tool(ui = "ui://notes/editor")]
+                "ui" => {
+                    let uri = string_or(meta, errors, ui_hint)?.and_then(|lit| {
+                        let uri = lit.value();
+                        if uri.strip_prefix("ui://").is_some_and(|path| !path.is_empty()) {
+                            return Some(lit);
+                        }
+                        errors.spanned(
+                            &lit,
+                            format_args!(
+                                "`ui` names a view by its `ui://` URI, such as `ui = \"ui://notes/editor\"`; \"{uri}\" is not one"
+                            ),
+                        );
+                        None
+                    });
+                    set(&mut attr.ui, uri, meta, errors);
+                }
+                // #[tool(app_only)]
+                "app_only" => set(&mut attr.app_only, flag(meta, errors)?, meta, errors),
                 _ => return Ok(false),
             }
             Ok(true)
@@ -154,6 +179,11 @@ fn task_hint(key: &str, value: &Expr) -> String {
         _ => "optional",
     };
     format!("`{key}` takes a string: `{key} = \"{word}\"` (one of \"optional\", \"required\", \"never\")")
+}
+
+/// `ui = ui::editor` or `ui = EDITOR` → `ui = "ui://…"`.
+fn ui_hint(key: &str, _value: &Expr) -> String {
+    format!("`{key}` takes the view's URI as a string literal: `{key} = \"ui://notes/editor\"`")
 }
 
 /// `"10/s"`, `"100/m"`, `"1000/h"` → (calls, period in milliseconds).

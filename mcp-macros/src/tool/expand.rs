@@ -60,6 +60,8 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         };
         quote!(__mcp_builder.task(#krate::__private::TaskSupport::#support);)
     });
+    let ui = attr.ui.as_ref().map(|uri| quote!(__mcp_builder.ui(#uri);));
+    let app_only = (attr.app_only == Some(true)).then(|| quote!(__mcp_builder.app_only();));
     let params = params::params(Kind::Tool, krate, params.iter().enumerate().map(|(i, p)| each(p, i, krate)));
     let span = emit::output_span(item);
     let into_result = quote_spanned! {span=>
@@ -75,7 +77,7 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         },
         first: quote!(#name),
         fn_name: item.sig.ident.to_string(),
-        definition: quote!(#common #output #no_output_schema #schema_profile #task),
+        definition: quote!(#common #output #no_output_schema #schema_profile #task #ui #app_only),
         run: params::run(item, &params, krate, into_result),
         params,
         on_error: quote!(#krate::__private::ready(__mcp_errors.into_result())),

@@ -93,6 +93,13 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The scopes an access token needs to see and use the entry.
     fn scopes(entry: &Self::Entry) -> &[String];
 
+    /// Whether `request` may see the entry: its token grants the scopes (a
+    /// kind may hide more, such as tools for views from clients without
+    /// them).
+    fn visible(entry: &Self::Entry, request: &crate::dispatch::Incoming<'_>) -> bool {
+        request.may_use(Self::scopes(entry))
+    }
+
     /// Check the whole set, sorted by key (nothing to check by default).
     fn check_set(entries: &[Arc<Self::Entry>]) -> Result<(), Error> {
         let _ = entries;

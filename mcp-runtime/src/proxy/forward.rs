@@ -42,6 +42,7 @@ impl ProxiedTool {
         // The upstream's own task-augmented calls are not forwarded: its
         // tools are called directly here.
         tool.execution = None;
+        link.names.view_of(&mut tool);
         let definition = ToolDefinition {
             rust_path: origin(link, &upstream),
             tool,

@@ -23,16 +23,16 @@ impl Server {
         let names = Names::new(prefix);
         for tool in other.tools.registered() {
             let name = names.name(&tool.definition().tool.name);
-            self.tools.sources().push(Arc::new(Renamed { inner: tool, name }));
+            self.tools.sources().push(Arc::new(Renamed { inner: tool, name, names: names.clone() }));
         }
         let resources = other.resources.statics.registered().into_iter();
         for resource in resources.chain(other.resources.templates.registered()) {
             let uri = names.uri(resource.definition().uri());
-            self.resources.push(Arc::new(Renamed { inner: resource, name: uri }));
+            self.resources.push(Arc::new(Renamed { inner: resource, name: uri, names: names.clone() }));
         }
         for prompt in other.prompts.registered() {
             let name = names.name(&prompt.definition().prompt.name);
-            self.prompts.sources().push(Arc::new(Renamed { inner: prompt, name }));
+            self.prompts.sources().push(Arc::new(Renamed { inner: prompt, name, names: names.clone() }));
         }
         self.states.absorb(other.states);
         self
@@ -43,12 +43,15 @@ impl Server {
 struct Renamed<T: ?Sized> {
     inner: Arc<T>,
     name: String,
+    /// The renaming, for the names inside (a tool's view).
+    names: Names,
 }
 
 impl Tool for Renamed<dyn Tool> {
     fn definition(&self) -> ToolDefinition {
         let mut definition = self.inner.definition();
         definition.tool.name.clone_from(&self.name);
+        self.names.view_of(&mut definition.tool);
         definition
     }
 

@@ -437,6 +437,9 @@ impl Conn {
         let conn = Arc::downgrade(self);
         let builder = Client::builder()
             .name(format!("mcp-runtime proxy ({})", link.label), env!("CARGO_PKG_VERSION"))
+            // Tools for views are mirrored; this server's own clients see
+            // them only if they render views.
+            .extension(mcp_core::apps::EXTENSION, serde_json::json!({ "mimeTypes": [mcp_core::apps::MIME_TYPE] }))
             .relay(move |method, params| {
                 let conn = conn.clone();
                 async move {

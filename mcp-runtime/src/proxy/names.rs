@@ -17,6 +17,19 @@ impl Names {
         Names { prefix: prefix.to_owned() }
     }
 
+    /// Rename the view a tool names (MCP Apps), which is one of the
+    /// renamed resources.
+    pub(crate) fn view_of(&self, tool: &mut mcp_core::Tool) {
+        let Some(meta) = tool.meta.as_mut() else { return };
+        if let Some(serde_json::Value::String(uri)) = meta.get_mut(mcp_core::apps::LEGACY_RESOURCE_URI_KEY) {
+            *uri = self.uri(uri);
+        }
+        let ui = meta.get_mut(mcp_core::apps::META_KEY).and_then(|ui| ui.get_mut("resourceUri"));
+        if let Some(serde_json::Value::String(uri)) = ui {
+            *uri = self.uri(uri);
+        }
+    }
+
     /// A tool's or a prompt's name as the mounting server lists it.
     pub(crate) fn name(&self, name: &str) -> String {
         if self.prefix.is_empty() { name.to_owned() } else { format!("{}_{name}", self.prefix) }

@@ -448,6 +448,10 @@ impl Server {
         self.resources.statics.publish(state.clone())?;
         self.resources.templates.publish(state.clone())?;
         self.prompts.publish(state.clone())?;
+        let statics = self.resources.statics.current();
+        crate::apps::check_views(self.tools.current().entries().iter().map(|e| &e.definition), &|uri| {
+            statics.get(uri).is_some()
+        })?;
         if self.collected && !self.tools.offered() && !self.resources.offered() && !self.prompts.offered() {
             warn_nothing_collected(&self.info.name);
         }

@@ -111,6 +111,18 @@ impl Shared {
         kinds
     }
 
+    /// Whether it has a view, or a tool that names one (its own or a
+    /// mounted server's).
+    fn shows_views(&self) -> bool {
+        self.resources
+            .statics
+            .current()
+            .entries()
+            .iter()
+            .any(|e| e.definition.resource().mime_type.as_deref().is_some_and(|m| m == crate::apps::MIME_TYPE))
+            || self.tools.current().entries().iter().any(|e| crate::apps::tool_ui(&e.definition.tool).is_some())
+    }
+
     /// What this server can do, the same in every era: exactly what it
     /// serves.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
@@ -120,6 +132,9 @@ impl Shared {
         }
         if self.serves(Capability::Skills) {
             extensions.insert(mcp_core::skills::EXTENSION.into(), mcp_core::skills::capability(true));
+        }
+        if self.shows_views() {
+            extensions.insert(mcp_core::apps::EXTENSION.into(), JsonObject::new().into());
         }
         let mut other = JsonObject::new();
         if !extensions.is_empty() {

@@ -16,6 +16,8 @@ pub(super) struct Answers {
     pub(super) roots: Option<Vec<Root>>,
     /// Whether the client declares the tasks extension.
     pub(super) tasks: bool,
+    /// Whether the client declares MCP Apps (it renders views).
+    pub(super) views: bool,
 }
 
 impl Answers {
@@ -30,8 +32,15 @@ impl Answers {
         if self.roots.is_some() {
             capabilities.insert("roots".into(), json!({"listChanged": true}));
         }
+        let mut extensions = serde_json::Map::new();
         if self.tasks {
-            capabilities.insert("extensions".into(), json!({ (mcp_core::task::EXTENSION): {} }));
+            extensions.insert(mcp_core::task::EXTENSION.into(), json!({}));
+        }
+        if self.views {
+            extensions.insert(mcp_core::apps::EXTENSION.into(), json!({ "mimeTypes": [mcp_core::apps::MIME_TYPE] }));
+        }
+        if !extensions.is_empty() {
+            capabilities.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(capabilities)
     }

@@ -85,6 +85,13 @@ impl TestClientBuilder {
         self
     }
 
+    /// Declare MCP Apps (`io.modelcontextprotocol/ui`), as a host that
+    /// renders views does: tools for views alone are listed and callable.
+    pub fn views(mut self) -> Self {
+        self.answers.views = true;
+        self
+    }
+
     /// Start the server and connect: the handshake, or for 2026-07-28
     /// nothing (each request introduces itself).
     pub async fn connect(self) -> Result<TestClient, Error> {

@@ -6,7 +6,7 @@
 use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, methods};
 
 use super::arguments::problems_result;
-use super::catalog::Entry;
+use super::catalog::{Entry, Tools};
 use crate::client::rounds::Retry;
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
@@ -28,9 +28,11 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let params: CallToolParams = parse(Some(params))?;
     let shared = request.shared();
     let tools = shared.tools.current();
+    // A tool for views is unknown to a client that renders none.
     let entry = tools
         .get(&params.name)
-        .ok_or_else(|| tools.unknown("tool", &params.name, |e| request.may_use(&e.definition.scopes)))?
+        .filter(|e| !e.app_only || crate::apps::declared(&request.peer))
+        .ok_or_else(|| tools.unknown("tool", &params.name, |e| <Tools as crate::component::Kind>::visible(e, request)))?
         .clone();
     // Only a tool the server has names the span: a name a client made up
     // would make span names as many as clients' typos.

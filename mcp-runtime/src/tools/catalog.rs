@@ -16,6 +16,7 @@ use super::definition::{ToolDefinition, shape};
 use super::limit::Limiter;
 use crate::component::announce::ListKind;
 use crate::component::{Kind, PerVersion, Snapshot};
+use crate::dispatch::Incoming;
 use crate::error::Error;
 use crate::request::state::StateMap;
 
@@ -44,6 +45,9 @@ pub(crate) struct Entry {
     /// Only the HTTP transport reads them (stdio has no headers).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) param_headers: Vec<ParamHeader>,
+    /// For views alone (`#[tool(app_only)]`): clients that render no views
+    /// neither see nor call it.
+    pub(crate) app_only: bool,
 }
 
 impl Entry {
@@ -142,7 +146,9 @@ impl Kind for Tools {
             .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
         let limiter =
             definition.rate_limit.map(|limit| Limiter::new(limit, Some(&definition.tool.name))).transpose()?;
+        let app_only = crate::apps::tool_ui(&definition.tool).is_some_and(|ui| ui.app_only());
         Ok(Entry {
+            app_only,
             handler: handler.clone(),
             definition,
             check: OnceLock::new(),
@@ -164,6 +170,10 @@ impl Kind for Tools {
 
     fn scopes(entry: &Entry) -> &[String] {
         &entry.definition.scopes
+    }
+
+    fn visible(entry: &Entry, request: &Incoming<'_>) -> bool {
+        request.may_use(&entry.definition.scopes) && (!entry.app_only || crate::apps::declared(&request.peer))
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {

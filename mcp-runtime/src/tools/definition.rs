@@ -215,6 +215,36 @@ impl ToolBuilder {
         self
     }
 
+    /// Show the tool's results in the view at `uri` (a `ui://` resource the
+    /// server serves, see [`apps`](crate::apps)) in hosts that render MCP
+    /// Apps; others get the tool as it is. `#[tool(ui = "ui://…")]` calls
+    /// this.
+    pub fn ui(&mut self, uri: &str) -> &mut Self {
+        self.ui_entry("resourceUri", uri.into());
+        // Hosts that predate the nested key read the flat one.
+        self.meta(mcp_core::apps::LEGACY_RESOURCE_URI_KEY, &uri)
+    }
+
+    /// Make the tool callable by views alone: hosts keep it from the model,
+    /// and clients that render no views do not see it. `#[tool(app_only)]`
+    /// calls this.
+    pub fn app_only(&mut self) -> &mut Self {
+        self.ui_entry("visibility", serde_json::json!([mcp_core::apps::Visibility::App]))
+    }
+
+    /// Set one key of `_meta.ui`, keeping the others.
+    fn ui_entry(&mut self, key: &str, value: Value) -> &mut Self {
+        let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
+        let ui = meta.entry(mcp_core::apps::META_KEY).or_insert_with(|| Value::Object(Map::new()));
+        if !ui.is_object() {
+            *ui = Value::Object(Map::new());
+        }
+        if let Value::Object(ui) = ui {
+            ui.insert(key.to_owned(), value);
+        }
+        self
+    }
+
     /// Add a `_meta` entry (sent to 2025-06-18 clients and later). A value
     /// that cannot be JSON is left out and logged.
     pub fn meta(&mut self, key: &str, value: &impl Serialize) -> &mut Self {
