@@ -66,9 +66,14 @@ pub enum TaskSupport {
     #[default]
     Never,
     /// A call from a client that declared the tasks extension becomes a
-    /// task once it has to wait; other clients get the result directly.
+    /// task once it has to wait, and a 2025-11-25 client's call becomes
+    /// one when it asks (`params.task`); other calls get the result
+    /// directly. 2025-11-25 shows it as `execution.taskSupport:
+    /// "optional"`.
     Optional,
-    /// Only clients that declared the tasks extension may call it; others
+    /// Only calls as tasks are taken: from clients that declared the tasks
+    /// extension, or 2025-11-25 calls with `params.task`. A 2025-11-25
+    /// call without it gets `-32601`, as that version says; other clients
     /// get `-32021` (missing client capability) naming the extension.
     Required,
 }
