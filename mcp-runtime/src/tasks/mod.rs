@@ -158,6 +158,11 @@ impl Tasks {
         }
     }
 
+    /// `session` ended: no one can list its tasks any more.
+    pub(crate) fn forget_session(&self, session: u64) {
+        self.owned().remove(&session);
+    }
+
     /// Note that `session` created the task `id`; a long list is pruned
     /// of expired tasks first, so it stays as long as the store's.
     async fn own(&self, session: u64, id: String) {
