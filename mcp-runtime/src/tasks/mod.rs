@@ -28,7 +28,7 @@
 //! would have), stops it with `tasks/cancel`, and hears
 //! `notifications/tasks/status`. Questions its task asks go to it as
 //! requests carrying the task's id in `_meta`, the task `input_required`
-//! meanwhile (see [`Flavour`]).
+//! meanwhile.
 
 pub(crate) mod methods;
 #[cfg(feature = "redis")]
