@@ -62,6 +62,12 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// Client → server: stop a task (tasks extension).
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// Client → server: a task's result, once it ends (2025-11-25 tasks).
+pub const TASKS_RESULT: &str = "tasks/result";
+/// Client → server: the client's tasks, paged (2025-11-25 tasks).
+pub const TASKS_LIST: &str = "tasks/list";
+/// Server → client: a task's status changed (2025-11-25 tasks).
+pub const TASKS_STATUS: &str = "notifications/tasks/status";
 /// Client → server: the skills the server serves (skills extension).
 pub const SKILLS_LIST: &str = "skills/list";
 /// Client → server: one skill's entry, by the URI of its `SKILL.md` (skills extension).

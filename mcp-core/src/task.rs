@@ -2,6 +2,10 @@
 //! request the server chose to run in the background answers with a task
 //! handle, and the client follows it with `tasks/get`, answers its
 //! questions with `tasks/update` and stops it with `tasks/cancel`.
+//!
+//! 2025-11-25 had tasks in the core protocol (SEP-1686), asked for by the
+//! client (`params.task`) and shaped differently on the wire: the same
+//! [`Task`] is sent as [`Task::for_2025_11_25`] shows it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -15,6 +19,34 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// them: `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`.
 pub fn required_capabilities() -> Value {
     json!({ "extensions": { EXTENSION: {} } })
+}
+
+/// The `_meta` key that ties a 2025-11-25 message (a `tasks/result`
+/// answer, a question asked for a task) to its task: `{"taskId": …}`.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// `params.task` of a 2025-11-25 task-augmented request: the client asks
+/// for a task, and may say how long it wants it kept.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskMetadata {
+    /// How long after its creation to keep the task, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<u64>,
+}
+
+/// What a 2025-11-25 server with task tools declares as
+/// `capabilities.tasks`: `tasks/list`, `tasks/cancel` and task-augmented
+/// `tools/call`.
+pub fn capability_2025_11_25() -> Value {
+    json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+}
+
+/// `{"io.modelcontextprotocol/related-task": {"taskId": id}}`.
+pub fn related_task_meta(task_id: &str) -> JsonObject {
+    let mut meta = JsonObject::new();
+    meta.insert(RELATED_TASK.into(), json!({ "taskId": task_id }));
+    meta
 }
 
 /// Where a task is in its life.
@@ -72,6 +104,45 @@ pub struct Task {
     /// How often the server suggests polling it, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
+}
+
+impl Task {
+    /// The task as 2025-11-25 sends it (`Task` of that schema): `ttl` and
+    /// `pollInterval` for `ttlMs` and `pollIntervalMs`. `tool_error` says
+    /// its result is a tool's error result, which that version counts as
+    /// `failed` where the extension says `completed`.
+    pub fn for_2025_11_25(&self, tool_error: bool) -> Value {
+        let status = match self.status {
+            TaskStatus::Completed if tool_error => TaskStatus::Failed,
+            status => status,
+        };
+        let mut task = json!({
+            "taskId": self.task_id,
+            "status": status,
+            "createdAt": self.created_at,
+            "lastUpdatedAt": self.last_updated_at,
+            "ttl": self.ttl_ms,
+        });
+        if let Some(message) = &self.status_message {
+            task["statusMessage"] = message.clone().into();
+        }
+        if let Some(interval) = self.poll_interval_ms {
+            task["pollInterval"] = interval.into();
+        }
+        task
+    }
+}
+
+impl DetailedTask {
+    /// Whether its result is a tool's error result (`isError: true`).
+    pub fn is_tool_error(&self) -> bool {
+        self.result.as_ref().and_then(|r| r.get("isError")).and_then(Value::as_bool) == Some(true)
+    }
+
+    /// The task as 2025-11-25 sends it: see [`Task::for_2025_11_25`].
+    pub fn for_2025_11_25(&self) -> Value {
+        self.task.for_2025_11_25(self.is_tool_error())
+    }
 }
 
 /// What `tasks/get` answers: the task, with its result once completed, its
@@ -143,6 +214,24 @@ mod tests {
         assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(timestamp(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(timestamp(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_2025_11_25_task_says_ttl_and_counts_tool_errors_as_failed() {
+        let task = Task {
+            task_id: "t".into(),
+            status: TaskStatus::Completed,
+            status_message: None,
+            created_at: timestamp(0),
+            last_updated_at: timestamp(0),
+            ttl_ms: Some(1000),
+            poll_interval_ms: Some(100),
+        };
+        let value = task.for_2025_11_25(false);
+        assert_eq!(value["status"], "completed");
+        assert_eq!((value["ttl"].as_u64(), value["pollInterval"].as_u64()), (Some(1000), Some(100)));
+        assert!(value.get("ttlMs").is_none() && value.get("statusMessage").is_none());
+        assert_eq!(task.for_2025_11_25(true)["status"], "failed");
     }
 
     #[test]

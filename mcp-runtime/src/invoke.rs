@@ -140,7 +140,7 @@ where
             None => answering.await,
             Some(plan) => match crate::tasks::detach(plan, answering).await {
                 Detached::Now(answered) => answered,
-                Detached::Task(created) => return projection.answer(id, created),
+                Detached::Task(created) => return created.answer(&projection, id),
             },
         };
         if let Ok(Reply::InputRequired(input)) = answered {

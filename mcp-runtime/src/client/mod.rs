@@ -235,7 +235,7 @@ impl Client {
     /// The task questions go through: the call's, once it is a task, or
     /// from the start where no rounds could carry them.
     fn asking_task(&self) -> Option<&Arc<Running>> {
-        self.task.as_ref().filter(|task| task.is_task() || self.rounds.is_none())
+        self.task.as_ref().filter(|task| !task.is_core() && (task.is_task() || self.rounds.is_none()))
     }
 
     /// Ask the client `method` (checked against `capability` first) and
@@ -265,6 +265,9 @@ impl Client {
             let answer = serde_json::from_value(answer).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
             return decode(answer).map_err(ClientError::InvalidResponse);
         }
+        if let Some(task) = self.task.as_ref().filter(|task| task.is_core() && task.is_task()) {
+            return self.ask_for_task(task, key, method, params, decode).await;
+        }
         let (Some(rounds), Some(key)) = (&self.rounds, key) else {
             return decode(self.send(method, params).await?).map_err(ClientError::InvalidResponse);
         };
@@ -279,9 +282,48 @@ impl Client {
         std::future::pending().await
     }
 
+    /// Ask for a 2025-11-25 task: a request to the client tied to the task
+    /// in its `_meta`, on the session's stream (the call's own stream
+    /// ended when the task was created); the task waits for input until
+    /// the answer comes, as that version says.
+    async fn ask_for_task<A, R>(
+        &self,
+        task: &Arc<Running>,
+        key: Option<String>,
+        method: &str,
+        params: impl Serialize,
+        decode: impl Fn(A) -> Result<R, String>,
+    ) -> Result<R, ClientError>
+    where
+        A: DeserializeOwned,
+    {
+        let mut params = serde_json::to_value(params).map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
+        if let (Some(id), Some(object)) = (task.id(), params.as_object_mut()) {
+            let meta = object.entry("_meta").or_insert_with(|| Value::Object(mcp_core::JsonObject::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.extend(mcp_core::task::related_task_meta(id));
+            }
+        }
+        let key = key.unwrap_or_else(|| task.next_key("request"));
+        task.waiting(&key, InputRequest { method: method.to_owned(), params: params.as_object().cloned() }).await;
+        let answer = self.send_on(task.session.clone(), method, params).await;
+        task.settled(&key).await;
+        decode(answer?).map_err(ClientError::InvalidResponse)
+    }
+
     /// Send a request to the client and await its answer.
     async fn send<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
-        let stream = self.stream.clone().filter(Outgoing::carries_requests);
+        self.send_on(self.stream.clone(), method, params).await
+    }
+
+    /// Send a request to the client on `stream` and await its answer.
+    async fn send_on<R: DeserializeOwned>(
+        &self,
+        stream: Option<Outgoing>,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<R, ClientError> {
+        let stream = stream.filter(Outgoing::carries_requests);
         let (Some(requests), Some(stream)) = (self.peer.as_ref().and_then(|p| p.requests.clone()), stream) else {
             return Err(ClientError::Unavailable);
         };

@@ -5,10 +5,13 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use mcp_core::{ErrorObject, InitializeParams, InitializeResult, JsonObject, SetLevelParams, envelope};
+use mcp_core::{
+    ErrorObject, InitializeParams, InitializeResult, JsonObject, ProtocolVersion, SetLevelParams, envelope,
+};
 use serde::Serialize;
 
 use super::reply::{Empty, ResultBody};
+use super::table::Capability;
 use super::{Action, Incoming, Negotiated, parse};
 use crate::client::Peer;
 use crate::request::context::level_index;
@@ -37,9 +40,15 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
     session.listen_for_changes();
     let shared = request.shared();
+    let mut capabilities = shared.capabilities();
+    // Tasks were in the core protocol in 2025-11-25 only (the extension,
+    // declared in every era, is the one that lasted).
+    if version == ProtocolVersion::V2025_11_25 && shared.serves(Capability::Tasks) {
+        capabilities.other.insert("tasks".into(), mcp_core::task::capability_2025_11_25());
+    }
     Ok(request.reply(InitializeResult {
         protocol_version: version,
-        capabilities: shared.capabilities(),
+        capabilities,
         server_info: shared.info.for_version(version),
         instructions: shared.instructions.clone(),
         meta: None,

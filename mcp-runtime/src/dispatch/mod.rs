@@ -179,6 +179,9 @@ impl Drop for Session {
         }
         self.requests.abandon_all();
         if self.owns_key {
+            // Its tasks stay in the store for their TTL; only its list of
+            // them, which no later session can ask for, goes.
+            self.shared.tasks.forget_session(self.key);
             self.shared.tools.current().forget_idle_allowances();
             if let Some(limiter) = &self.shared.limiter {
                 limiter.forget_idle();

@@ -101,6 +101,8 @@ static METHODS: &[Method] = &[
     method(methods::TASKS_GET, Tasks, Both, tasks::get),
     method(methods::TASKS_UPDATE, Tasks, Both, tasks::update),
     method(methods::TASKS_CANCEL, Tasks, Both, tasks::cancel),
+    method(methods::TASKS_RESULT, Tasks, Handshake, tasks::result),
+    method(methods::TASKS_LIST, Tasks, Handshake, tasks::list),
     method(methods::SKILLS_LIST, Skills, Both, skills::list).cacheable(),
     method(methods::SKILLS_GET, Skills, Both, skills::get).cacheable(),
     method(methods::RESOURCES_DIRECTORY_READ, Skills, Both, skills::read_directory),

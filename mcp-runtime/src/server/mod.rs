@@ -421,7 +421,8 @@ impl Server {
     }
 
     /// How long a finished task is kept for `tasks/get` (an hour by
-    /// default); clients see it as the task's `ttlMs`.
+    /// default); clients see it as the task's `ttlMs` (`ttl` in
+    /// 2025-11-25, whose clients may ask for less).
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.task_ttl = ttl;
         self

@@ -1,27 +1,50 @@
-//! The tasks extension's methods: `tasks/get` (the task, with its result,
-//! error or questions), `tasks/update` (answers to its questions) and
-//! `tasks/cancel`. Each needs the client to have declared the extension,
-//! and each unknown task id gets `-32602`.
+//! The tasks methods. The extension's: `tasks/get` (the task, with its
+//! result, error or questions), `tasks/update` (answers to its questions)
+//! and `tasks/cancel`, each for a client that declared the extension.
+//! 2025-11-25's, for a client of that version without it: `tasks/get` and
+//! `tasks/cancel` (the bare task), `tasks/result` (what the call would have
+//! answered, once it ends) and `tasks/list` (the session's tasks). Each
+//! unknown task id gets `-32602`.
 
 use std::sync::Arc;
 
 use mcp_core::task::{self, DetailedTask, TaskIdParams, TaskStatus, UpdateTaskParams};
-use mcp_core::{ErrorObject, JsonObject};
+use mcp_core::{ErrorObject, JsonObject, ListToolsParams};
+use serde_json::Value;
 
-use super::{TaskSignal, Tasks};
+use super::{Flavour, TaskSignal, Tasks};
 use crate::dispatch::reply::{Answer, Empty, Projection};
 use crate::dispatch::{Action, Incoming, parse};
 use crate::request::context::Cancellation;
 
 impl crate::dispatch::reply::ResultBody for DetailedTask {}
 
-/// The server's tasks, for a client that declared the extension.
-fn tasks(request: &Incoming<'_>) -> Result<Arc<Tasks>, ErrorObject> {
-    if !request.peer.declared(&format!("extensions.{}", task::EXTENSION)) {
-        return Err(mcp_core::envelope::missing_capability(task::required_capabilities()));
+/// The server's tasks, for a client that has them, and which.
+fn tasks(request: &Incoming<'_>) -> Result<(Arc<Tasks>, Flavour), ErrorObject> {
+    match Flavour::of(request) {
+        Some(flavour) => Ok((request.shared().tasks.clone(), flavour)),
+        None => Err(mcp_core::envelope::missing_capability(task::required_capabilities())),
     }
-    Ok(request.shared().tasks.clone())
 }
+
+/// The server's tasks, for a 2025-11-25 client: the methods only that
+/// version has.
+fn core_tasks(request: &Incoming<'_>) -> Result<Arc<Tasks>, ErrorObject> {
+    match tasks(request)? {
+        (tasks, Flavour::Core) => Ok(tasks),
+        (_, Flavour::Extension) => Err(ErrorObject::new(
+            mcp_core::codes::METHOD_NOT_FOUND,
+            "method not found: the tasks extension has no such method (2025-11-25's tasks have it)",
+        )),
+    }
+}
+
+/// A 2025-11-25 task, as `tasks/get` and `tasks/cancel` answer it.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct CoreTask(Value);
+
+impl crate::dispatch::reply::ResultBody for CoreTask {}
 
 fn unknown(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("no task `{id}`: it never existed here, or it expired"))
@@ -47,14 +70,123 @@ async fn find(tasks: &Tasks, id: &str) -> Result<DetailedTask, ErrorObject> {
 }
 
 pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let tasks = tasks(request)?;
+    let (tasks, flavour) = tasks(request)?;
     let TaskIdParams { task_id, .. } = parse(params)?;
     let (id, projection) = (request.id.clone(), request.projection.clone());
-    Ok(call(request, async move { Ok(projection.answer(id, find(&tasks, &task_id).await?)) }))
+    Ok(call(request, async move {
+        let task = find(&tasks, &task_id).await?;
+        Ok(match flavour {
+            Flavour::Extension => projection.answer(id, task),
+            Flavour::Core => projection.answer(id, CoreTask(task.for_2025_11_25())),
+        })
+    }))
 }
 
+/// `tasks/result` (2025-11-25): once the task ends, exactly what the call
+/// would have answered (its result, with the task's id in `_meta`, or its
+/// error); until then it waits.
+pub(crate) fn result(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let tasks = core_tasks(request)?;
+    let TaskIdParams { task_id, .. } = parse(params)?;
+    let (id, projection) = (request.id.clone(), request.projection.clone());
+    Ok(call(request, async move {
+        loop {
+            // Registered before the read, so a write between the two wakes it.
+            let changed = tasks.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let task = find(&tasks, &task_id).await?;
+            match task.task.status {
+                TaskStatus::Completed => {
+                    let mut result = task.result.unwrap_or_else(|| Value::Object(JsonObject::new()));
+                    if let Some(object) = result.as_object_mut() {
+                        let meta = object.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                        if let Some(meta) = meta.as_object_mut() {
+                            meta.extend(task::related_task_meta(&task_id));
+                        }
+                    }
+                    return Ok(projection.answer(id, CoreTask(result)));
+                }
+                TaskStatus::Failed => {
+                    let error = task.error.unwrap_or_else(ErrorObject::internal_error);
+                    return Ok(Answer::error(Some(id), error));
+                }
+                TaskStatus::Cancelled => {
+                    let message = format!("task `{task_id}` was cancelled before it ended");
+                    return Ok(Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, message)));
+                }
+                TaskStatus::Working | TaskStatus::InputRequired => {
+                    // A task running on another replica writes to the shared
+                    // store, which wakes no one here: poll it.
+                    let _ = tokio::time::timeout(tasks.poll_interval, changed).await;
+                }
+            }
+        }
+    }))
+}
+
+/// How many tasks one page of `tasks/list` holds.
+const LIST_PAGE: usize = 100;
+
+/// `tasks/list` (2025-11-25): the tasks this session created and the
+/// store still keeps, oldest first, a page at a time. The cursor is the
+/// position of the next one.
+pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    let tasks = core_tasks(request)?;
+    let ListToolsParams { cursor, .. } = parse(params)?;
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => {
+            cursor.parse::<usize>().map_err(|_| ErrorObject::invalid_params(format!("unknown cursor `{cursor}`")))?
+        }
+    };
+    let session = request.session.key;
+    let (id, projection) = (request.id.clone(), request.projection.clone());
+    Ok(call(request, async move {
+        let ids = tasks.owned_by(session);
+        if start > ids.len() {
+            return Err(ErrorObject::invalid_params(format!("unknown cursor `{start}`")));
+        }
+        let (mut page, mut gone) = (Vec::new(), Vec::new());
+        let mut next = start;
+        for task_id in &ids[start..] {
+            if page.len() == LIST_PAGE {
+                break;
+            }
+            next += 1;
+            match tasks.store.get(task_id).await {
+                Ok(Some(task)) => page.push(task.for_2025_11_25()),
+                Ok(None) => gone.push(task_id.clone()),
+                Err(error) => return Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, error.to_string())),
+            }
+        }
+        let next_cursor = (next < ids.len()).then(|| (next - gone.len()).to_string());
+        // Expired tasks leave the list; the cursor counted them out.
+        tasks.disown(session, &gone);
+        Ok(projection.answer(id, TaskList { tasks: page, next_cursor }))
+    }))
+}
+
+/// `ListTasksResult`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskList {
+    tasks: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+impl crate::dispatch::reply::ResultBody for TaskList {}
+
 pub(crate) fn update(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let tasks = tasks(request)?;
+    let (tasks, flavour) = tasks(request)?;
+    if flavour == Flavour::Core {
+        // 2025-11-25's tasks ask their questions as requests to the client.
+        return Err(ErrorObject::new(
+            mcp_core::codes::METHOD_NOT_FOUND,
+            "method not found: tasks/update belongs to the tasks extension, which this client did not declare",
+        ));
+    }
     let UpdateTaskParams { task_id, input_responses, .. } = parse(params)?;
     let (id, projection) = (request.id.clone(), request.projection.clone());
     Ok(call(request, async move {
@@ -71,18 +203,27 @@ pub(crate) fn update(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
     }))
 }
 
+/// `tasks/cancel`: the extension acknowledges any known task; 2025-11-25
+/// refuses to cancel an ended one (`-32602`) and answers with the task,
+/// cancelled.
 pub(crate) fn cancel(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let tasks = tasks(request)?;
+    let (tasks, flavour) = tasks(request)?;
     let TaskIdParams { task_id, .. } = parse(params)?;
     let (id, projection) = (request.id.clone(), request.projection.clone());
     Ok(call(request, async move {
         let mut task = find(&tasks, &task_id).await?;
+        if flavour == Flavour::Core && task.task.status.is_terminal() {
+            let status = task.for_2025_11_25()["status"].as_str().unwrap_or_default().to_owned();
+            return Err(ErrorObject::invalid_params(format!(
+                "task `{task_id}` has ended ({status}): it cannot be cancelled"
+            )));
+        }
         if !task.task.status.is_terminal() {
             task.task.status = TaskStatus::Cancelled;
             task.task.status_message = Some("cancelled by the client".into());
             task.task.last_updated_at = super::now();
             task.input_requests = None;
-            tasks.write(task).await;
+            tasks.write(task.clone()).await;
             if let Some(running) = tasks.local(&task_id) {
                 running.stop();
                 tasks.forget(&task_id);
@@ -90,7 +231,10 @@ pub(crate) fn cancel(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
                 pass_on(&tasks, TaskSignal::Cancel { task_id }).await;
             }
         }
-        Ok(acknowledged(&projection, id))
+        Ok(match flavour {
+            Flavour::Extension => acknowledged(&projection, id),
+            Flavour::Core => projection.answer(id, CoreTask(task.for_2025_11_25())),
+        })
     }))
 }
 

@@ -18,6 +18,17 @@
 //! answer for each other's tasks: an update or cancellation that reaches a
 //! replica not running the task is passed on as a [`TaskSignal`] to the one
 //! that does.
+//!
+//! A 2025-11-25 client that did not declare the extension has the tasks of
+//! that version's core protocol (SEP-1686) instead: the same layer, store
+//! and methods, with that version's wire. It asks for a task itself
+//! (`params.task` on `tools/call`), so its call becomes a task before it
+//! is polled at all; it follows the task with `tasks/get`, `tasks/list`
+//! and `tasks/result` (which waits for the end and answers what the call
+//! would have), stops it with `tasks/cancel`, and hears
+//! `notifications/tasks/status`. Questions its task asks go to it as
+//! requests carrying the task's id in `_meta`, the task `input_required`
+//! meanwhile.
 
 pub(crate) mod methods;
 #[cfg(feature = "redis")]
@@ -42,7 +53,7 @@ use serde_json::Value;
 pub(crate) use redis::Leases;
 pub use store::{MemoryTaskStore, TaskSignal, TaskStore, TaskStoreError};
 
-use crate::dispatch::reply::ResultBody;
+use crate::dispatch::reply::{Answer, ResultBody};
 use crate::middleware::Reply;
 use running::Running;
 
@@ -55,11 +66,43 @@ pub enum TaskSupport {
     #[default]
     Never,
     /// A call from a client that declared the tasks extension becomes a
-    /// task once it has to wait; other clients get the result directly.
+    /// task once it has to wait, and a 2025-11-25 client's call becomes
+    /// one when it asks (`params.task`); other calls get the result
+    /// directly. 2025-11-25 shows it as `execution.taskSupport:
+    /// "optional"`.
     Optional,
-    /// Only clients that declared the tasks extension may call it; others
+    /// Only calls as tasks are taken: from clients that declared the tasks
+    /// extension, or 2025-11-25 calls with `params.task`. A 2025-11-25
+    /// call without it gets `-32601`, as that version says; other clients
     /// get `-32021` (missing client capability) naming the extension.
     Required,
+}
+
+/// Which tasks a client has: the two wire shapes of one mechanism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavour {
+    /// The `io.modelcontextprotocol/tasks` extension (SEP-2663), for a
+    /// client of any version that declared it: the server decides what
+    /// becomes a task, and questions go through `tasks/get` and
+    /// `tasks/update`.
+    Extension,
+    /// 2025-11-25's core tasks (SEP-1686), for a client of that version
+    /// without the extension: the client asks for a task, and questions
+    /// are requests to it tied to the task.
+    Core,
+}
+
+impl Flavour {
+    /// The tasks `request`'s client has, if any.
+    pub(crate) fn of(request: &crate::dispatch::Incoming<'_>) -> Option<Flavour> {
+        if request.peer.declared(&format!("extensions.{}", mcp_core::task::EXTENSION)) {
+            Some(Flavour::Extension)
+        } else if request.version == mcp_core::ProtocolVersion::V2025_11_25 {
+            Some(Flavour::Core)
+        } else {
+            None
+        }
+    }
 }
 
 /// The server's tasks: where they are kept, how long, and the ones running
@@ -73,11 +116,67 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, Arc<Running>>>,
     /// Set once this replica listens for other replicas' signals.
     listening: tokio::sync::OnceCell<()>,
+    /// Woken by every write, for `tasks/result` waiting for an end here
+    /// (one elsewhere is polled for).
+    pub(crate) changed: tokio::sync::Notify,
+    /// The 2025-11-25 tasks each session created, oldest first, for
+    /// `tasks/list`: a client lists its own tasks only, and the store
+    /// keeps no owners.
+    owned: Mutex<HashMap<u64, Vec<String>>>,
 }
+
+/// How many task ids one session's list holds before the expired ones are
+/// pruned from it.
+const OWNED_PRUNE_AT: usize = 1024;
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Tasks {
-        Tasks { store, ttl, poll_interval, running: Mutex::default(), listening: tokio::sync::OnceCell::new() }
+        Tasks {
+            store,
+            ttl,
+            poll_interval,
+            running: Mutex::default(),
+            listening: tokio::sync::OnceCell::new(),
+            changed: tokio::sync::Notify::new(),
+            owned: Mutex::default(),
+        }
+    }
+
+    fn owned(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<String>>> {
+        self.owned.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The ids of `session`'s tasks, oldest first (some may have expired).
+    pub(crate) fn owned_by(&self, session: u64) -> Vec<String> {
+        self.owned().get(&session).cloned().unwrap_or_default()
+    }
+
+    /// Forget `session`'s tasks that the store no longer keeps.
+    pub(crate) fn disown(&self, session: u64, gone: &[String]) {
+        if let Some(ids) = self.owned().get_mut(&session) {
+            ids.retain(|id| !gone.contains(id));
+        }
+    }
+
+    /// `session` ended: no one can list its tasks any more.
+    pub(crate) fn forget_session(&self, session: u64) {
+        self.owned().remove(&session);
+    }
+
+    /// Note that `session` created the task `id`; a long list is pruned
+    /// of expired tasks first, so it stays as long as the store's.
+    async fn own(&self, session: u64, id: String) {
+        let ids = self.owned_by(session);
+        if ids.len() >= OWNED_PRUNE_AT {
+            let mut gone = Vec::new();
+            for id in ids {
+                if matches!(self.store.get(&id).await, Ok(None)) {
+                    gone.push(id);
+                }
+            }
+            self.disown(session, &gone);
+        }
+        self.owned().entry(session).or_default().push(id);
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
@@ -98,13 +197,15 @@ impl Tasks {
     /// the task ended already (cancelled through another replica) or is
     /// gone.
     async fn write(&self, task: DetailedTask) -> bool {
-        match self.store.update(task).await {
+        let kept = match self.store.update(task).await {
             Ok(kept) => kept,
             Err(error) => {
                 tracing::warn!(%error, "a task's state could not be written to the task store");
                 true
             }
-        }
+        };
+        self.changed.notify_waiters();
+        kept
     }
 
     /// Hear the signals other replicas pass, from the first task this
@@ -144,8 +245,9 @@ impl Tasks {
         }
     }
 
-    /// A new task, working.
-    fn new_task(&self) -> DetailedTask {
+    /// A new task, working, kept for `ttl` milliseconds when the client
+    /// asked for less than the server keeps tasks.
+    fn new_task(&self, ttl: Option<u64>) -> DetailedTask {
         let mut id = [0u8; 16];
         getrandom::fill(&mut id).expect("the operating system's random number generator failed");
         let now = now();
@@ -156,7 +258,7 @@ impl Tasks {
             status_message: None,
             created_at: now.clone(),
             last_updated_at: now,
-            ttl_ms: Some(millis(self.ttl).max(1)),
+            ttl_ms: Some(ttl.map_or(millis(self.ttl), |ttl| ttl.min(millis(self.ttl))).max(1)),
             poll_interval_ms: Some(millis(self.poll_interval).max(1)),
         };
         DetailedTask { task, result: None, error: None, input_requests: None }
@@ -197,9 +299,21 @@ pub(crate) struct Plan {
     pub(crate) running: Arc<Running>,
     /// The reply as a direct call would have been answered with it.
     pub(crate) result: Box<dyn FnOnce(Reply) -> Option<Value> + Send>,
+    /// Set when a 2025-11-25 client asked for the task (`params.task`).
+    pub(crate) asked: Option<Asked>,
 }
 
-/// `CreateTaskResult`: the task, flat, with `resultType: "task"`.
+/// A task a 2025-11-25 client asked for: it is created before the call is
+/// polled, whether or not the call would wait.
+pub(crate) struct Asked {
+    /// The lifetime it asked for, in milliseconds.
+    pub(crate) ttl: Option<u64>,
+    /// Its session, whose `tasks/list` shows the task.
+    pub(crate) session: u64,
+}
+
+/// `CreateTaskResult` of the extension: the task, flat, with
+/// `resultType: "task"`.
 #[derive(Serialize)]
 pub(crate) struct CreateTaskResult(pub(crate) Task);
 
@@ -208,33 +322,68 @@ impl ResultBody for CreateTaskResult {
     const TYPED_IN_EVERY_ERA: bool = true;
 }
 
+/// `CreateTaskResult` of 2025-11-25: `{"task": Task}`.
+#[derive(Serialize)]
+pub(crate) struct CoreCreateTaskResult {
+    task: Value,
+}
+
+impl ResultBody for CoreCreateTaskResult {}
+
+/// A created task, as its client's flavour of tasks answers it.
+pub(crate) enum Created {
+    Extension(CreateTaskResult),
+    Core(CoreCreateTaskResult),
+}
+
+impl Created {
+    pub(crate) fn answer(self, projection: &crate::dispatch::reply::Projection, id: mcp_core::RequestId) -> Answer {
+        match self {
+            Created::Extension(created) => projection.answer(id, created),
+            Created::Core(created) => projection.answer(id, created),
+        }
+    }
+}
+
 /// How the task layer answered a call.
 pub(crate) enum Detached {
     /// The call ended at its first poll (or stopped to ask): answer as usual.
     Now(Result<Reply, ErrorObject>),
     /// It runs on as this task.
-    Task(CreateTaskResult),
+    Task(Created),
 }
 
 /// The task layer: poll `call` once; if it must wait, keep it as a task
-/// and run it on in the background.
+/// and run it on in the background. A task the client asked for is
+/// created before any poll.
 pub(crate) async fn detach<F>(plan: Plan, call: F) -> Detached
 where
     F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
 {
     let mut call = Box::pin(call);
-    if let Poll::Ready(answered) = crate::dispatch::poll_once(&mut call).await {
+    if plan.asked.is_none()
+        && let Poll::Ready(answered) = crate::dispatch::poll_once(&mut call).await
+    {
         return Detached::Now(answered);
     }
-    let Plan { tasks, running, result } = plan;
+    let Plan { tasks, running, result, asked } = plan;
     tasks.listen().await;
-    let record = tasks.new_task();
+    let record = tasks.new_task(asked.as_ref().and_then(|a| a.ttl));
     let created = record.task.clone();
     if let Err(error) = tasks.store.create(record.clone()).await {
+        if asked.is_some() {
+            // The client waits for a task; a direct answer would confuse it.
+            let message = format!("the call could not become a task: {error}");
+            return Detached::Now(Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, message)));
+        }
         tracing::warn!(%error, "a call could not become a task; it goes on as a direct call");
         return Detached::Now(call.await);
     }
+    tasks.changed.notify_waiters();
     let id = created.task_id.clone();
+    if let Some(asked) = &asked {
+        tasks.own(asked.session, id.clone()).await;
+    }
     running.became(tasks.clone(), record);
     tasks.running().insert(id.clone(), running.clone());
     // Questions asked in the first poll (handshake versions have no rounds).
@@ -250,5 +399,8 @@ where
         work.end(outcome).await;
     });
     let _ = running.abort.set(handle.abort_handle());
-    Detached::Task(CreateTaskResult(created))
+    Detached::Task(match asked {
+        None => Created::Extension(CreateTaskResult(created)),
+        Some(_) => Created::Core(CoreCreateTaskResult { task: created.for_2025_11_25(false) }),
+    })
 }

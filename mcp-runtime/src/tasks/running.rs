@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::Tasks;
+use crate::dispatch::outgoing::Outgoing;
 use crate::request::context::Cancellation;
 
 /// A call of a tool that supports tasks, from before its first poll.
@@ -25,6 +26,11 @@ pub(crate) struct Running {
     pub(crate) abort: OnceLock<AbortHandle>,
     /// A protocol-level failure (a panic) that ends the task as `failed`.
     pub(crate) failure: OnceLock<ErrorObject>,
+    /// Set for a 2025-11-25 task (see [`Flavour::Core`](super::Flavour)):
+    /// its session's stream, where its status notifications and its
+    /// questions to the client go (the call's own stream ended with the
+    /// `CreateTaskResult`).
+    pub(crate) session: Option<Outgoing>,
 }
 
 #[derive(Default)]
@@ -45,7 +51,7 @@ impl std::fmt::Debug for Running {
 }
 
 impl Running {
-    pub(crate) fn new(cancellation: Cancellation) -> Arc<Running> {
+    pub(crate) fn new(cancellation: Cancellation, session: Option<Outgoing>) -> Arc<Running> {
         Arc::new(Running {
             task: OnceLock::new(),
             inner: Mutex::default(),
@@ -53,7 +59,41 @@ impl Running {
             cancellation,
             abort: OnceLock::new(),
             failure: OnceLock::new(),
+            session,
         })
+    }
+
+    /// The task's id, once the call is one.
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.task.get().map(|(_, id)| id.as_str())
+    }
+
+    /// Whether it is a 2025-11-25 task, whose questions go to the client as
+    /// requests.
+    pub(crate) fn is_core(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// A question `request` went to the client directly (2025-11-25): the
+    /// task waits for input until [`settled`](Self::settled).
+    pub(crate) async fn waiting(&self, key: &str, request: InputRequest) {
+        let request = serde_json::to_value(request).expect("an input request serializes");
+        self.inner().asked.insert(key.to_owned(), request);
+        self.publish().await;
+    }
+
+    /// The question under `key` was answered (or failed).
+    pub(crate) async fn settled(&self, key: &str) {
+        self.inner().asked.remove(key);
+        self.publish().await;
+    }
+
+    /// Tell a 2025-11-25 client its task's new status. Optional in that
+    /// version, and cheap: the task as `tasks/get` would show it.
+    fn announce(&self, record: &DetailedTask) {
+        if let Some(session) = &self.session {
+            session.notify(mcp_core::methods::TASKS_STATUS, &record.for_2025_11_25());
+        }
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -129,7 +169,9 @@ impl Running {
             record.task.last_updated_at = super::now();
             record.clone()
         };
-        if !tasks.write(record).await {
+        if tasks.write(record.clone()).await {
+            self.announce(&record);
+        } else {
             // Ended elsewhere (cancelled through a replica whose signal
             // did not arrive) or gone: the work has no one to answer.
             self.stop();
@@ -159,7 +201,9 @@ impl Running {
             }
             record.clone()
         };
-        tasks.write(record).await;
+        if tasks.write(record.clone()).await {
+            self.announce(&record);
+        }
         tasks.forget(id);
     }
 

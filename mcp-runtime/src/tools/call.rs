@@ -8,11 +8,13 @@ use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject,
 use super::arguments::problems_result;
 use super::catalog::{Entry, Tools};
 use crate::client::rounds::Retry;
+use crate::dispatch::table::Capability;
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
 use crate::tasks::running::Running;
-use crate::tasks::{Plan, TaskSupport};
+use crate::tasks::{Asked, Flavour, Plan, TaskSupport};
+use mcp_core::task::TaskMetadata;
 
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     crate::component::list::list(request, params, &request.shared().tools, "tools")
@@ -25,6 +27,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let mut params = params.unwrap_or_default();
     let arguments = params.remove("arguments");
     let retry = Retry::take(&mut params);
+    // 2025-11-25's request for a task; no other version has it.
+    let asked_task = params.remove("task");
     let params: CallToolParams = parse(Some(params))?;
     let shared = request.shared();
     let tools = shared.tools.current();
@@ -86,7 +90,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let wraps_output = entry.wraps_output;
     let (id, projection, version, name) =
         (request.id.clone(), request.projection.clone(), request.version, params.name);
-    let task = task_plan(request, &entry, &parts, move |result| result.for_version_of_schema(version, wraps_output))?;
+    let shape = move |result: CallToolResult| result.for_version_of_schema(version, wraps_output);
+    let task = task_plan(request, &entry, asked_task, &parts, shape)?;
     let running = task.as_ref().map(|plan| plan.running.clone());
     let steps = Steps { rounds, timeout: entry.definition.timeout, task };
     let handler = entry.handler.clone();
@@ -117,36 +122,56 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     Ok(invoke::call(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
 }
 
-/// How this call may become a task: not at all for a tool without task
-/// support or a client that did not declare the extension, and refused
-/// with `-32021` when the tool requires tasks and the client lacks them.
-/// `shape` makes the result as a direct call would send it.
+/// How this call may become a task. With the extension: when it must
+/// wait, if the tool supports tasks. In 2025-11-25: when the client asked
+/// (`asked`, its `params.task`), which it must for a tool that requires
+/// tasks and may not for one without task support (`-32601` both, as
+/// that version says). Otherwise not at all, and a tool that requires
+/// tasks is refused with `-32021` naming the extension. `shape` makes the
+/// result as a direct call would send it.
 fn task_plan(
     request: &Incoming<'_>,
     entry: &Entry,
+    asked: Option<serde_json::Value>,
     parts: &crate::request::RequestParts,
     shape: impl FnOnce(CallToolResult) -> CallToolResult + Send + 'static,
 ) -> Result<Option<Plan>, ErrorObject> {
     let support = entry.definition.task_support;
-    if support == TaskSupport::Never {
-        return Ok(None);
-    }
-    if !request.peer.declared(&format!("extensions.{}", mcp_core::task::EXTENSION)) {
-        return match support {
-            TaskSupport::Required => {
-                Err(mcp_core::envelope::missing_capability(mcp_core::task::required_capabilities()))
-            }
-            _ => Ok(None),
-        };
-    }
+    let name = &entry.definition.tool.name;
+    let flavour = Flavour::of(request);
+    // A server without task tools does not declare 2025-11-25's tasks, and
+    // must then ignore `params.task`.
+    let asked = asked.filter(|_| flavour == Some(Flavour::Core) && request.shared().serves(Capability::Tasks));
+    let asked = match asked.map(serde_json::from_value::<TaskMetadata>).transpose() {
+        Ok(asked) => asked,
+        Err(e) => return Err(ErrorObject::invalid_params(format!("`task` is not task metadata: {e}"))),
+    };
+    let asked = match (support, asked) {
+        (TaskSupport::Never, None) => return Ok(None),
+        (TaskSupport::Never, Some(_)) => {
+            let message = format!("tool `{name}` does not run as a task (its taskSupport is forbidden)");
+            return Err(ErrorObject::new(mcp_core::codes::METHOD_NOT_FOUND, message));
+        }
+        (TaskSupport::Required, None) if flavour == Some(Flavour::Core) => {
+            let message = format!("tool `{name}` requires task augmentation: call it with `task` in its params");
+            return Err(ErrorObject::new(mcp_core::codes::METHOD_NOT_FOUND, message));
+        }
+        (TaskSupport::Required, None) if flavour.is_none() => {
+            return Err(mcp_core::envelope::missing_capability(mcp_core::task::required_capabilities()));
+        }
+        (_, None) if flavour != Some(Flavour::Extension) => return Ok(None),
+        (_, asked) => asked.map(|metadata| Asked { ttl: metadata.ttl, session: request.session.key }),
+    };
     let result = move |reply| {
         let Reply::Tool(result) = reply else { return None };
         serde_json::to_value(shape(result)).ok()
     };
+    let session = asked.as_ref().map(|_| request.session.outgoing.clone());
     Ok(Some(Plan {
         tasks: request.shared().tasks.clone(),
-        running: Running::new(parts.cancellation.clone()),
+        running: Running::new(parts.cancellation.clone(), session),
         result: Box::new(result),
+        asked,
     }))
 }
 

@@ -430,6 +430,18 @@ impl ToolBuilder {
         if !self.annotations.is_empty() {
             self.tool.annotations = Some(self.annotations);
         }
+        // 2025-11-25 clients learn from this which tools they may (or
+        // must) call as tasks; `Tool::for_version` drops it elsewhere.
+        let task_support = match self.task_support {
+            TaskSupport::Never => None,
+            TaskSupport::Optional => Some("optional"),
+            TaskSupport::Required => Some("required"),
+        };
+        if let Some(support) = task_support {
+            let mut execution = JsonObject::new();
+            execution.insert("taskSupport".into(), support.into());
+            self.tool.execution = Some(execution);
+        }
         ToolDefinition {
             tool: self.tool,
             rust_path: self.rust_path,
