@@ -328,6 +328,47 @@ impl Tool for Contact {
     }
 }
 
+/// A hand-written tool whose input schema is the given data.
+struct Handwritten(Value);
+
+impl Tool for Handwritten {
+    fn definition(&self) -> ToolDefinition {
+        let mut builder = ToolBuilder::new("handwritten", module_path!(), "Handwritten");
+        builder.schema_profile(SchemaProfile::Strict).input_schema(self.0.as_object().unwrap().clone());
+        builder.build()
+    }
+
+    fn call(&self, _: RequestParts) -> BoxFuture<'static, CallToolResult> {
+        Box::pin(async { CallToolResult::success(vec![]) })
+    }
+}
+
+#[test]
+fn a_schema_the_runtime_cannot_check_stops_the_server_naming_the_keyword() {
+    let cases = [
+        // Valid JSON Schema, but look-ahead is beyond the runtime's regex engine.
+        (
+            json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^(?=.*\\d)"}}}),
+            "at `#/properties/code/pattern`: the pattern `^(?=.*\\d)` is not supported",
+        ),
+        (
+            json!({"type": "object", "properties": {"code": {"type": "string", "minLength": "3"}}}),
+            "at `#/properties/code/minLength`: must be a non-negative integer",
+        ),
+        (
+            json!({"type": "object", "properties": {"code": {"type": "strnig"}}}),
+            "at `#/properties/code/type`: \"strnig\" is not a JSON Schema type",
+        ),
+    ];
+    for (schema, expected) in cases {
+        let error =
+            Server::empty("t", "1").tool(Handwritten(schema.clone())).tool_definitions().unwrap_err().to_string();
+        assert!(error.starts_with("tool `handwritten` (`"), "{error}");
+        assert!(error.contains("has an input schema that cannot be checked: "), "{error}");
+        assert!(error.contains(expected), "{schema}: {error}");
+    }
+}
+
 #[tokio::test]
 async fn a_tool_may_keep_its_full_schema_while_the_server_stays_portable() {
     let server =

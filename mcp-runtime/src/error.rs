@@ -26,8 +26,9 @@ pub enum Error {
         /// What is wrong with the schema.
         source: mcp_core::SchemaError,
     },
-    /// A tool's input schema is not valid JSON Schema 2020-12, so its
-    /// arguments cannot be checked.
+    /// A tool's input schema is not valid JSON Schema 2020-12, or uses a
+    /// pattern the runtime's regex engine cannot run (look-around,
+    /// back-references, `\p{…}`), so its arguments cannot be checked.
     InvalidSchema {
         /// The tool's name.
         tool: String,
@@ -164,7 +165,7 @@ impl fmt::Display for Error {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an unusable input schema: {source}")
             }
             Error::InvalidSchema { tool, rust_path, reason } => {
-                write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that is not valid JSON Schema: {reason}")
+                write!(f, "tool `{tool}` (`{rust_path}`) has an input schema that cannot be checked: {reason}")
             }
             Error::InvalidParamHeader { tool, rust_path, reason } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) cannot mirror an argument in a header: {reason}")

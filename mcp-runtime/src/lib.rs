@@ -70,6 +70,7 @@ pub mod prompts;
 pub mod proxy;
 pub mod request;
 pub mod resources;
+mod schema_check;
 mod server;
 pub mod skills;
 pub mod tasks;

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Client, ClientError};
+use crate::schema_check::Schema;
 use crate::tools::BoxFuture;
 use crate::tools::media::{Audio, Image};
 
@@ -76,7 +77,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Elicit<T>
         let message = self.message;
         Box::pin(async move {
             let form = form_for::<T>()?;
-            let validator = jsonschema::validator_for(&Value::Object(form.clone()))
+            let validator = Schema::compile(&Value::Object(form.clone()))
                 .map_err(|e| ClientError::InvalidRequest(format!("the form's schema does not compile: {e}")))?;
             let params = ElicitParams { message, requested_schema: Some(form), ..ElicitParams::default() };
             client
@@ -86,9 +87,8 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Elicit<T>
                         ElicitAction::Cancel => Ok(Elicited::Cancel),
                         ElicitAction::Accept => {
                             let content = Value::Object(result.content.unwrap_or_default());
-                            if let Some(error) = validator.iter_errors(&content).next() {
-                                let at = error.instance_path().to_string();
-                                return Err(format!("the form's values do not fit it at `{at}`: {error}"));
+                            if let Some(problem) = validator.problems(&content).first() {
+                                return Err(format!("the form's values do not fit it {problem}"));
                             }
                             serde_json::from_value(content).map(Elicited::Accept).map_err(|e| e.to_string())
                         }

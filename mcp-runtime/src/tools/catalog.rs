@@ -19,20 +19,20 @@ use crate::component::{Kind, PerVersion, Snapshot};
 use crate::dispatch::Incoming;
 use crate::error::Error;
 use crate::request::state::StateMap;
+use crate::schema_check::Schema;
 
 /// One registered tool, ready to serve.
 pub(crate) struct Entry {
     pub(crate) handler: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
     /// The validator of its arguments, built on first use from the checked
-    /// schema (the advertised one, unless that is narrower than the type):
-    /// the first validator of a process costs milliseconds (the meta-schema
-    /// is loaded then), which a server should not spend before it answers
-    /// `initialize`.
+    /// schema (the advertised one, unless that is narrower than the type),
+    /// so that a server with many tools answers `initialize` without
+    /// compiling every schema first.
     check: OnceLock<Result<ArgumentCheck, String>>,
     /// The validator of its structured output, built on first use (none
     /// without an output schema).
-    output: OnceLock<Option<jsonschema::Validator>>,
+    output: OnceLock<Option<Schema>>,
     /// Its own rate limit, if it has one.
     pub(crate) limiter: Option<Limiter>,
     /// Its output schema's root is not an object, so clients that need an
@@ -75,15 +75,20 @@ impl Entry {
     pub(crate) fn output_problem(&self, structured: &Value) -> Option<String> {
         let validator = self.output.get_or_init(|| {
             let schema = Value::Object(self.definition.tool.output_schema.clone()?);
-            jsonschema::draft202012::new(&schema)
+            Schema::compile(&schema)
                 .inspect_err(
                     |e| tracing::warn!(tool = %self.definition.tool.name, error = %e, "output schema does not compile"),
                 )
                 .ok()
         });
-        let error = validator.as_ref()?.iter_errors(structured).next()?;
-        let hint = if error.instance().is_null() { " (a NaN or infinite float becomes null in JSON)" } else { "" };
-        Some(format!("at `{}`: {error}{hint}", error.instance_path()))
+        let validator = validator.as_ref()?;
+        if validator.is_valid(structured) {
+            return None;
+        }
+        let problems = validator.problems(structured);
+        let problem = problems.first()?;
+        let hint = if problem.instance.is_null() { " (a NaN or infinite float becomes null in JSON)" } else { "" };
+        Some(format!("{problem}{hint}"))
     }
 }
 
