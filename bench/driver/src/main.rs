@@ -80,7 +80,7 @@ const SMOKE: Plan =
     Plan { rounds: 1, spawns: 2, sequential: 50, pipelined: 500, in_flight: 64, sleepers: 10, big_calls: 1, lists: 10 };
 
 /// One measurement's name, unit, and whether more is better.
-const METRICS: [(&str, &str, bool); 9] = [
+const METRICS: [(&str, &str, bool); 10] = [
     ("startup (spawn → initialize)", "ms", false),
     ("sequential call p50", "µs", false),
     ("sequential call p99", "µs", false),
@@ -89,6 +89,9 @@ const METRICS: [(&str, &str, bool); 9] = [
     ("100 × sleep 100 ms, concurrently", "ms", false),
     ("1 MB argument", "MB/s", true),
     ("tools/list p50", "µs", false),
+    // Idle to busy (startup, the sequential and pipelined calls, the
+    // sleeps), before the 1 MB message raises every peer's peak.
+    ("peak RSS before the 1 MB message (VmHWM)", "MiB", false),
     ("peak RSS (VmHWM)", "MiB", false),
 ];
 
@@ -269,6 +272,7 @@ async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
 
     let pipelined_rate = server.pipelined(plan.pipelined, plan.in_flight).await?;
     let sleep_ms = server.concurrent_sleeps(plan.sleepers, 100).await?;
+    let busy_rss = server.peak_rss_mib()?;
     let mb_per_s = server.big_argument(plan.big_calls).await?;
 
     let mut lists = Vec::with_capacity(plan.lists);
@@ -293,6 +297,7 @@ async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
         sleep_ms,
         mb_per_s,
         percentile(&lists, 0.50),
+        busy_rss,
         rss,
     ])
 }
