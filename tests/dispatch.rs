@@ -327,6 +327,20 @@ async fn unknown_tools_and_malformed_params_are_protocol_errors() {
     assert_eq!(response["error"]["message"], "invalid params: unknown tool: Greet (did you mean `greet`?)");
     let response = client.request("tools/call", json!({"arguments": {}})).await.unwrap();
     assert_eq!(error_code(&response), -32602);
+    assert_eq!(response["error"]["message"], "invalid params: `name` is missing: the name of the tool to call");
+    let response = client.request("tools/call", json!({"name": 7, "arguments": {}})).await.unwrap();
+    assert_eq!(
+        response["error"]["message"],
+        "invalid params: `name` must be the tool's name as a string, not a number"
+    );
+    let response = client.request("tools/call", json!({"name": "add", "_meta": [1]})).await.unwrap();
+    assert_eq!(response["error"]["message"], "invalid params: `_meta` must be an object, not an array");
+    // Members the method does not know are ignored, and a null `_meta` is none.
+    let response = client
+        .request("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": null, "extra": 1}))
+        .await
+        .unwrap();
+    assert_eq!(text(&response["result"]), "3");
     let response = client.request("resources/list", json!({})).await.unwrap();
     assert_eq!(error_code(&response), -32601);
     assert_eq!(response["id"], json!(response["id"].as_i64().unwrap()));

@@ -42,12 +42,14 @@ impl Envelope {
     /// response's body when it is incomplete or names a version this
     /// server does not serve statelessly.
     pub fn from_meta(meta: Option<&JsonObject>) -> Result<Option<Envelope>, ErrorObject> {
-        let Some(meta) = meta.filter(|m| m.contains_key(PROTOCOL_VERSION) || m.contains_key(CLIENT_CAPABILITIES))
-        else {
-            return Ok(None);
+        // Each key looked up once: this runs on every 2026-07-28 request.
+        let Some(meta) = meta else { return Ok(None) };
+        let (requested, capabilities) = match (meta.get(PROTOCOL_VERSION), meta.get(CLIENT_CAPABILITIES)) {
+            (None, None) => return Ok(None),
+            (Some(version), Some(capabilities)) => (version, capabilities),
+            (version, capabilities) => return Err(missing(version.is_some(), capabilities.is_some())),
         };
-        require_keys(Some(meta))?;
-        let requested = meta[PROTOCOL_VERSION].as_str().ok_or_else(|| {
+        let requested = requested.as_str().ok_or_else(|| {
             ErrorObject::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string"))
         })?;
         let version = match ProtocolVersion::parse(requested) {
@@ -62,7 +64,7 @@ impl Envelope {
             }
             None => return Err(unsupported_version(requested, format!("unsupported protocol version {requested:?}"))),
         };
-        let capabilities = field(meta, CLIENT_CAPABILITIES)?.unwrap_or_default();
+        let capabilities = parse_field(CLIENT_CAPABILITIES, capabilities)?;
         let client_info = field(meta, CLIENT_INFO)?;
         let log_level = field(meta, LOG_LEVEL)?;
         Ok(Some(Envelope { version, capabilities, client_info, log_level }))
@@ -73,21 +75,28 @@ impl Envelope {
 /// request must (`-32602` naming the missing ones otherwise), before anything
 /// else about it is looked at.
 pub fn require_keys(meta: Option<&JsonObject>) -> Result<(), ErrorObject> {
-    let missing: Vec<&str> = [PROTOCOL_VERSION, CLIENT_CAPABILITIES]
-        .into_iter()
-        .filter(|key| !meta.is_some_and(|m| m.contains_key(*key)))
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
+    let has = |key: &str| meta.is_some_and(|m| m.contains_key(key));
+    match (has(PROTOCOL_VERSION), has(CLIENT_CAPABILITIES)) {
+        (true, true) => Ok(()),
+        (version, capabilities) => Err(missing(version, capabilities)),
     }
-    Err(ErrorObject::invalid_params(format!("params._meta is missing the required key(s) {}", missing.join(", "))))
+}
+
+/// The `-32602` of an envelope without all of its required keys.
+fn missing(version: bool, capabilities: bool) -> ErrorObject {
+    let missing: Vec<&str> = [(PROTOCOL_VERSION, version), (CLIENT_CAPABILITIES, capabilities)]
+        .into_iter()
+        .filter_map(|(key, present)| (!present).then_some(key))
+        .collect();
+    ErrorObject::invalid_params(format!("params._meta is missing the required key(s) {}", missing.join(", ")))
 }
 
 fn field<T: serde::de::DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>, ErrorObject> {
-    meta.get(key)
-        .map(|value| serde_json::from_value(value.clone()))
-        .transpose()
-        .map_err(|e| ErrorObject::invalid_params(format!("params._meta[\"{key}\"] is invalid: {e}")))
+    meta.get(key).map(|value| parse_field(key, value)).transpose()
+}
+
+fn parse_field<T: serde::de::DeserializeOwned>(key: &str, value: &Value) -> Result<T, ErrorObject> {
+    T::deserialize(value).map_err(|e| ErrorObject::invalid_params(format!("params._meta[\"{key}\"] is invalid: {e}")))
 }
 
 /// `-32022`, with the versions this server speaks (newest first) and the

@@ -298,7 +298,67 @@ impl InvalidMessage {
     }
 }
 
+/// What one JSON text holds, read by [`Message::parse`].
+#[derive(Debug)]
+pub enum Text {
+    /// One message.
+    Message(Message),
+    /// An array: a batch's items, for the caller to take or refuse.
+    Batch(Vec<Value>),
+    /// JSON, but not a JSON-RPC 2.0 message.
+    Invalid(InvalidMessage),
+    /// Not JSON at all.
+    NotJson(serde_json::Error),
+}
+
+/// A message's members as they came, each `None` when absent (and
+/// `Some(Value::Null)` when `null`, which `id` and `result` tell apart).
+#[derive(Deserialize)]
+struct Members {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// A member that is there, `null` included.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
 impl Message {
+    /// Read one JSON text. A message is read straight into its members,
+    /// with no map built for the envelope (the common case, on every
+    /// request); anything else (an array, a scalar, duplicate keys, which
+    /// a struct refuses) goes through a `Value`, and gets the same answer
+    /// [`Message::from_value`] gives.
+    pub fn parse(text: &[u8]) -> Text {
+        if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+            && let Ok(members) = serde_json::from_slice::<Members>(text)
+        {
+            return match members.classify() {
+                Ok(message) => Text::Message(message),
+                Err(invalid) => Text::Invalid(invalid),
+            };
+        }
+        match serde_json::from_slice(text) {
+            Err(e) => Text::NotJson(e),
+            Ok(Value::Array(items)) => Text::Batch(items),
+            Ok(value) => match Message::from_value(value) {
+                Ok(message) => Text::Message(message),
+                Err(invalid) => Text::Invalid(invalid),
+            },
+        }
+    }
+
     /// Classify one JSON value, explaining precisely what is wrong when it
     /// is not a JSON-RPC 2.0 message. (A batch array is not handled here.)
     pub fn from_value(value: Value) -> Result<Message, InvalidMessage> {
@@ -309,12 +369,25 @@ impl Message {
                 notification: false,
             });
         };
+        let members = Members {
+            id: obj.remove("id"),
+            jsonrpc: obj.remove("jsonrpc"),
+            method: obj.remove("method"),
+            params: obj.remove("params"),
+            result: obj.remove("result"),
+            error: obj.remove("error"),
+        };
+        members.classify()
+    }
+}
+
+impl Members {
+    fn classify(self) -> Result<Message, InvalidMessage> {
         // `"id": null` is how an error answers a message whose id could not
         // be read; anything else needs a real id or none.
-        let null_id = obj.get("id").is_some_and(Value::is_null);
-        let id = match obj.remove("id") {
-            None => None,
-            Some(Value::Null) => None,
+        let null_id = self.id.as_ref().is_some_and(Value::is_null);
+        let id = match self.id {
+            None | Some(Value::Null) => None,
             Some(raw) => match RequestId::deserialize(&raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
@@ -327,19 +400,19 @@ impl Message {
             },
         };
         let invalid = |reason: String| InvalidMessage { id: id.clone(), reason, notification: false };
-        match obj.get("jsonrpc") {
+        match &self.jsonrpc {
             Some(Value::String(v)) if v == JsonRpcVersion::STR => {}
             Some(other) => return Err(invalid(format!("`jsonrpc` must be \"2.0\", got {other}"))),
             None => return Err(invalid("missing `\"jsonrpc\": \"2.0\"`".into())),
         }
-        if let Some(method) = obj.remove("method") {
+        if let Some(method) = self.method {
             if null_id {
                 return Err(invalid("`id` must be a string or an integer, got null".into()));
             }
             let Value::String(method) = method else {
                 return Err(invalid("`method` must be a string".into()));
             };
-            let params = match obj.remove("params") {
+            let params = match self.params {
                 None => None,
                 Some(Value::Object(p)) => Some(p),
                 Some(other) => {
@@ -352,7 +425,7 @@ impl Message {
                 None => Message::Notification(Notification { jsonrpc: JsonRpcVersion, method, params }),
             });
         }
-        let outcome = match (obj.remove("result"), obj.remove("error")) {
+        let outcome = match (self.result, self.error) {
             (Some(r), None) => Outcome::Result(r),
             (None, Some(e)) => match ErrorObject::deserialize(&e) {
                 Ok(e) => Outcome::Error(e),
@@ -416,6 +489,62 @@ mod tests {
         assert_eq!(err.reason, "expected a JSON object, got a number");
         let err = classify(json!({"jsonrpc":"2.0","id":3})).unwrap_err();
         assert_eq!(err.id, Some(RequestId::Number(3)));
+    }
+
+    #[test]
+    fn a_text_read_straight_into_members_is_classified_as_through_a_value() {
+        // What each text gives, in a form that compares: the message, the
+        // batch's length, the invalid message, or that it is not JSON.
+        fn through_value(text: &str) -> String {
+            match serde_json::from_str::<Value>(text) {
+                Err(_) => "not JSON".to_owned(),
+                Ok(Value::Array(items)) => format!("batch of {}", items.len()),
+                Ok(value) => format!("{:?}", Message::from_value(value)),
+            }
+        }
+        fn parsed(text: &str) -> String {
+            match Message::parse(text.as_bytes()) {
+                Text::NotJson(_) => "not JSON".to_owned(),
+                Text::Batch(items) => format!("batch of {}", items.len()),
+                Text::Message(message) => format!("{:?}", Ok::<_, InvalidMessage>(message)),
+                Text::Invalid(invalid) => format!("{:?}", Err::<Message, _>(invalid)),
+            }
+        }
+        let texts = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#,
+            r#"  {"method":"ping","id":"a","jsonrpc":"2.0","extra":[1,{"b":null}]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","method":"x","params":"p"}"#,
+            r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+            r#"{"id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":3}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            // Duplicate keys: the last one counts, as in a `Value`.
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}"#,
+            // An escaped member name is the same member.
+            r#"{"jsonrpc":"2.0","\u0069d":4,"method":"ping"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            "[]",
+            "42",
+            r#""text""#,
+            "null",
+            "{not json",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"} trailing"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}  "#,
+            "",
+        ];
+        for text in texts {
+            assert_eq!(parsed(text), through_value(text), "{text}");
+        }
     }
 
     #[test]

@@ -207,7 +207,7 @@ pub(crate) fn tool_ui(tool: &mcp_core::Tool) -> Option<ToolUi> {
 /// Whether a client declared the extension, so it renders views and keeps
 /// app-only tools from its model.
 pub(crate) fn declared(peer: &crate::client::Peer) -> bool {
-    peer.declared(&format!("extensions.{}", mcp_core::apps::EXTENSION))
+    peer.declares_extension(mcp_core::apps::EXTENSION)
 }
 
 /// Refuse to start when a tool of this server names a view it does not

@@ -76,6 +76,13 @@ impl Peer {
         }
     }
 
+    /// Whether the client declared the extension `name` (a key of its
+    /// `extensions` capability).
+    pub(crate) fn declares_extension(&self, name: &str) -> bool {
+        let extensions = self.capabilities.other.get("extensions").and_then(Value::as_object);
+        extensions.is_some_and(|e| e.contains_key(name))
+    }
+
     /// The client's roots changed: ask again next time.
     pub(crate) fn forget_roots(&self) {
         *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = None;

@@ -23,12 +23,24 @@ const REQUEST_STATE: &str = "requestState";
 
 /// What a retry of a multi-round request brings in its params: the
 /// answers and the state, taken out before the params are read.
+#[derive(Default)]
 pub(crate) struct Retry {
     responses: Option<Value>,
     state: Option<Value>,
 }
 
 impl Retry {
+    /// Keep `value` if `key` names one of a retry's members; hand it back
+    /// otherwise (for a method that reads its params in one pass).
+    pub(crate) fn take_member(&mut self, key: &str, value: Value) -> Option<Value> {
+        match key {
+            INPUT_RESPONSES => self.responses = Some(value),
+            REQUEST_STATE => self.state = Some(value),
+            _ => return Some(value),
+        }
+        None
+    }
+
     /// Take `inputResponses` and `requestState` out of `params`.
     pub(crate) fn take(params: &mut JsonObject) -> Retry {
         Retry { responses: params.remove(INPUT_RESPONSES), state: params.remove(REQUEST_STATE) }
@@ -55,8 +67,27 @@ impl Retry {
 #[derive(Debug)]
 pub(crate) struct Rounds {
     keys: Arc<Keys>,
-    binding: Binding,
+    binding: Bound,
     inner: Mutex<Inner>,
+}
+
+/// What the request's state is bound to. A first round (no state to open)
+/// keeps what the binding is made of and hashes it only when a state is
+/// sealed: most requests never ask the client anything, and hashing
+/// their arguments would be work for nothing on every call.
+#[derive(Debug)]
+enum Bound {
+    Hashed(Binding),
+    Later { method: String, target: String, arguments: JsonObject },
+}
+
+impl Bound {
+    fn binding(&self) -> Binding {
+        match self {
+            Bound::Hashed(binding) => binding.clone(),
+            Bound::Later { method, target, arguments } => Binding::new(method, target, arguments),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -97,11 +128,17 @@ impl Rounds {
                 )));
             }
         };
-        let binding = Binding::new(method, target, arguments);
-        let carried = match retry.state {
-            None => Carried::default(),
+        let (binding, carried) = match retry.state {
+            None => {
+                let later =
+                    Bound::Later { method: method.to_owned(), target: target.to_owned(), arguments: arguments.clone() };
+                (later, Carried::default())
+            }
             Some(Value::String(state)) => {
-                keys.open(&state, &binding).map_err(|why| ErrorObject::invalid_params(why.to_string()))?
+                let binding = Binding::new(method, target, arguments);
+                let carried =
+                    keys.open(&state, &binding).map_err(|why| ErrorObject::invalid_params(why.to_string()))?;
+                (Bound::Hashed(binding), carried)
             }
             Some(other) => {
                 return Err(ErrorObject::invalid_params(format!(
@@ -170,7 +207,7 @@ impl Rounds {
         let carried = Carried { answers, kept: std::mem::take(&mut inner.kept) };
         InputRequiredResult {
             input_requests: std::mem::take(&mut inner.asked),
-            request_state: Some(self.keys.seal(&self.binding, carried)),
+            request_state: Some(self.keys.seal(&self.binding.binding(), carried)),
             meta: None,
         }
     }

@@ -95,7 +95,7 @@ pub(crate) enum Flavour {
 impl Flavour {
     /// The tasks `request`'s client has, if any.
     pub(crate) fn of(request: &crate::dispatch::Incoming<'_>) -> Option<Flavour> {
-        if request.peer.declared(&format!("extensions.{}", mcp_core::task::EXTENSION)) {
+        if request.peer.declares_extension(mcp_core::task::EXTENSION) {
             Some(Flavour::Extension)
         } else if request.version == mcp_core::ProtocolVersion::V2025_11_25 {
             Some(Flavour::Core)

@@ -4,12 +4,13 @@
 //! internal errors masked).
 
 use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, methods};
+use serde_json::Value;
 
 use super::arguments::problems_result;
 use super::catalog::{Entry, Tools};
 use crate::client::rounds::Retry;
 use crate::dispatch::table::Capability;
-use crate::dispatch::{Action, Incoming, parse, span};
+use crate::dispatch::{Action, Incoming, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
 use crate::tasks::running::Running;
@@ -20,16 +21,53 @@ pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     crate::component::list::list(request, params, &request.shared().tools, "tools")
 }
 
+/// What `tools/call`'s params hold, moved out of them in one pass (a
+/// removal by key would hash its key, several times on every call).
+/// Members the method does not know are ignored, as a parse would.
+struct Members {
+    params: CallToolParams,
+    /// Taken out before the rest is read: they are the tool's business,
+    /// and a mistake in them is a tool result for the model.
+    arguments: Option<Value>,
+    retry: Retry,
+    /// 2025-11-25's request for a task; no other version has it.
+    task: Option<Value>,
+}
+
+fn members(params: JsonObject) -> Result<Members, ErrorObject> {
+    let (mut name, mut meta, mut arguments, mut task, mut retry) = (None, None, None, None, Retry::default());
+    for (key, value) in params {
+        match key.as_str() {
+            "name" => name = Some(value),
+            "_meta" => meta = Some(value),
+            "arguments" => arguments = Some(value),
+            "task" => task = Some(value),
+            other => {
+                retry.take_member(other, value);
+            }
+        }
+    }
+    let name = match name {
+        Some(Value::String(name)) => name,
+        Some(other) => {
+            let kind = mcp_core::jsonrpc::kind_of(&other);
+            return Err(ErrorObject::invalid_params(format!("`name` must be the tool's name as a string, not {kind}")));
+        }
+        None => return Err(ErrorObject::invalid_params("`name` is missing: the name of the tool to call")),
+    };
+    let meta = match meta {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(meta)) => Some(meta),
+        Some(other) => {
+            let kind = mcp_core::jsonrpc::kind_of(&other);
+            return Err(ErrorObject::invalid_params(format!("`_meta` must be an object, not {kind}")));
+        }
+    };
+    Ok(Members { params: CallToolParams { name, arguments: None, meta }, arguments, retry, task })
+}
+
 pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    // The arguments are the tool's business, and any mistake in them is
-    // reported to the model as a tool result, so they are taken out
-    // before the rest is parsed.
-    let mut params = params.unwrap_or_default();
-    let arguments = params.remove("arguments");
-    let retry = Retry::take(&mut params);
-    // 2025-11-25's request for a task; no other version has it.
-    let asked_task = params.remove("task");
-    let params: CallToolParams = parse(Some(params))?;
+    let Members { params, arguments, retry, task: asked_task } = members(params.unwrap_or_default())?;
     let shared = request.shared();
     let tools = shared.tools.current();
     // A tool for views is unknown to a client that renders none.
@@ -43,7 +81,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     span::tool(request.span, &params.name);
     request.authorize(&entry.definition.scopes, format_args!("tool `{}`", params.name))?;
     let none = JsonObject::new();
-    let sent = arguments.as_ref().and_then(serde_json::Value::as_object).unwrap_or(&none);
+    let sent = arguments.as_ref().and_then(Value::as_object).unwrap_or(&none);
     let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?;
     let answered = |result: CallToolResult| {
         if result.is_error() {
@@ -55,8 +93,8 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     let arguments = if entry.definition.forwarded {
         // A mounted server's tool: its own server checks the arguments.
         match arguments {
-            None | Some(serde_json::Value::Null) => JsonObject::new(),
-            Some(serde_json::Value::Object(arguments)) => arguments,
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(arguments)) => arguments,
             Some(_) => return answered(problems_result(&["`arguments` must be a JSON object".to_owned()])),
         }
     } else {

@@ -6,6 +6,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_core::jsonrpc::Text;
 use mcp_core::{ErrorObject, Message};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -185,19 +186,14 @@ fn parse(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Blank;
     }
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(e) => return Parsed::Reply(Answer::error(None, ErrorObject::parse_error(e))),
-    };
-    if let Value::Array(items) = value {
-        return Parsed::Batch(items);
-    }
-    match Message::from_value(value) {
-        Ok(message) => Parsed::Message(message),
-        Err(invalid) if invalid.notification => {
+    match Message::parse(line) {
+        Text::Message(message) => Parsed::Message(message),
+        Text::NotJson(e) => Parsed::Reply(Answer::error(None, ErrorObject::parse_error(e))),
+        Text::Batch(items) => Parsed::Batch(items),
+        Text::Invalid(invalid) if invalid.notification => {
             tracing::debug!(reason = %invalid.reason, "ignoring a malformed notification (notifications get no answer)");
             Parsed::Blank
         }
-        Err(invalid) => Parsed::Reply(invalid.into_response().into()),
+        Text::Invalid(invalid) => Parsed::Reply(invalid.into_response().into()),
     }
 }

@@ -46,7 +46,16 @@ use crate::server::Shared;
 use crate::tools::BoxFuture;
 use crate::transport::connection::Limits;
 
-use mcp_core::http::{LAST_EVENT_ID, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID};
+use axum::http::HeaderName;
+
+// The MCP headers as `HeaderName`s: looking one up is a comparison, where
+// a lookup by `&str` parses the name first (on every request).
+const SESSION_ID: HeaderName = HeaderName::from_static(mcp_core::http::SESSION_ID);
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static(mcp_core::http::PROTOCOL_VERSION);
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static(mcp_core::http::LAST_EVENT_ID);
+const MCP_METHOD: HeaderName = HeaderName::from_static(mcp_core::http::MCP_METHOD);
+const MCP_NAME: HeaderName = HeaderName::from_static(mcp_core::http::MCP_NAME);
+
 /// The most of an unwanted body read (and dropped) before a refusal, so
 /// the connection can carry the client's next request.
 const DRAIN_LIMIT: usize = 64 * 1024;

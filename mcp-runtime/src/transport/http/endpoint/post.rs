@@ -3,6 +3,7 @@
 //! an event stream.
 
 use super::*;
+use mcp_core::jsonrpc::Text;
 
 impl Endpoint {
     pub(super) async fn post(&self, headers: &HeaderMap, body: Body, claims: Option<Claims>) -> Response {
@@ -19,7 +20,7 @@ impl Endpoint {
             Ok(message) => message,
             Err(response) => return *response,
         };
-        let sse = header_lists(headers, ACCEPT.as_str(), "text/event-stream");
+        let sse = header_lists(headers, ACCEPT, "text/event-stream");
         if matches!(&message, Message::Request(r) if r.method == methods::SUBSCRIPTIONS_LISTEN) && !sse {
             let error = ErrorObject::invalid_request(
                 "subscriptions/listen answers with an event stream: send Accept: text/event-stream",
@@ -225,14 +226,16 @@ pub(super) async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing
 
 /// Parse one POSTed message; a batch is refused.
 pub(super) fn parse(body: &[u8]) -> Result<Message, Box<Response>> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| Box::new(error_response(StatusCode::BAD_REQUEST, ErrorObject::parse_error(e))))?;
-    if value.is_array() {
-        let error = ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per request");
-        return Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)));
+    match Message::parse(body) {
+        Text::Message(message) => Ok(message),
+        Text::NotJson(e) => Err(Box::new(error_response(StatusCode::BAD_REQUEST, ErrorObject::parse_error(e)))),
+        Text::Batch(_) => {
+            let error =
+                ErrorObject::invalid_request("JSON-RPC batches are not supported; send one message per request");
+            Err(Box::new(error_response(StatusCode::BAD_REQUEST, error)))
+        }
+        Text::Invalid(invalid) => Err(Box::new(json_response(StatusCode::BAD_REQUEST, &invalid.into_response()))),
     }
-    Message::from_value(value)
-        .map_err(|invalid| Box::new(json_response(StatusCode::BAD_REQUEST, &invalid.into_response())))
 }
 
 /// A request naming a protocol version we do not speak gets 400 (absent,
@@ -253,7 +256,7 @@ pub(super) fn unsupported_version(headers: &HeaderMap) -> Option<Response> {
 }
 
 /// Whether a header lists `value` (as one of its comma-separated items).
-pub(super) fn header_lists(headers: &HeaderMap, name: &str, value: &str) -> bool {
+pub(super) fn header_lists(headers: &HeaderMap, name: HeaderName, value: &str) -> bool {
     headers
         .get_all(name)
         .iter()
@@ -266,17 +269,17 @@ pub(super) fn header_lists(headers: &HeaderMap, name: &str, value: &str) -> bool
 mod tests {
     use super::*;
 
-    fn headers(name: &'static str, values: &[&'static str]) -> HeaderMap {
+    fn headers(name: HeaderName, values: &[&'static str]) -> HeaderMap {
         let mut headers = HeaderMap::new();
         for value in values {
-            headers.append(name, HeaderValue::from_static(value));
+            headers.append(name.clone(), HeaderValue::from_static(value));
         }
         headers
     }
 
     #[test]
     fn accept_lists_are_read_across_headers_items_and_parameters() {
-        let accepts = |values: &[&'static str]| header_lists(&headers("accept", values), "accept", "text/event-stream");
+        let accepts = |values: &[&'static str]| header_lists(&headers(ACCEPT, values), ACCEPT, "text/event-stream");
         assert!(accepts(&["application/json, text/event-stream"]));
         assert!(accepts(&["application/json", "TEXT/Event-Stream;q=0.5"]));
         assert!(!accepts(&["application/json"]));

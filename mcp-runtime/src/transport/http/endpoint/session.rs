@@ -72,7 +72,7 @@ impl Endpoint {
 
     /// The server's stream of messages that belong to no request.
     pub(super) async fn get(&self, headers: &HeaderMap, claims: Option<&Claims>) -> Response {
-        if !header_lists(headers, ACCEPT.as_str(), "text/event-stream") {
+        if !header_lists(headers, ACCEPT, "text/event-stream") {
             let error = ErrorObject::invalid_request("GET opens an event stream: send Accept: text/event-stream");
             return error_response(StatusCode::NOT_ACCEPTABLE, error);
         }

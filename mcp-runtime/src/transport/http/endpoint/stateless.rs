@@ -138,7 +138,7 @@ pub(super) fn header_mismatch(
     ];
     for (header, body, required) in checks {
         let body_says = body.unwrap_or("nothing");
-        let Some(sent) = headers.get(header) else {
+        let Some(sent) = headers.get(&header) else {
             if required {
                 return Some(mirror::mismatch(format!("{header} is missing, the body says {body_says:?}")));
             }
