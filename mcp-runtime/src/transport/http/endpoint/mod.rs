@@ -70,6 +70,10 @@ pub(crate) struct Endpoint {
     /// The most bytes of notifications a response stream may leave unread.
     max_queued: usize,
     sessions: Arc<Sessions>,
+    /// The session stateless requests share: they keep nothing in it but
+    /// the server and their shared allowance, so one serves them all
+    /// rather than one built and dropped per request.
+    stateless: Arc<Session>,
     /// Where news for the other replicas goes, when there are any.
     news: Option<tokio::sync::mpsc::UnboundedSender<News>>,
     /// The token checks, when the endpoint is an OAuth protected resource.
@@ -97,6 +101,7 @@ impl Endpoint {
             .clone()
             .map(|fanout| super::store::connect_fanout(&shared.announcer, Arc::downgrade(&sessions), fanout));
         Ok(Endpoint {
+            stateless: Arc::new(stateless::session(&shared)),
             shared,
             options,
             max_body,

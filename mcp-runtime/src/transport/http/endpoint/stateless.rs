@@ -23,9 +23,12 @@ impl Endpoint {
         {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
-        let session = Session::new(self.shared.clone(), Outgoing::nowhere())
-            .sharing_allowances(STATELESS_ALLOWANCES)
-            .over_http(None);
+        // A subscription keeps its listener in its session, by request id,
+        // which two clients may both use: it gets a session of its own.
+        let session = match request.method == methods::SUBSCRIPTIONS_LISTEN {
+            true => Arc::new(session(&self.shared)),
+            false => self.stateless.clone(),
+        };
         let (queue, rx) = Outgoing::bounded(self.max_queued);
         let queue = queue.answer_only();
         match session.handle_authorized(Message::Request(request), &queue, claims) {
@@ -58,7 +61,7 @@ impl Endpoint {
     /// as its client waits for it.
     pub(super) async fn stateless_task(
         &self,
-        session: Session,
+        session: Arc<Session>,
         queue: Outgoing,
         rx: Drain<Frame>,
         future: BoxFuture<'static, Answer>,
@@ -73,6 +76,11 @@ impl Endpoint {
         });
         CallStream::direct(rx, Some(on_drop)).respond(sse, stateless_status).await.0
     }
+}
+
+/// A session for stateless requests.
+pub(super) fn session(shared: &Arc<Shared>) -> Session {
+    Session::new(shared.clone(), Outgoing::nowhere()).sharing_allowances(STATELESS_ALLOWANCES).over_http(None)
 }
 
 /// Stateless requests over HTTP share one rate-limit allowance: nothing
