@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mcp_core::{ErrorObject, Implementation, JsonObject, Outcome, RequestId, Response, envelope};
+use mcp_core::{ErrorObject, JsonObject, Outcome, RequestId, Response, envelope};
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
@@ -59,7 +59,7 @@ impl ResultBody for Empty {}
 pub(crate) struct Projection {
     /// The server, as 2026-07-28 results name it; `None` for the
     /// handshake versions, whose results carry nothing extra.
-    server_info: Option<Arc<Implementation>>,
+    server_info: Option<Arc<RawValue>>,
     /// `ttlMs`, on cacheable results in 2026-07-28.
     ttl_ms: Option<u64>,
     /// `cacheScope: "private"` instead of `"public"`: the result depends
@@ -74,7 +74,7 @@ impl Projection {
     }
 
     /// A 2026-07-28 projection; `ttl_ms` is set for cacheable methods.
-    pub(crate) fn stateless(server_info: Arc<Implementation>, ttl_ms: Option<u64>, private: bool) -> Projection {
+    pub(crate) fn stateless(server_info: Arc<RawValue>, ttl_ms: Option<u64>, private: bool) -> Projection {
         Projection { server_info: Some(server_info), ttl_ms, private }
     }
 
@@ -117,7 +117,7 @@ struct Stamped<'a, T> {
 /// A result's `_meta`: its own entries, then the server's name.
 struct Meta<'a> {
     own: Option<JsonObject>,
-    server_info: Option<&'a Implementation>,
+    server_info: Option<&'a RawValue>,
 }
 
 impl Meta<'_> {

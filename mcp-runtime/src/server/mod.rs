@@ -456,7 +456,9 @@ impl Server {
         if self.collected && !self.tools.offered() && !self.resources.offered() && !self.prompts.offered() {
             warn_nothing_collected(&self.info.name);
         }
-        let modern_info = Arc::new(self.info.for_version(mcp_core::ProtocolVersion::LATEST));
+        let modern_info = serde_json::value::to_raw_value(&self.info.for_version(mcp_core::ProtocolVersion::LATEST))
+            .expect("an Implementation serializes")
+            .into();
         let request_state = match self.request_state_keys {
             Some(keys) => Keys::given(keys, self.request_state_lifetime).map_err(Error::InvalidRequestStateKeys)?,
             None => Keys::random(self.request_state_lifetime),

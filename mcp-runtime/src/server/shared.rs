@@ -24,8 +24,9 @@ use crate::tools::limit::Limiter;
 /// What a server is, shared by all its connections.
 pub(crate) struct Shared {
     pub(crate) info: Implementation,
-    /// `info` as 2026-07-28 results name the server, made once.
-    pub(crate) modern_info: Arc<Implementation>,
+    /// `info` as 2026-07-28 results name the server, serialized once
+    /// (every one of their results carries it).
+    pub(crate) modern_info: Arc<serde_json::value::RawValue>,
     pub(crate) instructions: Option<String>,
     /// Who is told when a list changes.
     pub(crate) announcer: Arc<Announcer>,
