@@ -358,21 +358,21 @@ impl<K: Kind> Catalog<K> {
     }
 }
 
-/// A definition as each protocol version lists it, serialized once when
-/// the entry is built.
-pub(crate) struct PerVersion(Vec<Box<RawValue>>);
+/// A definition as each protocol version lists it, serialized the first
+/// time a client of that version lists it: a server meets one or two of
+/// the versions it speaks, and start-up does no work for the others.
+#[derive(Default)]
+pub(crate) struct PerVersion([OnceLock<Box<RawValue>>; ProtocolVersion::ALL.len()]);
 
 impl PerVersion {
-    /// `project(version)` for every version, serialized.
-    pub(crate) fn new<T: serde::Serialize>(project: impl Fn(ProtocolVersion) -> T) -> PerVersion {
-        let json = |v| serde_json::value::to_raw_value(&project(v)).expect("a definition is JSON");
-        PerVersion(ProtocolVersion::ALL.into_iter().map(json).collect())
-    }
-
-    /// As `version` lists it.
-    pub(crate) fn get(&self, version: ProtocolVersion) -> &RawValue {
+    /// As `version` lists it: `project(version)`, serialized once.
+    pub(crate) fn get<T: serde::Serialize>(
+        &self,
+        version: ProtocolVersion,
+        project: impl FnOnce(ProtocolVersion) -> T,
+    ) -> &RawValue {
         let index = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
-        &self.0[index]
+        self.0[index].get_or_init(|| serde_json::value::to_raw_value(&project(version)).expect("a definition is JSON"))
     }
 }
 

@@ -55,8 +55,7 @@ impl Kind for Prompts {
             &definition.prompt.name,
             &definition.rust_path,
         )?;
-        let listed = PerVersion::new(|v| definition.prompt.for_version(v));
-        Ok(Entry { handler: handler.clone(), definition, listed })
+        Ok(Entry { handler: handler.clone(), definition, listed: PerVersion::default() })
     }
 
     fn key(entry: &Entry) -> &str {
@@ -64,7 +63,7 @@ impl Kind for Prompts {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed.get(version)
+        entry.listed.get(version, |v| entry.definition.prompt.for_version(v))
     }
 
     fn scopes(entry: &Entry) -> &[String] {

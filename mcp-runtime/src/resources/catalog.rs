@@ -69,14 +69,7 @@ fn build(handler: &Arc<dyn Resource>, states: &StateMap) -> Result<Entry, Error>
         }
         None
     };
-    let listed = match template {
-        Some(_) => {
-            let as_template = definition.template();
-            PerVersion::new(|v| as_template.for_version(v))
-        }
-        None => PerVersion::new(|v| definition.resource.for_version(v)),
-    };
-    Ok(Entry { handler: handler.clone(), definition, template, listed })
+    Ok(Entry { handler: handler.clone(), definition, template, listed: PerVersion::default() })
 }
 
 /// Resources with a fixed URI (`TEMPLATES = false`) or resource templates
@@ -109,7 +102,12 @@ impl<const TEMPLATES: bool> Kind for ResourceKind<TEMPLATES> {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed.get(version)
+        // A template is listed as one (`resources/templates/list`).
+        let definition = &entry.definition;
+        match entry.template {
+            Some(_) => entry.listed.get(version, |v| definition.template().for_version(v)),
+            None => entry.listed.get(version, |v| definition.resource.for_version(v)),
+        }
     }
 
     fn scopes(entry: &Entry) -> &[String] {

@@ -143,7 +143,6 @@ impl Kind for Tools {
         })?;
         let param_headers = mcp_core::headers::param_headers(&definition.tool.input_schema)
             .map_err(|reason| Error::InvalidParamHeader { tool, rust_path, reason })?;
-        let listed = PerVersion::new(|v| definition.tool.for_version(v));
         let wraps_output = definition
             .tool
             .output_schema
@@ -160,7 +159,7 @@ impl Kind for Tools {
             output: OnceLock::new(),
             limiter,
             wraps_output,
-            listed,
+            listed: PerVersion::default(),
             param_headers,
         })
     }
@@ -170,7 +169,7 @@ impl Kind for Tools {
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
-        entry.listed.get(version)
+        entry.listed.get(version, |v| entry.definition.tool.for_version(v))
     }
 
     fn scopes(entry: &Entry) -> &[String] {
