@@ -209,7 +209,8 @@ mod tests {
 
     #[test]
     fn stateless_results_are_stamped_once_with_their_own_meta_kept() {
-        let info = Arc::new(Implementation::new("s", "1"));
+        let info: Arc<RawValue> =
+            serde_json::value::to_raw_value(&mcp_core::Implementation::new("s", "1")).unwrap().into();
         let mut result = mcp_core::CallToolResult::success(Vec::new());
         result.meta = Some(json!({"com.example/k": 1}).as_object().unwrap().clone());
         let answer = Projection::stateless(info.clone(), None, false).answer(RequestId::Number(1), result);
