@@ -6,7 +6,7 @@
 //! ```sh
 //! cargo run --release -p mcp-bench             # the full run (minutes)
 //! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
-//! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables
+//! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables (hyper clients, then wrk)
 //! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
 //! cargo run --release -p mcp-bench -- --clients-only  # only the client table
 //! cargo run --release -p mcp-bench -- --proxy-only  # only the proxy table
@@ -31,6 +31,7 @@ mod http;
 mod proxy;
 mod scale;
 mod soak;
+mod wrk;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -140,6 +141,14 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
         let results = measure_http(&binaries, plan).await?;
         print_http_table(&results, plan);
+        let plan = if smoke { wrk::WRK_SMOKE } else { wrk::WRK_FULL };
+        match wrk::find_or_install() {
+            Ok(wrk) => {
+                let results = measure_wrk(&wrk, &binaries, plan).await?;
+                print_wrk_table(&results, plan);
+            }
+            Err(why) => println!("## Streamable HTTP under wrk\n\nSkipped: {why}.\n"),
+        }
     }
     if clients_bench {
         let plan = if smoke { clients::CLIENTS_SMOKE } else { clients::CLIENTS_FULL };
@@ -210,6 +219,35 @@ async fn measure_http(binaries: &HashMap<&'static str, PathBuf>, plan: http::Htt
                 let mut values: Vec<f64> = run.figures.iter().flat_map(|f| [f.rate, f.p50_us, f.p99_us]).collect();
                 values.push(run.peak_rss_mib);
                 let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); values.len()]);
+                for (slot, value) in slots.iter_mut().zip(values) {
+                    slot.push(value);
+                }
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Every wrk measurement of every peer and era, interleaved like the
+/// others: per connection count, calls/s, p50 and p99, one value per round.
+async fn measure_wrk(
+    wrk: &Path,
+    binaries: &HashMap<&'static str, PathBuf>,
+    plan: wrk::WrkPlan,
+) -> Result<HttpResults, Error> {
+    let peers = &http::HTTP_PEERS;
+    let mut results = HttpResults::new();
+    for round in 0..plan.rounds {
+        for i in 0..peers.len() {
+            let peer = &peers[(i + round) % peers.len()];
+            for mode in http::Mode::ALL {
+                eprintln!("wrk round {}/{}: {} ({})", round + 1, plan.rounds, peer.name, mode.name());
+                let figures = wrk::measure(wrk, peer, &binaries[peer.name], mode, plan)
+                    .await
+                    .map_err(|e| format!("{} under wrk ({}): {e}", peer.name, mode.name()))?;
+                let Some(figures) = figures else { continue };
+                let values = figures.iter().flat_map(|f| [f.rate, f.p50_us, f.p99_us]);
+                let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); 3 * figures.len()]);
                 for (slot, value) in slots.iter_mut().zip(values) {
                     slot.push(value);
                 }
@@ -575,6 +613,45 @@ fn print_http_table(results: &HttpResults, plan: http::HttpPlan) {
         println!("{warning}");
     }
     println!();
+}
+
+fn print_wrk_table(results: &HttpResults, plan: wrk::WrkPlan) {
+    let peers = ["floor", "ours", "rmcp", "flymcprust"];
+    println!("## Streamable HTTP under wrk (calculator calls; `wrk -t1`, {} s per run)\n", plan.seconds);
+    println!(
+        "| era | connections | measurement | unit | floor | ours | rmcp | flymcprust | ours ÷ rmcp | ours ÷ flymcprust |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for mode in http::Mode::ALL {
+        for (at, connections) in wrk::CONNECTIONS.iter().enumerate() {
+            for (what, unit, slot) in
+                [("calls/s", "calls/s", 3 * at), ("p50", "µs", 3 * at + 1), ("p99", "µs", 3 * at + 2)]
+            {
+                let cells: Vec<Option<(f64, String)>> =
+                    peers.iter().map(|p| results.get(&(*p, mode)).map(|r| summary(&r[slot]))).collect();
+                let text = |i: usize| cells[i].as_ref().map_or_else(|| "—".to_owned(), |(_, t)| t.clone());
+                let ratio = |other: usize| match (&cells[1], &cells[other]) {
+                    (Some((ours, _)), Some((theirs, _))) => format!("{:.2}", ours / theirs),
+                    _ => "—".to_owned(),
+                };
+                println!(
+                    "| {} | {connections} | {what} | {unit} | {} | {} | {} | {} | {} | {} |",
+                    mode.name(),
+                    text(0),
+                    text(1),
+                    text(2),
+                    text(3),
+                    ratio(2),
+                    ratio(3)
+                );
+            }
+        }
+    }
+    println!(
+        "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked by the \
+         wrk script; in the session era a run's connections share one session.\n",
+        plan.rounds
+    );
 }
 
 fn fmt(value: f64) -> String {
