@@ -10,6 +10,7 @@
 //! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
 //! cargo run --release -p mcp-bench -- --clients-only  # only the client table
 //! cargo run --release -p mcp-bench -- --proxy-only  # only the proxy table
+//! cargo run --release -p mcp-bench -- --middleware-only  # ours with 3 layers against none
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
@@ -28,6 +29,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 mod clients;
 mod http;
+mod middleware;
 mod proxy;
 mod scale;
 mod soak;
@@ -101,14 +103,10 @@ async fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     let smoke = flag("--smoke");
-    let only = (flag("--stdio-only"), flag("--http-only"), flag("--clients-only"), flag("--proxy-only"));
-    let (stdio, http_bench, clients_bench, proxy_bench) = match only {
-        (true, false, false, false) => (true, false, false, false),
-        (false, true, false, false) => (false, true, false, false),
-        (false, false, true, false) => (false, false, true, false),
-        (false, false, false, true) => (false, false, false, true),
-        _ => (true, true, true, true),
-    };
+    // One `--…-only` flag runs that part alone; none (or several) run all.
+    let only = ["--stdio-only", "--http-only", "--clients-only", "--proxy-only", "--middleware-only"].map(flag);
+    let all = only.iter().filter(|o| **o).count() != 1;
+    let [stdio, http_bench, clients_bench, proxy_bench, middleware_bench] = only.map(|o| all || o);
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
         let seconds = args.iter().position(|a| a == "--seconds");
@@ -136,6 +134,11 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { SMOKE } else { FULL };
         let results = measure_stdio(&binaries, plan).await?;
         print_table(&results, plan);
+    }
+    if middleware_bench {
+        let plan = if smoke { SMOKE } else { FULL };
+        let results = middleware::measure(&binaries["ours"], plan).await?;
+        middleware::print_table(&results, plan);
     }
     if http_bench {
         let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
@@ -298,16 +301,7 @@ async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
     }
 
     let mut server = Peer::spawn(binary).await?;
-    let mut latencies = Vec::with_capacity(plan.sequential);
-    let started = Instant::now();
-    for i in 0..plan.sequential {
-        let t = Instant::now();
-        server.call_add(i as i64).await?;
-        latencies.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    let sequential_rate = plan.sequential as f64 / started.elapsed().as_secs_f64();
-    latencies.sort_by(f64::total_cmp);
-
+    let (latencies, sequential_rate) = server.sequential(plan.sequential).await?;
     let pipelined_rate = server.pipelined(plan.pipelined, plan.in_flight).await?;
     let sleep_ms = server.concurrent_sleeps(plan.sleepers, 100).await?;
     let busy_rss = server.peak_rss_mib()?;
@@ -351,7 +345,19 @@ struct Peer {
 impl Peer {
     /// Spawn and complete the handshake.
     async fn spawn(binary: &Path) -> Result<Peer, Error> {
+        Peer::spawn_with(binary, &[], ProtocolVersion::V2025_06_18, json!({})).await
+    }
+
+    /// Spawn with `args`, and complete the handshake in `version` with the
+    /// client `capabilities`.
+    async fn spawn_with(
+        binary: &Path,
+        args: &[&str],
+        version: ProtocolVersion,
+        capabilities: Value,
+    ) -> Result<Peer, Error> {
         let mut child = Command::new(binary)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -360,7 +366,7 @@ impl Peer {
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().ok_or("no stdout")?).lines();
         let mut peer = Peer { child, stdin, stdout, next_id: 1 };
-        let init = json!({"protocolVersion": ProtocolVersion::V2025_06_18.as_str(), "capabilities": {},
+        let init = json!({"protocolVersion": version.as_str(), "capabilities": capabilities,
             "clientInfo": {"name": "mcp-bench", "version": "1"}});
         peer.request(methods::INITIALIZE, init).await?;
         peer.send(&json!({"jsonrpc": "2.0", "method": methods::INITIALIZED})).await?;
@@ -408,6 +414,21 @@ impl Peer {
     async fn call_add(&mut self, i: i64) -> Result<(), Error> {
         let text = self.call("calculator", json!({"operation": "add", "a": i, "b": 1})).await?;
         expect(&text, &format!("result: {}", i + 1))
+    }
+
+    /// `calls` sequential `calculator` calls: their latencies in µs,
+    /// sorted, and calls/s.
+    async fn sequential(&mut self, calls: usize) -> Result<(Vec<f64>, f64), Error> {
+        let mut latencies = Vec::with_capacity(calls);
+        let started = Instant::now();
+        for i in 0..calls {
+            let t = Instant::now();
+            self.call_add(i as i64).await?;
+            latencies.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let rate = calls as f64 / started.elapsed().as_secs_f64();
+        latencies.sort_by(f64::total_cmp);
+        Ok((latencies, rate))
     }
 
     /// `total` calls with up to `in_flight` unanswered at a time; calls/s.
