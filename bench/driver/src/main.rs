@@ -11,6 +11,7 @@
 //! cargo run --release -p mcp-bench -- --clients-only  # only the client table
 //! cargo run --release -p mcp-bench -- --proxy-only  # only the proxy table
 //! cargo run --release -p mcp-bench -- --middleware-only  # ours with 3 layers against none
+//! cargo run --release -p mcp-bench -- --tasks-only  # ours' task create-poll-result cycles
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
@@ -33,6 +34,7 @@ mod middleware;
 mod proxy;
 mod scale;
 mod soak;
+mod tasks;
 mod wrk;
 
 type Error = Box<dyn std::error::Error>;
@@ -104,9 +106,10 @@ async fn main() -> Result<(), Error> {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let smoke = flag("--smoke");
     // One `--…-only` flag runs that part alone; none (or several) run all.
-    let only = ["--stdio-only", "--http-only", "--clients-only", "--proxy-only", "--middleware-only"].map(flag);
+    let only = ["--stdio-only", "--http-only", "--clients-only", "--proxy-only", "--middleware-only", "--tasks-only"]
+        .map(flag);
     let all = only.iter().filter(|o| **o).count() != 1;
-    let [stdio, http_bench, clients_bench, proxy_bench, middleware_bench] = only.map(|o| all || o);
+    let [stdio, http_bench, clients_bench, proxy_bench, middleware_bench, tasks_bench] = only.map(|o| all || o);
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
         let seconds = args.iter().position(|a| a == "--seconds");
@@ -139,6 +142,11 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { SMOKE } else { FULL };
         let results = middleware::measure(&binaries["ours"], plan).await?;
         middleware::print_table(&results, plan);
+    }
+    if tasks_bench {
+        let plan = if smoke { tasks::TASKS_SMOKE } else { tasks::TASKS_FULL };
+        let results = tasks::measure(&binaries["ours"], plan).await?;
+        tasks::print_table(&results, plan);
     }
     if http_bench {
         let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
