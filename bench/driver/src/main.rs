@@ -155,8 +155,8 @@ async fn main() -> Result<(), Error> {
         let plan = if smoke { wrk::WRK_SMOKE } else { wrk::WRK_FULL };
         match wrk::find_or_install() {
             Ok(wrk) => {
-                let results = measure_wrk(&wrk, &binaries, plan).await?;
-                print_wrk_table(&results, plan);
+                let (results, notes) = measure_wrk(&wrk, &binaries, plan).await?;
+                print_wrk_table(&results, &notes, plan);
             }
             Err(why) => println!("## Streamable HTTP under wrk\n\nSkipped: {why}.\n"),
         }
@@ -240,32 +240,41 @@ async fn measure_http(binaries: &HashMap<&'static str, PathBuf>, plan: http::Htt
 }
 
 /// Every wrk measurement of every peer and era, interleaved like the
-/// others: per connection count, calls/s, p50 and p99, one value per round.
+/// others: per connection count, calls/s, p50 and p99, one value per round;
+/// and a line for each run that had socket errors.
 async fn measure_wrk(
     wrk: &Path,
     binaries: &HashMap<&'static str, PathBuf>,
     plan: wrk::WrkPlan,
-) -> Result<HttpResults, Error> {
+) -> Result<(HttpResults, Vec<String>), Error> {
     let peers = &http::HTTP_PEERS;
     let mut results = HttpResults::new();
+    let mut notes = Vec::new();
     for round in 0..plan.rounds {
         for i in 0..peers.len() {
             let peer = &peers[(i + round) % peers.len()];
             for mode in http::Mode::ALL {
                 eprintln!("wrk round {}/{}: {} ({})", round + 1, plan.rounds, peer.name, mode.name());
-                let figures = wrk::measure(wrk, peer, &binaries[peer.name], mode, plan)
+                let runs = wrk::measure(wrk, peer, &binaries[peer.name], mode, plan)
                     .await
                     .map_err(|e| format!("{} under wrk ({}): {e}", peer.name, mode.name()))?;
-                let Some(figures) = figures else { continue };
-                let values = figures.iter().flat_map(|f| [f.rate, f.p50_us, f.p99_us]);
-                let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); 3 * figures.len()]);
+                let Some(runs) = runs else { continue };
+                for (run, connections) in runs.iter().zip(wrk::CONNECTIONS) {
+                    if run.socket_errors > 0 {
+                        let (peer, mode, errors) = (peer.name, mode.name(), run.socket_errors);
+                        notes
+                            .push(format!("{peer} ({mode}), {connections} connections, round {}: {errors}", round + 1));
+                    }
+                }
+                let values = runs.iter().flat_map(|r| [r.figures.rate, r.figures.p50_us, r.figures.p99_us]);
+                let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); 3 * runs.len()]);
                 for (slot, value) in slots.iter_mut().zip(values) {
                     slot.push(value);
                 }
             }
         }
     }
-    Ok(results)
+    Ok((results, notes))
 }
 
 /// Build the peers in release mode and return their paths.
@@ -644,7 +653,7 @@ fn print_http_table(results: &HttpResults, plan: http::HttpPlan) {
     println!();
 }
 
-fn print_wrk_table(results: &HttpResults, plan: wrk::WrkPlan) {
+fn print_wrk_table(results: &HttpResults, notes: &[String], plan: wrk::WrkPlan) {
     let peers = ["floor", "ours", "rmcp", "flymcprust"];
     println!("## Streamable HTTP under wrk (calculator calls; `wrk -t1`, {} s per run)\n", plan.seconds);
     println!(
@@ -678,9 +687,18 @@ fn print_wrk_table(results: &HttpResults, plan: wrk::WrkPlan) {
     }
     println!(
         "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked by the \
-         wrk script; in the session era a run's connections share one session.\n",
+         wrk script; in the session era a run's connections share one session.",
         plan.rounds
     );
+    if notes.is_empty() {
+        println!("No wrk run had socket errors.");
+    } else {
+        println!("Socket errors (connect, read, write, timeout; wrk reconnects, and no checked answer was wrong):");
+    }
+    for note in notes {
+        println!("- {note}");
+    }
+    println!();
 }
 
 fn fmt(value: f64) -> String {
