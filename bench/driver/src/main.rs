@@ -118,6 +118,10 @@ async fn main() -> Result<(), Error> {
         return scale::run(plan).await.map_err(|e| e.to_string().into());
     }
     let mut binaries = build()?;
+    // The middleware and tasks rows use this build's `bench-ours` even with
+    // `--ours`: an older one may lack `--layers` (and would silently run
+    // without layers) or `--tasks`.
+    let built_ours = binaries["ours"].clone();
     // Another build of our server against the same peers, e.g. an older
     // commit's `bench-ours`, for a same-hour before-and-after comparison.
     if let Some(at) = args.iter().position(|a| a == "--ours") {
@@ -140,12 +144,12 @@ async fn main() -> Result<(), Error> {
     }
     if middleware_bench {
         let plan = if smoke { SMOKE } else { FULL };
-        let results = middleware::measure(&binaries["ours"], plan).await?;
+        let results = middleware::measure(&built_ours, plan).await?;
         middleware::print_table(&results, plan);
     }
     if tasks_bench {
         let plan = if smoke { tasks::TASKS_SMOKE } else { tasks::TASKS_FULL };
-        let results = tasks::measure(&binaries["ours"], plan).await?;
+        let results = tasks::measure(&built_ours, plan).await?;
         tasks::print_table(&results, plan);
     }
     if http_bench {
