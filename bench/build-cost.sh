@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build cost of the benchmark's framework peers, each in a fresh target
 # directory: clean release build time, rebuild time after touching the file
-# with the tools, stripped binary size and dependency count. Ours is built
-# twice: with the runtime's default features (stdio and HTTP), and as a
-# stdio-only server (`--no-default-features`).
+# with the tools, stripped binary size and dependency count. Ours and rmcp's
+# peer are each built twice: with their default features (stdio and
+# Streamable HTTP), and as stdio-only servers (`--no-default-features`), so
+# the rows compare like with like.
 #   bash bench/build-cost.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ trap 'rm -rf "$scratch"' EXIT
 cargo fetch --quiet
 printf '| peer | clean release build | rebuild after touch | stripped binary | dependencies |\n|---|---|---|---|---|\n'
 for peer in bench-ours:bench/ours/src/main.rs bench-ours:bench/ours/src/main.rs:--no-default-features \
-    bench-rmcp-peer:bench/rmcp-peer/src/main.rs bench-flymcprust-peer:bench/flymcprust-peer/src/main.rs; do
+    bench-rmcp-peer:bench/rmcp-peer/src/main.rs bench-rmcp-peer:bench/rmcp-peer/src/main.rs:--no-default-features \
+    bench-flymcprust-peer:bench/flymcprust-peer/src/main.rs; do
     IFS=: read -r package source flags <<<"$peer"
     target="$scratch/$package$flags"
     start=$(date +%s.%N)

@@ -48,6 +48,16 @@ pub(crate) const HTTP_PEERS: [HttpPeer; 4] = [
     HttpPeer { name: "flymcprust", package: "bench-flymcprust-peer", session: "--http", stateless: Some("--http") },
 ];
 
+impl HttpPeer {
+    /// The arguments that serve `mode` (`None`: it cannot).
+    pub(crate) fn args(&self, mode: Mode) -> Option<&'static str> {
+        match mode {
+            Mode::Session => Some(self.session),
+            Mode::Stateless => self.stateless,
+        }
+    }
+}
+
 /// The two eras measured.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Mode {
@@ -129,13 +139,7 @@ pub(crate) async fn measure(
     mode: Mode,
     plan: HttpPlan,
 ) -> Result<Option<ModeRun>, SendError> {
-    let args = match mode {
-        Mode::Session => peer.session,
-        Mode::Stateless => match peer.stateless {
-            Some(args) => args,
-            None => return Ok(None),
-        },
-    };
+    let Some(args) = peer.args(mode) else { return Ok(None) };
     let (mut child, url) = spawn(binary, args).await?;
     let pid = child.id().ok_or("the server already exited")?;
     let mut figures = Vec::new();
@@ -152,7 +156,7 @@ pub(crate) async fn measure(
 }
 
 /// Start a server with `args 127.0.0.1:0` and read its URL from stderr.
-async fn spawn(binary: &Path, args: &str) -> Result<(Child, String), SendError> {
+pub(crate) async fn spawn(binary: &Path, args: &str) -> Result<(Child, String), SendError> {
     let mut child = Command::new(binary)
         .args([args, "127.0.0.1:0"])
         .stdin(Stdio::null())
@@ -225,7 +229,7 @@ async fn drive(url: &str, mode: Mode, clients: usize, warmup: usize, run: Run) -
 }
 
 /// One client: one keep-alive HTTP/1.1 connection, one request at a time.
-struct Client {
+pub(crate) struct Client {
     sender: SendRequest<Full<Bytes>>,
     authority: String,
     path: String,
@@ -239,7 +243,8 @@ struct Client {
 }
 
 impl Client {
-    async fn connect(url: &str, mode: Mode, n: usize) -> Result<Client, SendError> {
+    /// Connect, and open a session in the session era.
+    pub(crate) async fn connect(url: &str, mode: Mode, n: usize) -> Result<Client, SendError> {
         let rest = url.strip_prefix("http://").ok_or("not an http:// URL")?;
         let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
         let stream = tokio::net::TcpStream::connect(authority).await?;
@@ -260,6 +265,11 @@ impl Client {
             client.open_session().await?;
         }
         Ok(client)
+    }
+
+    /// The session's id and negotiated version, in the session era.
+    pub(crate) fn session(&self) -> Option<(&str, &str)> {
+        self.session.as_ref().map(|(id, version)| (id.as_str(), version.as_str()))
     }
 
     /// `initialize`, then `notifications/initialized` in the new session.
@@ -288,7 +298,7 @@ impl Client {
     }
 
     /// One checked `calculator` call.
-    async fn call(&mut self) -> Result<(), SendError> {
+    pub(crate) async fn call(&mut self) -> Result<(), SendError> {
         self.next_id += 1;
         let id = self.next_id;
         let a = self.base + id;

@@ -6,10 +6,12 @@
 //! ```sh
 //! cargo run --release -p mcp-bench             # the full run (minutes)
 //! cargo run --release -p mcp-bench -- --smoke  # seconds; what CI runs
-//! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables
+//! cargo run --release -p mcp-bench -- --http-only   # only the HTTP tables (hyper clients, then wrk)
 //! cargo run --release -p mcp-bench -- --stdio-only  # only the stdio table
 //! cargo run --release -p mcp-bench -- --clients-only  # only the client table
 //! cargo run --release -p mcp-bench -- --proxy-only  # only the proxy table
+//! cargo run --release -p mcp-bench -- --middleware-only  # ours with 3 layers against none
+//! cargo run --release -p mcp-bench -- --tasks-only  # ours' task create-poll-result cycles
 //! cargo run --release -p mcp-bench -- --no-soak     # the tables, no soak
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
@@ -28,9 +30,12 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 mod clients;
 mod http;
+mod middleware;
 mod proxy;
 mod scale;
 mod soak;
+mod tasks;
+mod wrk;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -100,14 +105,11 @@ async fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     let smoke = flag("--smoke");
-    let only = (flag("--stdio-only"), flag("--http-only"), flag("--clients-only"), flag("--proxy-only"));
-    let (stdio, http_bench, clients_bench, proxy_bench) = match only {
-        (true, false, false, false) => (true, false, false, false),
-        (false, true, false, false) => (false, true, false, false),
-        (false, false, true, false) => (false, false, true, false),
-        (false, false, false, true) => (false, false, false, true),
-        _ => (true, true, true, true),
-    };
+    // One `--…-only` flag runs that part alone; none (or several) run all.
+    let only = ["--stdio-only", "--http-only", "--clients-only", "--proxy-only", "--middleware-only", "--tasks-only"]
+        .map(flag);
+    let all = only.iter().filter(|o| **o).count() != 1;
+    let [stdio, http_bench, clients_bench, proxy_bench, middleware_bench, tasks_bench] = only.map(|o| all || o);
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
         let seconds = args.iter().position(|a| a == "--seconds");
@@ -116,6 +118,10 @@ async fn main() -> Result<(), Error> {
         return scale::run(plan).await.map_err(|e| e.to_string().into());
     }
     let mut binaries = build()?;
+    // The middleware and tasks rows use this build's `bench-ours` even with
+    // `--ours`: an older one may lack `--layers` (and would silently run
+    // without layers) or `--tasks`.
+    let built_ours = binaries["ours"].clone();
     // Another build of our server against the same peers, e.g. an older
     // commit's `bench-ours`, for a same-hour before-and-after comparison.
     if let Some(at) = args.iter().position(|a| a == "--ours") {
@@ -136,10 +142,28 @@ async fn main() -> Result<(), Error> {
         let results = measure_stdio(&binaries, plan).await?;
         print_table(&results, plan);
     }
+    if middleware_bench {
+        let plan = if smoke { SMOKE } else { FULL };
+        let results = middleware::measure(&built_ours, plan).await?;
+        middleware::print_table(&results, plan);
+    }
+    if tasks_bench {
+        let plan = if smoke { tasks::TASKS_SMOKE } else { tasks::TASKS_FULL };
+        let results = tasks::measure(&built_ours, plan).await?;
+        tasks::print_table(&results, plan);
+    }
     if http_bench {
         let plan = if smoke { http::HTTP_SMOKE } else { http::HTTP_FULL };
         let results = measure_http(&binaries, plan).await?;
         print_http_table(&results, plan);
+        let plan = if smoke { wrk::WRK_SMOKE } else { wrk::WRK_FULL };
+        match wrk::find_or_install() {
+            Ok(wrk) => {
+                let (results, notes) = measure_wrk(&wrk, &binaries, plan).await?;
+                print_wrk_table(&results, &notes, plan);
+            }
+            Err(why) => println!("## Streamable HTTP under wrk\n\nSkipped: {why}.\n"),
+        }
     }
     if clients_bench {
         let plan = if smoke { clients::CLIENTS_SMOKE } else { clients::CLIENTS_FULL };
@@ -219,6 +243,44 @@ async fn measure_http(binaries: &HashMap<&'static str, PathBuf>, plan: http::Htt
     Ok(results)
 }
 
+/// Every wrk measurement of every peer and era, interleaved like the
+/// others: per connection count, calls/s, p50 and p99, one value per round;
+/// and a line for each run that had socket errors.
+async fn measure_wrk(
+    wrk: &Path,
+    binaries: &HashMap<&'static str, PathBuf>,
+    plan: wrk::WrkPlan,
+) -> Result<(HttpResults, Vec<String>), Error> {
+    let peers = &http::HTTP_PEERS;
+    let mut results = HttpResults::new();
+    let mut notes = Vec::new();
+    for round in 0..plan.rounds {
+        for i in 0..peers.len() {
+            let peer = &peers[(i + round) % peers.len()];
+            for mode in http::Mode::ALL {
+                eprintln!("wrk round {}/{}: {} ({})", round + 1, plan.rounds, peer.name, mode.name());
+                let runs = wrk::measure(wrk, peer, &binaries[peer.name], mode, plan)
+                    .await
+                    .map_err(|e| format!("{} under wrk ({}): {e}", peer.name, mode.name()))?;
+                let Some(runs) = runs else { continue };
+                for (run, connections) in runs.iter().zip(wrk::CONNECTIONS) {
+                    if run.socket_errors > 0 {
+                        let (peer, mode, errors) = (peer.name, mode.name(), run.socket_errors);
+                        notes
+                            .push(format!("{peer} ({mode}), {connections} connections, round {}: {errors}", round + 1));
+                    }
+                }
+                let values = runs.iter().flat_map(|r| [r.figures.rate, r.figures.p50_us, r.figures.p99_us]);
+                let slots = results.entry((peer.name, mode)).or_insert_with(|| vec![Vec::new(); 3 * runs.len()]);
+                for (slot, value) in slots.iter_mut().zip(values) {
+                    slot.push(value);
+                }
+            }
+        }
+    }
+    Ok((results, notes))
+}
+
 /// Build the peers in release mode and return their paths.
 fn build() -> Result<HashMap<&'static str, PathBuf>, Error> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -260,16 +322,7 @@ async fn measure(binary: &Path, plan: Plan) -> Result<Vec<f64>, Error> {
     }
 
     let mut server = Peer::spawn(binary).await?;
-    let mut latencies = Vec::with_capacity(plan.sequential);
-    let started = Instant::now();
-    for i in 0..plan.sequential {
-        let t = Instant::now();
-        server.call_add(i as i64).await?;
-        latencies.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    let sequential_rate = plan.sequential as f64 / started.elapsed().as_secs_f64();
-    latencies.sort_by(f64::total_cmp);
-
+    let (latencies, sequential_rate) = server.sequential(plan.sequential).await?;
     let pipelined_rate = server.pipelined(plan.pipelined, plan.in_flight).await?;
     let sleep_ms = server.concurrent_sleeps(plan.sleepers, 100).await?;
     let busy_rss = server.peak_rss_mib()?;
@@ -313,7 +366,19 @@ struct Peer {
 impl Peer {
     /// Spawn and complete the handshake.
     async fn spawn(binary: &Path) -> Result<Peer, Error> {
+        Peer::spawn_with(binary, &[], ProtocolVersion::V2025_06_18, json!({})).await
+    }
+
+    /// Spawn with `args`, and complete the handshake in `version` with the
+    /// client `capabilities`.
+    async fn spawn_with(
+        binary: &Path,
+        args: &[&str],
+        version: ProtocolVersion,
+        capabilities: Value,
+    ) -> Result<Peer, Error> {
         let mut child = Command::new(binary)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -322,7 +387,7 @@ impl Peer {
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().ok_or("no stdout")?).lines();
         let mut peer = Peer { child, stdin, stdout, next_id: 1 };
-        let init = json!({"protocolVersion": ProtocolVersion::V2025_06_18.as_str(), "capabilities": {},
+        let init = json!({"protocolVersion": version.as_str(), "capabilities": capabilities,
             "clientInfo": {"name": "mcp-bench", "version": "1"}});
         peer.request(methods::INITIALIZE, init).await?;
         peer.send(&json!({"jsonrpc": "2.0", "method": methods::INITIALIZED})).await?;
@@ -370,6 +435,21 @@ impl Peer {
     async fn call_add(&mut self, i: i64) -> Result<(), Error> {
         let text = self.call("calculator", json!({"operation": "add", "a": i, "b": 1})).await?;
         expect(&text, &format!("result: {}", i + 1))
+    }
+
+    /// `calls` sequential `calculator` calls: their latencies in µs,
+    /// sorted, and calls/s.
+    async fn sequential(&mut self, calls: usize) -> Result<(Vec<f64>, f64), Error> {
+        let mut latencies = Vec::with_capacity(calls);
+        let started = Instant::now();
+        for i in 0..calls {
+            let t = Instant::now();
+            self.call_add(i as i64).await?;
+            latencies.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let rate = calls as f64 / started.elapsed().as_secs_f64();
+        latencies.sort_by(f64::total_cmp);
+        Ok((latencies, rate))
     }
 
     /// `total` calls with up to `in_flight` unanswered at a time; calls/s.
@@ -573,6 +653,54 @@ fn print_http_table(results: &HttpResults, plan: http::HttpPlan) {
     }
     for warning in warnings {
         println!("{warning}");
+    }
+    println!();
+}
+
+fn print_wrk_table(results: &HttpResults, notes: &[String], plan: wrk::WrkPlan) {
+    let peers = ["floor", "ours", "rmcp", "flymcprust"];
+    println!("## Streamable HTTP under wrk (calculator calls; `wrk -t1`, {} s per run)\n", plan.seconds);
+    println!(
+        "| era | connections | measurement | unit | floor | ours | rmcp | flymcprust | ours ÷ rmcp | ours ÷ flymcprust |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for mode in http::Mode::ALL {
+        for (at, connections) in wrk::CONNECTIONS.iter().enumerate() {
+            for (what, unit, slot) in
+                [("calls/s", "calls/s", 3 * at), ("p50", "µs", 3 * at + 1), ("p99", "µs", 3 * at + 2)]
+            {
+                let cells: Vec<Option<(f64, String)>> =
+                    peers.iter().map(|p| results.get(&(*p, mode)).map(|r| summary(&r[slot]))).collect();
+                let text = |i: usize| cells[i].as_ref().map_or_else(|| "—".to_owned(), |(_, t)| t.clone());
+                let ratio = |other: usize| match (&cells[1], &cells[other]) {
+                    (Some((ours, _)), Some((theirs, _))) => format!("{:.2}", ours / theirs),
+                    _ => "—".to_owned(),
+                };
+                println!(
+                    "| {} | {connections} | {what} | {unit} | {} | {} | {} | {} | {} | {} |",
+                    mode.name(),
+                    text(0),
+                    text(1),
+                    text(2),
+                    text(3),
+                    ratio(2),
+                    ratio(3)
+                );
+            }
+        }
+    }
+    println!(
+        "\n{} round(s); medians, with min–max over rounds when there are several. Every answer was checked by the \
+         wrk script; in the session era a run's connections share one session.",
+        plan.rounds
+    );
+    if notes.is_empty() {
+        println!("No wrk run had socket errors.");
+    } else {
+        println!("Socket errors (connect, read, write, timeout; wrk reconnects, and no checked answer was wrong):");
+    }
+    for note in notes {
+        println!("- {note}");
     }
     println!();
 }

@@ -1,9 +1,19 @@
 //! The benchmark's server, built with this project: the same three tools
 //! every peer serves, with the same answers.
+//!
+//! `bench-ours [--layers N] [--tasks] [--http ADDR]`: over stdio, or
+//! Streamable HTTP at `ADDR`; `--layers N` adds N pass-through middleware
+//! layers (the driver's middleware row), `--tasks` a fourth tool,
+//! `calculator_task`, the calculator with task support (the tasks row).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use mcp_runtime::middleware;
 use mcp_runtime::prelude::*;
+use mcp_runtime::request::RequestParts;
+use mcp_runtime::tasks::TaskSupport;
+use mcp_runtime::tools::{BoxFuture, Tool, ToolBuilder, ToolDefinition};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -43,18 +53,54 @@ async fn sleep(ms: u64) -> String {
     format!("slept {ms} ms")
 }
 
+/// `calculator` with task support (`--tasks` only, so the three tools every
+/// peer serves are listed alone otherwise): the same function, under
+/// another name, whose calls a client may ask to run as tasks.
+struct CalculatorTask;
+
+impl Tool for CalculatorTask {
+    fn definition(&self) -> ToolDefinition {
+        let mut builder = ToolBuilder::new("calculator_task", module_path!(), "CalculatorTask");
+        builder
+            .description(Some("Perform basic arithmetic on two numbers, as a task if asked."))
+            .argument::<Operation>("operation", None, true)
+            .argument::<f64>("a", None, true)
+            .argument::<f64>("b", None, true)
+            .task(TaskSupport::Optional);
+        builder.build()
+    }
+
+    fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult> {
+        calculator::Tool.call(request)
+    }
+}
+
+/// Calls the `--layers` layers have seen: real work for each layer, so
+/// none is optimized away.
+static SEEN: AtomicU64 = AtomicU64::new(0);
+
 fn main() -> Result<(), mcp_runtime::Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|at| args.get(at + 1));
     // 4 MiB: room for the 1 MB argument, and the soak's oversized lines
     // are refused without costing a 16 MiB buffer each.
-    let server = Server::new("bench-ours", "1.0.0").max_message_size(4 << 20);
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        // Streamable HTTP, for the HTTP soak.
-        #[cfg(feature = "http")]
-        (Some("--http"), Some(addr)) => {
-            let runtime = tokio::runtime::Runtime::new().map_err(mcp_runtime::Error::Runtime)?;
-            runtime.block_on(server.serve_http(addr))
-        }
-        _ => server.run_stdio(),
+    let mut server = Server::new("bench-ours", "1.0.0").max_message_size(4 << 20);
+    if args.iter().any(|a| a == "--tasks") {
+        server = server.tool(CalculatorTask);
     }
+    // Pass-through layers written as a user writes one (`from_fn`): count
+    // the call, then run the rest of the pipeline.
+    for _ in 0..value("--layers").and_then(|n| n.parse().ok()).unwrap_or(0) {
+        server = server.layer(middleware::from_fn(|invocation, next: middleware::Next| async move {
+            SEEN.fetch_add(1, Ordering::Relaxed);
+            next.run(invocation).await
+        }));
+    }
+    // Streamable HTTP, for the HTTP tables and soak.
+    #[cfg(feature = "http")]
+    if let Some(addr) = value("--http") {
+        let runtime = tokio::runtime::Runtime::new().map_err(mcp_runtime::Error::Runtime)?;
+        return runtime.block_on(server.serve_http(addr.as_str()));
+    }
+    server.run_stdio()
 }

@@ -2,14 +2,18 @@
 //! shows: a router struct, `#[tool]` methods taking `Parameters<T>`. Over
 //! stdio, or over Streamable HTTP with `--http ADDR` (sessions, the
 //! default configuration) or `--http-stateless ADDR` (no sessions, JSON
-//! responses), its tower service mounted in axum as its docs show.
+//! responses), its tower service mounted in axum as its docs show. Without
+//! the default feature `http`, a stdio-only server.
 
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 use axum::serve::ListenerExt;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -92,7 +96,9 @@ impl ServerHandler for Peer {}
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
+        #[cfg(feature = "http")]
         (Some("--http"), Some(addr)) => serve_http(&addr, StreamableHttpServerConfig::default()).await,
+        #[cfg(feature = "http")]
         (Some("--http-stateless"), Some(addr)) => {
             let config = StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true);
             serve_http(&addr, config).await
@@ -108,6 +114,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// Streamable HTTP at `/mcp`. The service makes a handler per session (per
 /// request when stateless): a clone of one built here, so the tool router
 /// is built once, as a production server would keep it.
+#[cfg(feature = "http")]
 async fn serve_http(addr: &str, config: StreamableHttpServerConfig) -> Result<(), Box<dyn std::error::Error>> {
     let peer = Peer::new();
     let service = StreamableHttpService::new(move || Ok(peer.clone()), LocalSessionManager::default().into(), config);
