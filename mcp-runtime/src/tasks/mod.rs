@@ -122,7 +122,16 @@ pub(crate) struct Tasks {
     /// The 2025-11-25 tasks each session created, oldest first, for
     /// `tasks/list`: a client lists its own tasks only, and the store
     /// keeps no owners.
-    owned: Mutex<HashMap<u64, Vec<String>>>,
+    owned: Mutex<HashMap<u64, Owned>>,
+}
+
+/// One session's task ids, and the length at which they are next pruned.
+#[derive(Default)]
+struct Owned {
+    ids: Vec<String>,
+    /// Doubled after each pruning (from [`OWNED_PRUNE_AT`]), so a session
+    /// keeping many live tasks is not scanned on every create.
+    prune_at: usize,
 }
 
 /// How many task ids one session's list holds before the expired ones are
@@ -142,19 +151,20 @@ impl Tasks {
         }
     }
 
-    fn owned(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<String>>> {
+    fn owned(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Owned>> {
         self.owned.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The ids of `session`'s tasks, oldest first (some may have expired).
     pub(crate) fn owned_by(&self, session: u64) -> Vec<String> {
-        self.owned().get(&session).cloned().unwrap_or_default()
+        self.owned().get(&session).map(|owned| owned.ids.clone()).unwrap_or_default()
     }
 
     /// Forget `session`'s tasks that the store no longer keeps.
     pub(crate) fn disown(&self, session: u64, gone: &[String]) {
-        if let Some(ids) = self.owned().get_mut(&session) {
-            ids.retain(|id| !gone.contains(id));
+        let gone: std::collections::HashSet<&String> = gone.iter().collect();
+        if let Some(owned) = self.owned().get_mut(&session) {
+            owned.ids.retain(|id| !gone.contains(id));
         }
     }
 
@@ -166,17 +176,22 @@ impl Tasks {
     /// Note that `session` created the task `id`; a long list is pruned
     /// of expired tasks first, so it stays as long as the store's.
     async fn own(&self, session: u64, id: String) {
-        let ids = self.owned_by(session);
-        if ids.len() >= OWNED_PRUNE_AT {
+        let due = self.owned().get(&session).is_some_and(|owned| owned.ids.len() >= owned.prune_at);
+        if due {
             let mut gone = Vec::new();
-            for id in ids {
+            for id in self.owned_by(session) {
                 if matches!(self.store.get(&id).await, Ok(None)) {
                     gone.push(id);
                 }
             }
             self.disown(session, &gone);
         }
-        self.owned().entry(session).or_default().push(id);
+        let mut owned = self.owned();
+        let owned = owned.entry(session).or_insert_with(|| Owned { ids: Vec::new(), prune_at: OWNED_PRUNE_AT });
+        if due {
+            owned.prune_at = OWNED_PRUNE_AT.max(2 * owned.ids.len());
+        }
+        owned.ids.push(id);
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
@@ -403,4 +418,87 @@ where
         None => Created::Extension(CreateTaskResult(created)),
         Some(_) => Created::Core(CoreCreateTaskResult { task: created.for_2025_11_25(false) }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use mcp_core::task::{DetailedTask, Task, TaskStatus, timestamp};
+
+    use super::*;
+    use crate::tasks::store::{MemoryTaskStore, TaskStoreError};
+    use crate::tools::BoxFuture;
+
+    /// A memory store that counts its reads.
+    #[derive(Default)]
+    struct Counting {
+        store: MemoryTaskStore,
+        gets: AtomicUsize,
+    }
+
+    impl TaskStore for Counting {
+        fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+            self.store.create(task)
+        }
+        fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
+            self.gets.fetch_add(1, Ordering::Relaxed);
+            self.store.get(task_id)
+        }
+        fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+            self.store.update(task)
+        }
+    }
+
+    fn working(id: &str) -> DetailedTask {
+        let task = Task {
+            task_id: id.into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: timestamp(0),
+            last_updated_at: timestamp(0),
+            ttl_ms: Some(60_000),
+            poll_interval_ms: None,
+        };
+        DetailedTask { task, result: None, error: None, input_requests: None }
+    }
+
+    #[tokio::test]
+    async fn a_session_with_many_live_tasks_is_not_rescanned_on_every_create() {
+        let store = Arc::new(Counting::default());
+        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100));
+        let count = 4 * OWNED_PRUNE_AT;
+        for n in 0..count {
+            let id = format!("t{n}");
+            store.create(working(&id)).await.unwrap();
+            tasks.own(7, id).await;
+        }
+        assert_eq!(tasks.owned_by(7).len(), count, "live tasks stay listed");
+        // Pruned at 1024, 2048 and 4096 ids at most: each scan reads every
+        // id once, so the reads stay within twice the count (a scan on
+        // every create past 1024 would read millions).
+        let reads = store.gets.load(Ordering::Relaxed);
+        assert!(reads <= 2 * count, "{reads} reads for {count} creates");
+        assert!(reads >= OWNED_PRUNE_AT, "the list was pruned at least once ({reads} reads)");
+    }
+
+    #[tokio::test]
+    async fn expired_tasks_leave_the_list_when_it_is_pruned() {
+        let store = Arc::new(MemoryTaskStore::default());
+        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100));
+        for n in 0..OWNED_PRUNE_AT {
+            let id = format!("t{n}");
+            let mut task = working(&id);
+            store.create(task.clone()).await.unwrap();
+            // Finished with no time to live: expired at once.
+            task.task.status = TaskStatus::Completed;
+            task.task.ttl_ms = Some(0);
+            store.update(task).await.unwrap();
+            tasks.own(1, id).await;
+        }
+        store.create(working("live")).await.unwrap();
+        tasks.own(1, "live".into()).await;
+        assert_eq!(tasks.owned_by(1), vec!["live".to_owned()]);
+        assert_eq!(store.len(), 1, "the store dropped the expired tasks when the next was created");
+    }
 }

@@ -141,6 +141,9 @@ struct Kept {
     bytes: usize,
     /// Creation order, for evicting the oldest terminal task first.
     order: std::collections::VecDeque<String>,
+    /// No task expires before this: until then a create looks at none of
+    /// them (a scan per create would make n creates cost n² steps).
+    next_expiry: Option<Instant>,
 }
 
 struct Entry {
@@ -202,6 +205,13 @@ fn expiry(task: &DetailedTask) -> Option<Instant> {
 }
 
 impl Kept {
+    /// A task will expire at `at`: the next create after it looks.
+    fn expires(&mut self, at: Option<Instant>) {
+        if let Some(at) = at {
+            self.next_expiry = Some(self.next_expiry.map_or(at, |t| t.min(at)));
+        }
+    }
+
     fn remove(&mut self, id: &str) {
         if let Some(entry) = self.tasks.remove(id) {
             self.bytes -= entry.bytes;
@@ -212,12 +222,19 @@ impl Kept {
     /// more fit in one more task; whether they do.
     fn make_room(&mut self, bytes: usize, max_tasks: usize, max_bytes: usize) -> bool {
         let now = Instant::now();
-        let expired: Vec<String> =
-            self.tasks.iter().filter(|(_, e)| e.expires.is_some_and(|t| t <= now)).map(|(k, _)| k.clone()).collect();
-        for id in expired {
-            self.remove(&id);
+        if self.next_expiry.is_some_and(|t| t <= now) {
+            let expired: Vec<String> = self
+                .tasks
+                .iter()
+                .filter(|(_, e)| e.expires.is_some_and(|t| t <= now))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for id in expired {
+                self.remove(&id);
+            }
+            self.order.retain(|id| self.tasks.contains_key(id));
+            self.next_expiry = self.tasks.values().filter_map(|e| e.expires).min();
         }
-        self.order.retain(|id| self.tasks.contains_key(id));
         let fits = |k: &Kept| k.tasks.len() < max_tasks && k.bytes + bytes <= max_bytes;
         while !fits(self) {
             let Some(at) = self.order.iter().position(|id| self.tasks[id].expires.is_some()) else { return false };
@@ -237,6 +254,7 @@ impl TaskStore for MemoryTaskStore {
             kept.bytes += bytes;
             kept.order.push_back(id.clone());
             let expires = expiry(&task);
+            kept.expires(expires);
             kept.tasks.insert(id, Entry { task, bytes, expires });
             Ok(())
         } else {
@@ -264,8 +282,9 @@ impl TaskStore for MemoryTaskStore {
             Some(entry) if entry.expires.is_none() => {
                 let bytes = size_of(&task);
                 kept.bytes = kept.bytes - entry.bytes + bytes;
-                entry.expires = expiry(&task);
-                *entry = Entry { task, bytes, expires: entry.expires };
+                let expires = expiry(&task);
+                *entry = Entry { task, bytes, expires };
+                kept.expires(expires);
                 true
             }
             _ => false,
