@@ -73,7 +73,6 @@ use mcp_core::{
 use serde_json::Value;
 pub use throttle::Throttle;
 pub use tower::Layer;
-use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 pub use transform::Transform;
 
@@ -110,7 +109,10 @@ impl Kind {
 /// One request on its way to its handler, as a layer sees it.
 pub struct Invocation {
     kind: Kind,
-    parts: RequestParts,
+    /// Boxed: each layer moves the invocation a few times (into its
+    /// function, its future, the next call), and a pointer moves for less
+    /// than the request's many fields.
+    parts: Box<RequestParts>,
     /// How many changes the server had announced when the request came.
     changes: u64,
     /// Whose allowances the request counts against (its session's).
@@ -129,7 +131,7 @@ impl Invocation {
         client_key: u64,
         handler: impl FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + 'static,
     ) -> Self {
-        Invocation { kind, parts, changes, client_key, handler: Some(Box::new(handler)) }
+        Invocation { kind, parts: Box::new(parts), changes, client_key, handler: Some(Box::new(handler)) }
     }
 
     /// How many changes (list changes and resource updates, on this
@@ -194,7 +196,7 @@ impl Invocation {
     /// Run the handler (what the innermost service does).
     fn run(mut self) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
         match self.handler.take() {
-            Some(handler) => handler(self.parts),
+            Some(handler) => handler(*self.parts),
             None => Box::pin(std::future::ready(Err(ErrorObject::internal_error()))),
         }
     }
@@ -246,17 +248,55 @@ pub struct Next(Pipeline);
 
 impl Next {
     /// Run the rest of the pipeline (the next layers, then the handler).
-    pub async fn run(self, invocation: Invocation) -> Result<Reply, ErrorObject> {
-        self.0.oneshot(invocation).await
+    pub async fn run(mut self, invocation: Invocation) -> Result<Reply, ErrorObject> {
+        // A pipeline is always ready: straight to its call.
+        self.0.call(invocation).await
     }
 }
 
-/// The pipeline behind a layer, boxed: what each layer wraps.
-pub type Pipeline = BoxCloneSyncService<Invocation, Reply, ErrorObject>;
+/// The pipeline behind a layer: what each layer wraps. A [`Service`] of
+/// invocations that is one reference count to clone, however many layers
+/// are behind it: tower clones a service for each call, and a boxed chain
+/// would copy every layer after this one on every call, at every layer.
+#[derive(Clone)]
+pub struct Pipeline(Arc<dyn Fn(Invocation) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + Sync>);
+
+impl Pipeline {
+    /// `service` as a pipeline; it is cloned for each call, as tower
+    /// expects (a layer's service holds the `Pipeline` it wraps, which
+    /// clones cheaply).
+    pub fn new<S>(service: S) -> Pipeline
+    where
+        S: Service<Invocation, Response = Reply, Error = ErrorObject> + Clone + Send + Sync + 'static,
+        S::Future: Send + 'static,
+    {
+        Pipeline(Arc::new(move |invocation| Box::pin(service.clone().oneshot(invocation))))
+    }
+}
+
+impl Service<Invocation> for Pipeline {
+    type Response = Reply;
+    type Error = ErrorObject;
+    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, invocation: Invocation) -> Self::Future {
+        (self.0)(invocation)
+    }
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pipeline")
+    }
+}
 
 /// The innermost service: runs the handler.
 pub(crate) fn handler() -> Pipeline {
-    BoxCloneSyncService::new(tower::service_fn(|invocation: Invocation| invocation.run()))
+    Pipeline(Arc::new(Invocation::run))
 }
 
 /// A layer as the server keeps it: wraps a pipeline in one more step.
@@ -269,7 +309,15 @@ where
     L::Service: Service<Invocation, Response = Reply, Error = ErrorObject> + Clone + Send + Sync + 'static,
     <L::Service as Service<Invocation>>::Future: Send + 'static,
 {
-    Arc::new(move |inner| BoxCloneSyncService::new(layer.layer(inner)))
+    Arc::new(move |inner| {
+        // A layer whose service is already a pipeline (every `Around`
+        // layer's) is kept as it is, not wrapped in one more.
+        let service: Box<dyn std::any::Any> = Box::new(layer.layer(inner));
+        match service.downcast::<Pipeline>() {
+            Ok(pipeline) => *pipeline,
+            Err(service) => Pipeline::new(*service.downcast::<L::Service>().expect("the layer's own service")),
+        }
+    })
 }
 
 /// The pipeline of `wraps`, the first the outermost; `None` without any,
@@ -284,7 +332,7 @@ pub(crate) fn build(wraps: &[Wrap]) -> Option<Pipeline> {
 /// A layer written as one function of the invocation and the rest of the
 /// pipeline: what [`from_fn`] makes of a closure, and what the ready
 /// layers are. Implement it (with `Clone`) and
-/// [`Layer`]`<`[`Pipeline`]`>` returning an [`AroundService`] to write a
+/// [`Layer`]`<`[`Pipeline`]`>` returning [`Pipeline::around`] to write a
 /// reusable layer of your own.
 pub trait Around: Clone + Send + Sync + 'static {
     /// Answer `invocation`, calling `next.run(invocation)` for the rest
@@ -292,31 +340,11 @@ pub trait Around: Clone + Send + Sync + 'static {
     fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>>;
 }
 
-/// The service of a layer that is an [`Around`].
-#[derive(Clone)]
-pub struct AroundService<A> {
-    around: A,
-    inner: Pipeline,
-}
-
-impl<A> AroundService<A> {
-    /// `around` in front of `inner`.
-    pub fn new(around: A, inner: Pipeline) -> Self {
-        AroundService { around, inner }
-    }
-}
-
-impl<A: Around> Service<Invocation> for AroundService<A> {
-    type Response = Reply;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        self.around.around(invocation, Next(self.inner.clone()))
+impl Pipeline {
+    /// `around` in front of `inner`, called directly: no service to
+    /// clone, and no readiness to wait for, on each call.
+    pub fn around<A: Around>(around: A, inner: Pipeline) -> Pipeline {
+        Pipeline(Arc::new(move |invocation| around.around(invocation, Next(inner.clone()))))
     }
 }
 
@@ -324,10 +352,10 @@ impl<A: Around> Service<Invocation> for AroundService<A> {
 macro_rules! around_layer {
     ($($layer:ident $(<$param:ident>)?),* $(,)?) => {$(
         impl$(<$param>)? Layer<Pipeline> for $layer$(<$param>)? where Self: Around {
-            type Service = AroundService<Self>;
+            type Service = Pipeline;
 
-            fn layer(&self, inner: Pipeline) -> AroundService<Self> {
-                AroundService::new(self.clone(), inner)
+            fn layer(&self, inner: Pipeline) -> Pipeline {
+                Pipeline::around(self.clone(), inner)
             }
         }
     )*};
@@ -386,7 +414,7 @@ where
     type Service = WhenService<P>;
 
     fn layer(&self, inner: Pipeline) -> Self::Service {
-        let wrapped = BoxCloneSyncService::new(self.layer.layer(inner.clone()));
+        let wrapped = Pipeline::new(self.layer.layer(inner.clone()));
         WhenService { applies: self.applies.clone(), wrapped, inner }
     }
 }
@@ -402,14 +430,14 @@ pub struct WhenService<P> {
 impl<P: Fn(&Invocation) -> bool> Service<Invocation> for WhenService<P> {
     type Response = Reply;
     type Error = ErrorObject;
-    type Future = tower::util::Oneshot<Pipeline, Invocation>;
+    type Future = BoxFuture<'static, Result<Reply, ErrorObject>>;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, invocation: Invocation) -> Self::Future {
-        let next = if (self.applies)(&invocation) { self.wrapped.clone() } else { self.inner.clone() };
-        next.oneshot(invocation)
+        // A pipeline is always ready: no clone, no `oneshot`.
+        if (self.applies)(&invocation) { self.wrapped.call(invocation) } else { self.inner.call(invocation) }
     }
 }
