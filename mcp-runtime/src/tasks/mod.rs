@@ -424,7 +424,7 @@ where
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use mcp_core::task::{DetailedTask, Task, TaskStatus, timestamp};
+    use mcp_core::task::{DetailedTask, TaskStatus};
 
     use super::*;
     use crate::tasks::store::{MemoryTaskStore, TaskStoreError};
@@ -451,16 +451,7 @@ mod tests {
     }
 
     fn working(id: &str) -> DetailedTask {
-        let task = Task {
-            task_id: id.into(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_at: timestamp(0),
-            last_updated_at: timestamp(0),
-            ttl_ms: Some(60_000),
-            poll_interval_ms: None,
-        };
-        DetailedTask { task, result: None, error: None, input_requests: None }
+        crate::tasks::store::tests::task(id, TaskStatus::Working)
     }
 
     #[tokio::test]

@@ -294,12 +294,13 @@ impl TaskStore for MemoryTaskStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use mcp_core::task::{Task, TaskStatus, timestamp};
 
     use super::*;
 
-    fn task(id: &str, status: TaskStatus) -> DetailedTask {
+    /// A task `id` in `status`, kept a minute once it ends.
+    pub(crate) fn task(id: &str, status: TaskStatus) -> DetailedTask {
         let task = Task {
             task_id: id.into(),
             status,
