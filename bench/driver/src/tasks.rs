@@ -11,8 +11,8 @@
 //!   as it is created;
 //! - the same with 5,000 cycles in one session: tasks are kept for their
 //!   TTL (60 s here), so the session holds thousands, past the 1,024 at
-//!   which the runtime starts pruning a session's list of tasks on each
-//!   create (the other rows stay below it).
+//!   which the runtime first prunes a session's list of tasks (then at
+//!   doubling lengths); the other rows stay below it.
 //!
 //! Every result's text is checked.
 

@@ -90,7 +90,15 @@ fn main() -> Result<(), mcp_runtime::Error> {
     }
     // Pass-through layers written as a user writes one (`from_fn`): count
     // the call, then run the rest of the pipeline.
-    for _ in 0..value("--layers").and_then(|n| n.parse().ok()).unwrap_or(0) {
+    let layers: usize = match value("--layers").map(|n| n.parse()) {
+        None => 0,
+        Some(Ok(layers)) => layers,
+        Some(Err(_)) => {
+            eprintln!("bench-ours: --layers takes a number of layers");
+            std::process::exit(2);
+        }
+    };
+    for _ in 0..layers {
         server = server.layer(middleware::from_fn(|invocation, next: middleware::Next| async move {
             SEEN.fetch_add(1, Ordering::Relaxed);
             next.run(invocation).await

@@ -51,7 +51,7 @@ impl Retry {
     pub(crate) fn begin(
         self,
         request: &Incoming<'_>,
-        method: &str,
+        method: &'static str,
         target: &str,
         arguments: &JsonObject,
     ) -> Result<Option<Arc<Rounds>>, ErrorObject> {
@@ -78,7 +78,7 @@ pub(crate) struct Rounds {
 #[derive(Debug)]
 enum Bound {
     Hashed(Binding),
-    Later { method: String, target: String, arguments: JsonObject },
+    Later { method: &'static str, target: String, arguments: JsonObject },
 }
 
 impl Bound {
@@ -113,7 +113,7 @@ impl Rounds {
     /// `-32602`, as are answers that are not an object.
     fn begin(
         keys: &Arc<Keys>,
-        method: &str,
+        method: &'static str,
         target: &str,
         arguments: &JsonObject,
         retry: Retry,
@@ -130,8 +130,7 @@ impl Rounds {
         };
         let (binding, carried) = match retry.state {
             None => {
-                let later =
-                    Bound::Later { method: method.to_owned(), target: target.to_owned(), arguments: arguments.clone() };
+                let later = Bound::Later { method, target: target.to_owned(), arguments: arguments.clone() };
                 (later, Carried::default())
             }
             Some(Value::String(state)) => {
