@@ -1,6 +1,6 @@
 //! Generated code is clean under clippy's strictest groups: CI runs clippy
 //! on this file with `-D warnings`, and every `#[tool]` shape appears here.
-//! (`ui-tests/ui/pass/hygiene-lints.rs` checks rustc's own lints.)
+//! (`ui-tests/pass/src/hygiene_lints.rs` checks rustc's own lints.)
 
 #![deny(
     missing_docs,

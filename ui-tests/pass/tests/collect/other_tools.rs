@@ -1,4 +1,4 @@
-//! Tools in a second file, for `pass/shapes.rs`.
+//! Tools in a second file, collected with the first's.
 
 use mcp_runtime::prelude::*;
 

@@ -38,11 +38,16 @@ mod tools {
     /// Fail sometimes.
     #[::mcp_runtime::tool]
     pub fn fails(fail: bool) -> ::std::result::Result<u8, ::mcp_runtime::ToolError> {
-        if fail { ::std::result::Result::Err(::mcp_runtime::ToolError::new("no")) } else { ::std::result::Result::Ok(1) }
+        if fail {
+            ::std::result::Result::Err(::mcp_runtime::ToolError::new("no"))
+        } else {
+            ::std::result::Result::Ok(1)
+        }
     }
 }
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     let _server = ::mcp_runtime::Server::empty("hygiene", "1")
         .tool(tools::add::Tool)
         .tool(tools::count::Tool)

@@ -1,12 +1,9 @@
 //! Every JSON-able parameter type a user reaches for, each sent by a client
 //! and echoed back through the tool.
 
-#[path = "../support/client.rs"]
-mod client;
-
 use std::collections::{BTreeMap, HashMap};
 
-use client::{call, connect, find, list, text};
+use crate::support::client::{call, connect, find, list, text};
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,7 +11,21 @@ use serde_json::{Value, json};
 
 /// Echo every integer width.
 #[tool]
-fn integers(a: i8, b: i16, c: i32, d: i64, e: i128, f: isize, g: u8, h: u16, i: u32, j: u64, k: u128, l: usize) -> String {
+#[allow(clippy::too_many_arguments)] // one of each, in one call
+fn integers(
+    a: i8,
+    b: i16,
+    c: i32,
+    d: i64,
+    e: i128,
+    f: isize,
+    g: u8,
+    h: u16,
+    i: u32,
+    j: u64,
+    k: u128,
+    l: usize,
+) -> String {
     format!("{a} {b} {c} {d} {e} {f} {g} {h} {i} {j} {k} {l}")
 }
 
@@ -26,7 +37,12 @@ fn scalars(x: f32, y: f64, flag: bool, words: String, letter: char) -> String {
 
 /// Echo collections.
 #[tool]
-fn collections(list: Vec<u32>, map: HashMap<String, f64>, sorted: BTreeMap<String, bool>, pair: (u8, String)) -> String {
+fn collections(
+    list: Vec<u32>,
+    map: HashMap<String, f64>,
+    sorted: BTreeMap<String, bool>,
+    pair: (u8, String),
+) -> String {
     let mut keys: Vec<_> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
     keys.sort();
     format!("{list:?} {} {sorted:?} {pair:?}", keys.join(","))
@@ -73,7 +89,13 @@ struct Route {
 /// Echo user types.
 #[tool]
 fn user_types(direction: Direction, shape: Shape, route: Route) -> String {
-    format!("{direction:?} {shape:?} {route:?}")
+    let shape = match shape {
+        Shape::Circle { radius } => format!("circle of radius {radius}"),
+        Shape::Square { side } => format!("square of side {side}"),
+    };
+    let Route { from, to, stops } = route;
+    let stops = stops.len();
+    format!("{direction:?}, {shape}, ({}, {}) to ({}, {}) with {stops} stops", from.x, from.y, to.x, to.y)
 }
 
 /// Echo any JSON.
@@ -88,9 +110,20 @@ fn no_parameters() -> &'static str {
     "noon"
 }
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut client = connect(Server::new("types", "1")).await;
+pub async fn run() {
+    let mut client = connect(
+        Server::empty("types", "1")
+            .tool(integers::Tool)
+            .tool(scalars::Tool)
+            .tool(collections::Tool)
+            .tool(optional::Tool)
+            .tool(user_types::Tool)
+            .tool(anything::Tool)
+            .tool(no_parameters::Tool),
+    )
+    .await;
 
     let out = call(
         &mut client,
@@ -100,7 +133,9 @@ async fn main() {
     .await;
     assert_eq!(text(&out), "-8 -16 -32 -64 -128 -1 8 16 32 64 128 1");
 
-    let out = call(&mut client, "scalars", json!({"x": 0.5, "y": 2.25, "flag": true, "words": "hi there", "letter": "z"})).await;
+    let out =
+        call(&mut client, "scalars", json!({"x": 0.5, "y": 2.25, "flag": true, "words": "hi there", "letter": "z"}))
+            .await;
     assert_eq!(text(&out), "0.5 2.25 true hi there z");
 
     let out = call(
@@ -113,7 +148,10 @@ async fn main() {
 
     assert_eq!(text(&call(&mut client, "optional", json!({})).await), "None None");
     assert_eq!(text(&call(&mut client, "optional", json!({"maybe": null})).await), "None None");
-    assert_eq!(text(&call(&mut client, "optional", json!({"maybe": 4, "nested": ["a"]})).await), r#"Some(4) Some(["a"])"#);
+    assert_eq!(
+        text(&call(&mut client, "optional", json!({"maybe": 4, "nested": ["a"]})).await),
+        r#"Some(4) Some(["a"])"#
+    );
 
     let out = call(
         &mut client,
@@ -125,10 +163,7 @@ async fn main() {
         }),
     )
     .await;
-    assert_eq!(
-        text(&out),
-        "South Circle { radius: 2.0 } Route { from: Point { x: 0, y: 0 }, to: Point { x: 1, y: 2 }, stops: [] }"
-    );
+    assert_eq!(text(&out), "South, circle of radius 2, (0, 0) to (1, 2) with 0 stops");
 
     let out = call(&mut client, "anything", json!({"value": {"deep": [1, null, "x"]}})).await;
     assert_eq!(text(&out), r#"{"deep":[1,null,"x"]}"#);

@@ -28,7 +28,8 @@ pub mod handlers {
     }
 }
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     assert_eq!(handlers::hi::Tool.definition().tool().description.as_deref(), Some("Say hi."));
     assert_eq!(handlers::greet::Prompt.definition().prompt().description.as_deref(), Some("Greet someone."));
     assert_eq!(handlers::notes::Resource.definition().resource().description.as_deref(), Some("Every note."));

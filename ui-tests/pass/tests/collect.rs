@@ -1,9 +1,13 @@
 //! Function shapes: async and sync, every visibility, in modules, in a
-//! second file, several per file, no parameters. Each is called end to end.
+//! second file, several per file, no parameters; each is called end to end.
+//! A binary of its own, as link-time collection gathers every tool linked
+//! into one: this one has only the tools below.
 
-#[path = "../support/client.rs"]
+// The cases' shared client: this binary uses part of it.
+#[allow(dead_code)]
+#[path = "../src/support/client.rs"]
 mod client;
-#[path = "../support/other_tools.rs"]
+#[path = "collect/other_tools.rs"]
 mod other_tools;
 
 use client::{call, connect, list, text};
@@ -50,8 +54,8 @@ mod nested {
     }
 }
 
-#[tokio::main]
-async fn main() {
+#[tokio::test]
+async fn every_shape_is_collected_and_called_and_a_subset_can_be_picked() {
     // The plain functions are still plain functions.
     assert_eq!(add(1.0, 2.0).await, 3.0);
     assert_eq!(subtract(1.0, 2.0), -1.0);

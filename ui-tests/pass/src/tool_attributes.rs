@@ -1,12 +1,9 @@
 //! Tool attributes: name, title, description, the four hints, timeout,
 //! icons and `_meta`, as a client sees them.
 
-#[path = "../support/client.rs"]
-mod client;
-
 use std::time::Duration;
 
-use client::{call, connect, error, find, list, text};
+use crate::support::client::{call, connect, error, find, list, text};
 use mcp_runtime::prelude::*;
 use serde_json::json;
 
@@ -47,9 +44,12 @@ const PRIORITY: u8 = 3;
 )]
 fn decorated() {}
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut client = connect(Server::new("attrs", "1")).await;
+pub async fn run() {
+    let mut client =
+        connect(Server::empty("attrs", "1").tool(delete::Tool).tool(nap::Tool).tool(quick::Tool).tool(decorated::Tool))
+            .await;
     let tools = list(&mut client).await;
 
     let delete = find(&tools, "files.delete-one");

@@ -14,7 +14,6 @@
     single_use_lifetimes,
     elided_lifetimes_in_paths,
     let_underscore_drop,
-    non_ascii_idents,
     unsafe_code,
     variant_size_differences,
     warnings
@@ -50,7 +49,8 @@ pub mod tools {
 #[tool]
 fn private_tool() {}
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     let server = Server::empty("lints", "1").tool(tools::add::Tool).tool(tools::hi::Tool).tool(private_tool::Tool);
     assert_eq!(server.tool_definitions().map(|d| d.len()).ok(), Some(3));
 }

@@ -2,10 +2,7 @@
 //! `default` (an expression or the type's `Default`), seen in the schema and
 //! honoured in calls.
 
-#[path = "../support/client.rs"]
-mod client;
-
-use client::{call, connect, find, list, text};
+use crate::support::client::{call, connect, find, list, text};
 use mcp_runtime::prelude::*;
 use serde_json::json;
 
@@ -33,9 +30,10 @@ fn greet(
     vec![line; times as usize].join(", ")
 }
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut client = connect(Server::new("args", "1")).await;
+pub async fn run() {
+    let mut client = connect(Server::empty("args", "1").tool(greet::Tool)).await;
     let tools = list(&mut client).await;
     assert_eq!(
         find(&tools, "greet")["inputSchema"],
@@ -53,7 +51,9 @@ async fn main() {
     );
 
     assert_eq!(text(&call(&mut client, "greet", json!({"who": "Ada"})).await), "hello Ada");
-    let out = call(&mut client, "greet", json!({"who": "Ada", "times": 2, "greeting": "hi", "loud": true, "type": "friend"})).await;
+    let out =
+        call(&mut client, "greet", json!({"who": "Ada", "times": 2, "greeting": "hi", "loud": true, "type": "friend"}))
+            .await;
     assert_eq!(text(&out), "HI ADA (FRIEND), HI ADA (FRIEND)");
     // `null` means "use the default", like leaving the argument out.
     assert_eq!(text(&call(&mut client, "greet", json!({"who": "Bo", "times": null})).await), "hello Bo");

@@ -24,7 +24,8 @@ fn plain() -> &'static str {
     "plain"
 }
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     let meta = edit::Tool.definition().tool().meta.clone().unwrap();
     assert_eq!(meta["ui"], json!({ "resourceUri": "ui://notes/editor" }));
     assert_eq!(meta["ui/resourceUri"], "ui://notes/editor");

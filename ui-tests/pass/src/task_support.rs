@@ -27,7 +27,8 @@ fn direct() -> &'static str {
     "now"
 }
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     assert_eq!(report::Tool.definition().task_support(), TaskSupport::Optional);
     assert_eq!(crawl::Tool.definition().task_support(), TaskSupport::Required);
     assert_eq!(direct::Tool.definition().task_support(), TaskSupport::Never);

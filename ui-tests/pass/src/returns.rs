@@ -1,12 +1,9 @@
 //! Return types: anything `IntoToolResult` accepts, and `Result`s of them,
 //! from sync and async functions alike (no `impl Future` needed).
 
-#[path = "../support/client.rs"]
-mod client;
-
 use std::borrow::Cow;
 
-use client::{call, connect, error, text};
+use crate::support::client::{call, connect, error, text};
 use mcp_runtime::prelude::*;
 use serde_json::json;
 
@@ -104,9 +101,27 @@ fn nested() -> Result<Result<u8, ToolError>, ToolError> {
     Ok(Err(ToolError::new("inner")))
 }
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut c = connect(Server::new("returns", "1")).await;
+pub async fn run() {
+    let mut c = connect(
+        Server::empty("returns", "1")
+            .tool(unit::Tool)
+            .tool(owned::Tool)
+            .tool(borrowed::Tool)
+            .tool(cow::Tool)
+            .tool(number::Tool)
+            .tool(flag::Tool)
+            .tool(letter::Tool)
+            .tool(block::Tool)
+            .tool(blocks::Tool)
+            .tool(whole::Tool)
+            .tool(public_error::Tool)
+            .tool(masked_error::Tool)
+            .tool(question_mark::Tool)
+            .tool(nested::Tool),
+    )
+    .await;
     let unit = call(&mut c, "unit", json!({})).await;
     assert_eq!(unit["content"], json!([]));
     assert_ne!(unit["isError"], json!(true));
@@ -117,12 +132,17 @@ async fn main() {
     assert_eq!(text(&call(&mut c, "flag", json!({})).await), "true");
     assert_eq!(text(&call(&mut c, "letter", json!({})).await), "x");
     assert_eq!(text(&call(&mut c, "block", json!({})).await), "block");
-    assert_eq!(call(&mut c, "blocks", json!({})).await["content"], json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]));
+    assert_eq!(
+        call(&mut c, "blocks", json!({})).await["content"],
+        json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])
+    );
     assert_eq!(error(&call(&mut c, "whole", json!({})).await), "built by hand");
     assert_eq!(error(&call(&mut c, "public_error", json!({})).await), "out of stock");
     assert!(error(&call(&mut c, "masked_error", json!({"fail": true})).await).starts_with("internal error (incident "));
     assert_eq!(text(&call(&mut c, "masked_error", json!({"fail": false})).await), "fine");
     assert_eq!(text(&call(&mut c, "question_mark", json!({"number": "21"})).await), "42");
-    assert!(error(&call(&mut c, "question_mark", json!({"number": "x"})).await).starts_with("internal error (incident "));
+    assert!(
+        error(&call(&mut c, "question_mark", json!({"number": "x"})).await).starts_with("internal error (incident ")
+    );
     assert_eq!(error(&call(&mut c, "nested", json!({})).await), "inner");
 }

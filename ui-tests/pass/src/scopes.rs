@@ -1,8 +1,8 @@
 //! `scopes = [...]` on each attribute reaches the definition, and the
 //! builder takes the same for tools made at run time.
 
-use mcp_runtime::prelude::*;
 use mcp_runtime::Claims;
+use mcp_runtime::prelude::*;
 use mcp_runtime::prompts::Prompt;
 use mcp_runtime::resources::Resource;
 use mcp_runtime::tools::{Tool, ToolBuilder};
@@ -25,7 +25,8 @@ fn review() -> String {
     "Review my notes.".to_owned()
 }
 
-fn main() {
+/// Runs the case: its checks panic when a shape is not honoured.
+pub fn run() {
     assert_eq!(write::Tool.definition().scopes(), ["notes:write", "notes:read"]);
     assert_eq!(all::Resource.definition().scopes(), ["notes:read"]);
     assert_eq!(review::Prompt.definition().scopes(), ["notes:read"]);

@@ -2,10 +2,7 @@
 //! arguments: it is left out of the schema and filled on every call. What a
 //! parameter is comes from its type's traits, so an alias works too.
 
-#[path = "../support/client.rs"]
-mod client;
-
-use client::{call, connect, error, find, list, text};
+use crate::support::client::{call, connect, error, find, list, text};
 use mcp_runtime::prelude::*;
 use mcp_runtime::request::{FromRequest, Rejection, RequestParts};
 use serde_json::json;
@@ -42,9 +39,10 @@ fn needs_db(query: String, _db: Unavailable) -> String {
     query
 }
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut client = connect(Server::new("injected", "1")).await;
+pub async fn run() {
+    let mut client = connect(Server::empty("injected", "1").tool(echo::Tool).tool(needs_db::Tool)).await;
     let tools = list(&mut client).await;
     assert_eq!(
         find(&tools, "echo")["inputSchema"],

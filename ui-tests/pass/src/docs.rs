@@ -1,10 +1,7 @@
 //! Doc comments become descriptions: every paragraph, with indentation and
 //! code blocks kept, `include_str!` included, and `///` on parameters.
 
-#[path = "../support/client.rs"]
-mod client;
-
-use client::{connect, find, list};
+use crate::support::client::{connect, find, list};
 use mcp_runtime::prelude::*;
 use serde_json::json;
 
@@ -29,11 +26,9 @@ fn search(
     format!("{query} {limit:?}")
 }
 
-#[doc = include_str!("../support/convert.md")]
+#[doc = include_str!("support/convert.md")]
 #[tool]
-fn convert(
-    #[doc = "The value to convert"] value: f64,
-) -> f64 {
+fn convert(#[doc = "The value to convert"] value: f64) -> f64 {
     value
 }
 
@@ -42,9 +37,10 @@ fn convert(
 #[tool]
 fn mixed() {}
 
+/// Runs the case: its checks panic when a shape is not honoured.
 #[tokio::main]
-async fn main() {
-    let mut client = connect(Server::new("docs", "1")).await;
+pub async fn run() {
+    let mut client = connect(Server::empty("docs", "1").tool(search::Tool).tool(convert::Tool).tool(mixed::Tool)).await;
     let tools = list(&mut client).await;
 
     let search = find(&tools, "search");
@@ -59,7 +55,13 @@ async fn main() {
     assert_eq!(search["inputSchema"]["properties"]["limit"]["description"], "The most results to return");
 
     let convert = find(&tools, "convert");
-    assert_eq!(convert["description"], "Convert a temperature between units.\n\nUnits are `\"C\"`, `\"F\"` and `\"K\"`.");
-    assert_eq!(convert["inputSchema"]["properties"]["value"], json!({"type": "number", "description": "The value to convert"}));
+    assert_eq!(
+        convert["description"],
+        "Convert a temperature between units.\n\nUnits are `\"C\"`, `\"F\"` and `\"K\"`."
+    );
+    assert_eq!(
+        convert["inputSchema"]["properties"]["value"],
+        json!({"type": "number", "description": "The value to convert"})
+    );
     assert_eq!(find(&tools, "mixed")["description"], "Documented\nacross attributes");
 }

@@ -1,7 +1,4 @@
-//! What the runnable `ui/pass` cases share: a client connected in memory,
-//! and readers for the results it gets.
-
-#![allow(dead_code)]
+//! A client connected in memory, and readers for the results it gets.
 
 use mcp_runtime::{Server, transport::InMemoryClient};
 use serde_json::{Value, json};

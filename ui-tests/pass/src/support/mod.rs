@@ -1,0 +1,3 @@
+//! What the cases share: a client connected in memory.
+
+pub mod client;
