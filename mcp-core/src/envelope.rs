@@ -42,9 +42,8 @@ impl Envelope {
     /// response's body when it is incomplete or names a version this
     /// server does not serve statelessly.
     pub fn from_meta(meta: Option<&JsonObject>) -> Result<Option<Envelope>, ErrorObject> {
-        // Each key looked up once: this runs on every 2026-07-28 request.
-        let Some(meta) = meta else { return Ok(None) };
-        let (requested, capabilities) = match (meta.get(PROTOCOL_VERSION), meta.get(CLIENT_CAPABILITIES)) {
+        let keys = Keys::of(meta);
+        let (requested, capabilities) = match (keys.version, keys.capabilities) {
             (None, None) => return Ok(None),
             (Some(version), Some(capabilities)) => (version, capabilities),
             (version, capabilities) => return Err(missing(version.is_some(), capabilities.is_some())),
@@ -65,20 +64,58 @@ impl Envelope {
             None => return Err(unsupported_version(requested, format!("unsupported protocol version {requested:?}"))),
         };
         let capabilities = parse_field(CLIENT_CAPABILITIES, capabilities)?;
-        let client_info = field(meta, CLIENT_INFO)?;
-        let log_level = field(meta, LOG_LEVEL)?;
+        let client_info = keys.client_info.map(|value| parse_field(CLIENT_INFO, value)).transpose()?;
+        let log_level = keys.log_level.map(|value| parse_field(LOG_LEVEL, value)).transpose()?;
         Ok(Some(Envelope { version, capabilities, client_info, log_level }))
     }
 }
 
-/// Check that a stateless request's `_meta` carries the keys every such
-/// request must (`-32602` naming the missing ones otherwise), before anything
-/// else about it is looked at.
-pub fn require_keys(meta: Option<&JsonObject>) -> Result<(), ErrorObject> {
-    let has = |key: &str| meta.is_some_and(|m| m.contains_key(key));
-    match (has(PROTOCOL_VERSION), has(CLIENT_CAPABILITIES)) {
-        (true, true) => Ok(()),
-        (version, capabilities) => Err(missing(version, capabilities)),
+/// The envelope's members of a request's `_meta`, found in one pass over
+/// it: every 2026-07-28 request is checked for them several times (which
+/// era it is, its required keys, its headers against its body, the
+/// envelope itself), and each check reads them from here.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keys<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub version: Option<&'a Value>,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub capabilities: Option<&'a Value>,
+    /// `io.modelcontextprotocol/clientInfo`.
+    pub client_info: Option<&'a Value>,
+    /// `io.modelcontextprotocol/logLevel`.
+    pub log_level: Option<&'a Value>,
+}
+
+impl<'a> Keys<'a> {
+    /// The envelope's members of `meta` (none when there is no `_meta`).
+    pub fn of(meta: Option<&'a JsonObject>) -> Self {
+        let mut keys = Keys::default();
+        for (key, value) in meta.into_iter().flatten() {
+            let slot = match key.as_str() {
+                PROTOCOL_VERSION => &mut keys.version,
+                CLIENT_CAPABILITIES => &mut keys.capabilities,
+                CLIENT_INFO => &mut keys.client_info,
+                LOG_LEVEL => &mut keys.log_level,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        keys
+    }
+
+    /// Whether the request carries the envelope at all (complete or not).
+    pub fn present(&self) -> bool {
+        self.version.is_some() || self.capabilities.is_some()
+    }
+
+    /// Check that the keys every stateless request must carry are there
+    /// (`-32602` naming the missing ones otherwise), before anything else
+    /// about it is looked at.
+    pub fn require(&self) -> Result<(), ErrorObject> {
+        match (self.version.is_some(), self.capabilities.is_some()) {
+            (true, true) => Ok(()),
+            (version, capabilities) => Err(missing(version, capabilities)),
+        }
     }
 }
 
@@ -89,10 +126,6 @@ fn missing(version: bool, capabilities: bool) -> ErrorObject {
         .filter_map(|(key, present)| (!present).then_some(key))
         .collect();
     ErrorObject::invalid_params(format!("params._meta is missing the required key(s) {}", missing.join(", ")))
-}
-
-fn field<T: serde::de::DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>, ErrorObject> {
-    meta.get(key).map(|value| parse_field(key, value)).transpose()
 }
 
 fn parse_field<T: serde::de::DeserializeOwned>(key: &str, value: &Value) -> Result<T, ErrorObject> {
@@ -128,6 +161,34 @@ mod tests {
 
     fn meta(value: Value) -> JsonObject {
         value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_keys_are_found_in_one_pass_and_judged_as_the_lookups_were() {
+        let full = meta(json!({
+            "progressToken": 7,
+            CLIENT_INFO: {"name": "c", "version": "1"},
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_CAPABILITIES: {},
+            LOG_LEVEL: "info",
+        }));
+        let keys = Keys::of(Some(&full));
+        assert_eq!(keys.version, Some(&json!("2026-07-28")));
+        assert_eq!(keys.capabilities, Some(&json!({})));
+        assert_eq!(keys.client_info, Some(&json!({"name": "c", "version": "1"})));
+        assert_eq!(keys.log_level, Some(&json!("info")));
+        assert!(keys.present() && keys.require().is_ok());
+
+        let none = Keys::of(None);
+        assert!(!none.present());
+        let other = meta(json!({"progressToken": 7}));
+        assert!(!Keys::of(Some(&other)).present());
+        let half = meta(json!({CLIENT_CAPABILITIES: {}}));
+        let keys = Keys::of(Some(&half));
+        assert!(keys.present());
+        let error = keys.require().unwrap_err();
+        assert_eq!(error.code, codes::INVALID_PARAMS);
+        assert!(error.message.ends_with(PROTOCOL_VERSION), "{}", error.message);
     }
 
     #[test]

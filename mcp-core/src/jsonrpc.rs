@@ -12,6 +12,17 @@ use serde_json::{Map, Value};
 /// A JSON object, the shape of every MCP `params`, `result` and `_meta`.
 pub type JsonObject = Map<String, Value>;
 
+/// The member `key` of `object`. The objects a request is made of (its
+/// `params`, their `_meta`) have a handful of members, and comparing a key
+/// with each costs less than SipHash of the one asked for (a map lookup
+/// with `preserve_order`): small objects are scanned, large ones looked up.
+pub fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
+    if object.len() > 8 {
+        return object.get(key);
+    }
+    object.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
 /// The `"jsonrpc": "2.0"` marker. It serializes as `"2.0"` and refuses any
 /// other value when deserialized, so a typed message is always well-formed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -459,6 +470,17 @@ pub fn kind_of(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn members_are_found_by_scan_in_small_objects_and_by_lookup_in_large_ones() {
+        let small: JsonObject = serde_json::from_str(r#"{"name": "n", "_meta": {}, "arguments": {"a": 1}}"#).unwrap();
+        assert_eq!(member(&small, "arguments"), Some(&serde_json::json!({"a": 1})));
+        assert_eq!(member(&small, "name"), Some(&Value::from("n")));
+        assert_eq!(member(&small, "missing"), None);
+        let large: JsonObject = (0..20).map(|i| (format!("k{i}"), Value::from(i))).collect();
+        assert_eq!(member(&large, "k17"), Some(&Value::from(17)));
+        assert_eq!(member(&large, "k20"), None);
+    }
     use serde_json::json;
 
     fn classify(v: Value) -> Result<Message, InvalidMessage> {

@@ -358,7 +358,7 @@ impl Session {
         claims: Option<Claims>,
         span: &'a Span,
     ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
-        let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let meta = params.and_then(|p| mcp_core::jsonrpc::member(p, "_meta")).and_then(Value::as_object);
         let found = table::find(method).filter(|m| self.shared.serves(m.capability));
         // What a token may see is its own: no shared cache may keep it.
         let private = claims.is_some();

@@ -40,8 +40,9 @@ pub(crate) fn check(
     token: Option<&str>,
 ) -> Result<(), Refusal> {
     if let Some(hosts) = hosts {
-        let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-        if !hosts.iter().any(|allowed| host_matches(allowed, host)) {
+        // Split once: every request is checked against each allowed name.
+        let host = split_port(headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or(""));
+        if !hosts.iter().any(|allowed| authority_matches(allowed, host)) {
             return Err(Refusal::Forbidden("Host header is not allowed"));
         }
     }
@@ -87,8 +88,12 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
 
 /// An allowed host without a port allows every port.
 fn host_matches(allowed: &str, host: &str) -> bool {
+    authority_matches(allowed, split_port(host))
+}
+
+/// [`host_matches`], with the host already split from its port.
+fn authority_matches(allowed: &str, (name, port): (&str, Option<&str>)) -> bool {
     let (allowed_name, allowed_port) = split_port(allowed);
-    let (name, port) = split_port(host);
     !name.is_empty() && allowed_name.eq_ignore_ascii_case(name) && allowed_port.is_none_or(|p| Some(p) == port)
 }
 

@@ -17,10 +17,8 @@ impl Endpoint {
         // In the spec's order: the envelope's required keys (-32602), then
         // the headers against the body (-32020), then the rest of the
         // envelope, with the request itself (-32022 and the like).
-        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        if let Some(error) =
-            envelope::require_keys(meta).err().or_else(|| header_mismatch(headers, &request, &self.shared))
-        {
+        let keys = envelope::Keys::of(request_meta(&request));
+        if let Some(error) = keys.require().err().or_else(|| header_mismatch(headers, &request, keys, &self.shared)) {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
         // A subscription keeps its listener in its session, by request id,
@@ -107,8 +105,12 @@ pub(super) const STATELESS_BAD_REQUEST: [i64; 4] = [
 
 /// Whether a request carries the 2026-07-28 envelope (complete or not).
 pub(super) fn has_envelope(request: &mcp_core::Request) -> bool {
-    let meta = request.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
-    meta.is_some_and(|m| m.contains_key(envelope::PROTOCOL_VERSION) || m.contains_key(envelope::CLIENT_CAPABILITIES))
+    envelope::Keys::of(request_meta(request)).present()
+}
+
+/// A request's `params._meta`, if it is an object.
+fn request_meta(request: &mcp_core::Request) -> Option<&JsonObject> {
+    request.params.as_ref().and_then(|p| member(p, "_meta")).and_then(Value::as_object)
 }
 
 /// Whether the `MCP-Protocol-Version` header names a version without a
@@ -130,13 +132,13 @@ pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
 pub(super) fn header_mismatch(
     headers: &HeaderMap,
     request: &mcp_core::Request,
+    keys: envelope::Keys<'_>,
     shared: &Shared,
 ) -> Option<ErrorObject> {
     let params = request.params.as_ref();
-    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
-    let body_version = meta.and_then(|m| m.get(envelope::PROTOCOL_VERSION)).and_then(Value::as_str);
+    let body_version = keys.version.and_then(Value::as_str);
     let body_name = mcp_core::http::mirrored_name(&request.method)
-        .and_then(|field| params.and_then(|p| p.get(field)))
+        .and_then(|field| params.and_then(|p| member(p, field)))
         .and_then(Value::as_str);
     // (header, what the body says, whether the header must be sent)
     let checks = [
@@ -163,7 +165,7 @@ pub(super) fn header_mismatch(
     }
     let tools = shared.tools.current();
     let tool = tools.get(body_name?)?;
-    mirror::param_mismatch(headers, &tool.param_headers, params.and_then(|p| p.get("arguments")))
+    mirror::param_mismatch(headers, &tool.param_headers, params.and_then(|p| member(p, "arguments")))
 }
 
 #[cfg(test)]
