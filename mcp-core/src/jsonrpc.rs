@@ -17,10 +17,15 @@ pub type JsonObject = Map<String, Value>;
 /// with each costs less than SipHash of the one asked for (a map lookup
 /// with `preserve_order`): small objects are scanned, large ones looked up.
 pub fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value> {
+    entry(object, key).map(|(_, value)| value)
+}
+
+/// The member `key` of `object` with its key as stored (see [`member`]).
+pub fn entry<'a>(object: &'a JsonObject, key: &str) -> Option<(&'a String, &'a Value)> {
     if object.len() > 8 {
-        return object.get(key);
+        return object.get_key_value(key);
     }
-    object.iter().find_map(|(k, v)| (k == key).then_some(v))
+    object.iter().find(|(k, _)| *k == key)
 }
 
 /// The `"jsonrpc": "2.0"` marker. It serializes as `"2.0"` and refuses any

@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 
+use mcp_core::jsonrpc::{entry, member};
 use serde_json::{Map, Number, Value};
 
 use super::compile::{Compiled, Node, NodeId, Rules};
@@ -225,7 +226,7 @@ impl<'s, 'v> Walk<'s, 'v> {
     fn object(&mut self, rules: &'s Rules, map: &'v Map<String, Value>, value: &'v Value) -> bool {
         let mut fits = true;
         for name in &rules.required {
-            if !map.contains_key(name) {
+            if member(map, name).is_none() {
                 fits = self.fail(value, Kind::Required(name));
                 if !self.collect {
                     return false;
@@ -233,8 +234,8 @@ impl<'s, 'v> Walk<'s, 'v> {
             }
         }
         for (trigger, needs) in &rules.dependent_required {
-            if map.contains_key(trigger) {
-                for name in needs.iter().filter(|n| !map.contains_key(*n)) {
+            if member(map, trigger).is_some() {
+                for name in needs.iter().filter(|n| member(map, n).is_none()) {
                     fits = self.fail(value, Kind::DependentRequired { trigger, missing: name });
                 }
             }
@@ -251,7 +252,7 @@ impl<'s, 'v> Walk<'s, 'v> {
             fits = self.fail(value, Kind::MaxProperties(limit));
         }
         for (name, id) in &rules.properties {
-            if let Some((key, field)) = map.get_key_value(name)
+            if let Some((key, field)) = entry(map, name)
                 && (fits || self.collect)
             {
                 fits &= self.below(Segment::Key(key), *id, field);
@@ -276,7 +277,7 @@ impl<'s, 'v> Walk<'s, 'v> {
             }
         }
         for (trigger, id) in &rules.dependent_schemas {
-            if map.contains_key(trigger) && (fits || self.collect) {
+            if member(map, trigger).is_some() && (fits || self.collect) {
                 fits &= self.node(*id, value);
             }
         }
