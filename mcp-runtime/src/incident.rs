@@ -15,8 +15,8 @@ tokio::task_local! {
 }
 
 /// Run a tool call under this server's disclosure setting.
-pub(crate) async fn scope<F: Future>(show_details: bool, call: F) -> F::Output {
-    SHOW_DETAILS.scope(show_details, call).await
+pub(crate) fn scope<F: Future>(show_details: bool, call: F) -> impl Future<Output = F::Output> {
+    SHOW_DETAILS.scope(show_details, call)
 }
 
 /// Whether the server running this call shows internal details.

@@ -16,13 +16,14 @@
 //! 1. **The user's middleware** (`Server::layer`, see
 //!    [`crate::middleware`]): outermost, so a layer runs only for admitted
 //!    requests and sees the answer as the client would (step 5). A server
-//!    without layers boxes nothing here.
+//!    without layers boxes nothing here. The incident scope (whether
+//!    internal errors show their details) is set once around this step,
+//!    so it covers the layers and the handler alike.
 //! 2. **Timeout**: around the handler's run, so the deadline covers all of
 //!    it; dropping the handler's future is what stops it (its next
 //!    `.await` never resumes).
-//! 3. **Incident scope and `catch_unwind`**: a panic in the handler (or in
-//!    building its future) becomes an internal error masked behind an
-//!    incident id, and what the handler logs knows whether details show.
+//! 3. **`catch_unwind`**: a panic in the handler (or in building its
+//!    future) becomes an internal error masked behind an incident id.
 //! 4. **Rounds** (2026-07-28's multi-round requests): right around the
 //!    handler, because it watches each poll of it: a handler that waits on
 //!    a question the request did not answer is stopped, and the request is
@@ -47,7 +48,7 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use mcp_core::{ErrorObject, InputRequiredResult};
 use serde_json::json;
-use tower::ServiceExt;
+use tower::Service;
 
 use crate::client::rounds::{self, Round, Rounds};
 use crate::dispatch::reply::Answer;
@@ -110,7 +111,7 @@ where
         async move {
             let outcome = match future {
                 Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
-                Ok(future) => match run(steps, show_details, future).await {
+                Ok(future) => match run(steps, future).await {
                     Ok(outcome) => outcome,
                     Err(input) => return Ok(Reply::InputRequired(input)),
                 },
@@ -120,14 +121,22 @@ where
     };
     let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
     let run = async move {
-        let answering = async move {
+        // One scope for the layers and the handler both: a layer's own
+        // internal errors are masked (or shown) like the handler's.
+        let answering = crate::incident::scope(show_details, async move {
             match middleware {
                 None => handler(parts).await,
-                Some(pipeline) => {
-                    let invocation =
-                        Invocation::new(kind, parts, changes, client_key, move |parts| Box::pin(handler(parts)));
-                    let layers = crate::incident::scope(show_details, pipeline.oneshot(invocation));
-                    AssertUnwindSafe(layers).catch_unwind().await.unwrap_or_else(|panic| {
+                Some(mut pipeline) => {
+                    let invocation = Invocation::new(kind, parts, changes, client_key, handler);
+                    // A pipeline is always ready: straight to its call, which
+                    // runs the first layer's code up to its future, so in a
+                    // guard of its own.
+                    let called = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.call(invocation)));
+                    let answered = match called {
+                        Ok(layers) => AssertUnwindSafe(layers).catch_unwind().await,
+                        Err(panic) => Err(panic),
+                    };
+                    answered.unwrap_or_else(|panic| {
                         let message = crate::incident::panic_message(&*panic);
                         let text =
                             crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
@@ -135,7 +144,7 @@ where
                     })
                 }
             }
-        };
+        });
         let answered = match plan {
             None => answering.await,
             Some(plan) => match crate::tasks::detach(plan, answering).await {
@@ -168,13 +177,9 @@ where
 
 /// Steps 2 to 4 around a handler's future; `Err` when it stopped to ask
 /// the client for input.
-async fn run<R>(
-    steps: Steps,
-    show_details: bool,
-    future: impl Future<Output = R> + Send,
-) -> Result<Outcome<R>, InputRequiredResult> {
+async fn run<R>(steps: Steps, future: impl Future<Output = R> + Send) -> Result<Outcome<R>, InputRequiredResult> {
     let future = rounds::run(steps.rounds, future);
-    let guarded = crate::incident::scope(show_details, AssertUnwindSafe(future).catch_unwind());
+    let guarded = AssertUnwindSafe(future).catch_unwind();
     let ended = match steps.timeout {
         Some(limit) => tokio::time::timeout(limit, guarded).await.map_err(|_| limit),
         None => Ok(guarded.await),

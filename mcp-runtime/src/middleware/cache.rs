@@ -92,7 +92,7 @@ fn key(invocation: &Invocation) -> String {
 impl Around for Cache {
     fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
         if !self.kinds.contains(&invocation.kind()) {
-            return Box::pin(next.run(invocation));
+            return next.run(invocation);
         }
         let (key, changes, cache) = (key(&invocation), invocation.changes(), self.clone());
         if let Some(reply) = cache.get(&key, changes) {

@@ -58,6 +58,7 @@ mod throttle;
 mod transform;
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
@@ -109,29 +110,89 @@ impl Kind {
 /// One request on its way to its handler, as a layer sees it.
 pub struct Invocation {
     kind: Kind,
-    /// Boxed: each layer moves the invocation a few times (into its
-    /// function, its future, the next call), and a pointer moves for less
-    /// than the request's many fields.
-    parts: Box<RequestParts>,
     /// How many changes the server had announced when the request came.
     changes: u64,
     /// Whose allowances the request counts against (its session's).
     client_key: u64,
-    /// The rest of the way: the handler, run through the pipeline's steps.
-    handler: Option<Handler>,
+    /// The request and the rest of the way (the handler, run through the
+    /// pipeline's steps), in one allocation that the handler's future then
+    /// takes over: a call through layers allocates once for its handler,
+    /// and each layer moves the invocation for the price of a pointer.
+    stage: Pin<Box<dyn Stage>>,
 }
 
-type Handler = Box<dyn FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send>;
+/// The handler's side of an invocation: the request and the handler until
+/// the innermost service starts it, then the handler's future.
+trait Stage: Future<Output = Result<Reply, ErrorObject>> + Send {
+    fn parts(&self) -> &RequestParts;
+    fn parts_mut(self: Pin<&mut Self>) -> &mut RequestParts;
+}
+
+pin_project_lite::pin_project! {
+    #[project = HandlerProj]
+    #[project_replace = HandlerOwn]
+    enum Handler<H, F> {
+        Waiting { parts: RequestParts, handler: H },
+        Running { #[pin] future: F },
+        // Only while the first poll swaps the one for the other.
+        Starting,
+    }
+}
+
+/// Only an [`Invocation`] holds a stage, and it starts once the invocation
+/// is consumed: while anything can ask for the request, it is waiting.
+const WAITING: &str = "an invocation's handler starts only once the invocation is consumed";
+
+impl<H, F> Future for Handler<H, F>
+where
+    H: FnOnce(RequestParts) -> F,
+    F: Future<Output = Result<Reply, ErrorObject>>,
+{
+    type Output = Result<Reply, ErrorObject>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        // Started on the first poll, as an async function's body is: the
+        // innermost service then only hands the allocation on, and the
+        // handler's code runs where the last layer awaits it.
+        if let HandlerProj::Waiting { .. } = self.as_mut().project()
+            && let HandlerOwn::Waiting { parts, handler } = self.as_mut().project_replace(Handler::Starting)
+        {
+            self.set(Handler::Running { future: handler(parts) });
+        }
+        match self.project() {
+            HandlerProj::Running { future } => future.poll(cx),
+            _ => Poll::Ready(Err(ErrorObject::internal_error())),
+        }
+    }
+}
+
+impl<H, F> Stage for Handler<H, F>
+where
+    H: FnOnce(RequestParts) -> F + Send,
+    F: Future<Output = Result<Reply, ErrorObject>> + Send,
+{
+    fn parts(&self) -> &RequestParts {
+        match self {
+            Handler::Waiting { parts, .. } => parts,
+            _ => unreachable!("{WAITING}"),
+        }
+    }
+
+    fn parts_mut(self: Pin<&mut Self>) -> &mut RequestParts {
+        match self.project() {
+            HandlerProj::Waiting { parts, .. } => parts,
+            _ => unreachable!("{WAITING}"),
+        }
+    }
+}
 
 impl Invocation {
-    pub(crate) fn new(
-        kind: Kind,
-        parts: RequestParts,
-        changes: u64,
-        client_key: u64,
-        handler: impl FnOnce(RequestParts) -> BoxFuture<'static, Result<Reply, ErrorObject>> + Send + 'static,
-    ) -> Self {
-        Invocation { kind, parts: Box::new(parts), changes, client_key, handler: Some(Box::new(handler)) }
+    pub(crate) fn new<H, F>(kind: Kind, parts: RequestParts, changes: u64, client_key: u64, handler: H) -> Self
+    where
+        H: FnOnce(RequestParts) -> F + Send + 'static,
+        F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
+    {
+        Invocation { kind, changes, client_key, stage: Box::pin(Handler::Waiting { parts, handler }) }
     }
 
     /// How many changes (list changes and resource updates, on this
@@ -148,57 +209,55 @@ impl Invocation {
 
     /// The tool's or prompt's name, or the resource's URI.
     pub fn name(&self) -> &str {
-        self.parts.target()
+        self.parts().target()
     }
 
     /// The arguments (see [`Kind`] for what they are for each kind).
     pub fn arguments(&self) -> &JsonObject {
-        self.parts.arguments()
+        self.parts().arguments()
     }
 
     /// The arguments, to change before the handler reads them.
     pub fn arguments_mut(&mut self) -> &mut JsonObject {
-        &mut self.parts.arguments
+        &mut self.stage.as_mut().parts_mut().arguments
     }
 
     /// One argument, if it was sent.
     pub fn argument(&self, name: &str) -> Option<&Value> {
-        self.parts.arguments().get(name)
+        self.parts().arguments().get(name)
     }
 
     /// The request's id.
     pub fn request_id(&self) -> &RequestId {
-        self.parts.request_id()
+        self.parts().request_id()
     }
 
     /// The protocol version the request speaks.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.parts.protocol_version()
+        self.parts().protocol_version()
     }
 
     /// The request's `_meta`.
     pub fn meta(&self) -> Option<&JsonObject> {
-        self.parts.meta()
+        self.parts().meta()
     }
 
     /// Anything a handler can take as a parameter that the runtime
     /// supplies: [`Context`](crate::Context) (to log to the client or
     /// report progress), [`State<T>`](crate::State), `Claims`, the client.
     pub fn extract<T: FromRequest>(&mut self) -> Result<T, Rejection> {
-        T::from_request(&mut self.parts)
+        T::from_request(self.stage.as_mut().parts_mut())
     }
 
     /// The request as handlers see it.
     pub fn parts(&self) -> &RequestParts {
-        &self.parts
+        self.stage.parts()
     }
 
-    /// Run the handler (what the innermost service does).
-    fn run(mut self) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
-        match self.handler.take() {
-            Some(handler) => handler(*self.parts),
-            None => Box::pin(std::future::ready(Err(ErrorObject::internal_error()))),
-        }
+    /// Run the handler (what the innermost service does): its future
+    /// takes the place of the request, in the same allocation.
+    fn run(self) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        self.stage
     }
 }
 
@@ -247,10 +306,13 @@ impl Reply {
 pub struct Next(Pipeline);
 
 impl Next {
-    /// Run the rest of the pipeline (the next layers, then the handler).
-    pub async fn run(mut self, invocation: Invocation) -> Result<Reply, ErrorObject> {
-        // A pipeline is always ready: straight to its call.
-        self.0.call(invocation).await
+    /// Run the rest of the pipeline (the next layers, then the handler):
+    /// the next layer is called now, as a tower service's `call` is, and
+    /// the future answers when the rest has.
+    pub fn run(mut self, invocation: Invocation) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
+        // A pipeline is always ready: straight to its call. Its future is
+        // what a layer awaits, not one more state machine around it.
+        self.0.call(invocation)
     }
 }
 

@@ -71,7 +71,7 @@ impl Throttle {
 impl Around for Throttle {
     fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
         let Some(why) = self.refusal(&invocation) else {
-            return Box::pin(next.run(invocation));
+            return next.run(invocation);
         };
         let what = match invocation.kind() {
             Kind::Tool => "tool",
