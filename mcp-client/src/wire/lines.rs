@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 use mcp_core::Message;
-use serde_json::Value;
+use mcp_core::jsonrpc::{InvalidMessage, Text};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -142,28 +142,26 @@ pub(crate) fn parse(line: &[u8]) -> Vec<Message> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(error) => {
+    // Read straight into a message's members, as the server reads its
+    // requests: no map is built for the envelope of every answer.
+    let invalid = |invalid: &InvalidMessage| {
+        tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored");
+    };
+    match Message::parse(line) {
+        Text::Message(message) => vec![message],
+        Text::Batch(items) => {
+            items.into_iter().filter_map(|item| Message::from_value(item).inspect_err(invalid).ok()).collect()
+        }
+        Text::Invalid(reason) => {
+            invalid(&reason);
+            Vec::new()
+        }
+        Text::NotJson(error) => {
             let start = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
             tracing::warn!(%error, line = %start, "the server sent something that is not JSON; ignored");
-            return Vec::new();
+            Vec::new()
         }
-    };
-    let items = match value {
-        Value::Array(items) => items,
-        one => vec![one],
-    };
-    items
-        .into_iter()
-        .filter_map(|item| {
-            Message::from_value(item)
-                .inspect_err(
-                    |invalid| tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored"),
-                )
-                .ok()
-        })
-        .collect()
+    }
 }
 
 #[cfg(test)]
