@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 /// The fixture's path, built up to date in this test's profile (with the
 /// other fixture, once per test process), as `tests/common` does for the
-/// workspace's examples.
+/// workspace's examples (with the whole workspace selected, for the same
+/// reason: the runtime's features stay those the workspace's tests built).
 fn fixture() -> PathBuf {
     example("fixture-server")
 }
@@ -27,7 +28,7 @@ fn example(name: &str) -> PathBuf {
     if !*built {
         let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(cargo())
-            .args(["build", "--quiet", "-p", "mcp-runtime-cli", "--profile", profile])
+            .args(["build", "--quiet", "--workspace", "--profile", profile])
             .args(["--example", "fixture-server", "--example", "fixture-old-server"])
             .status()
             .expect("running cargo to build the fixtures");

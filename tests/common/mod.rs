@@ -14,7 +14,10 @@ use std::sync::Mutex;
 /// The path of the example `name`, built up to date in the same profile as
 /// this test (once per test process; cheap when nothing changed). Building
 /// here rather than trusting what is on disk means `cargo test -p
-/// mcp-tests` never runs a stale example.
+/// mcp-tests` never runs a stale example. Built with the whole workspace
+/// selected, so the runtime's features are those `cargo test --workspace`
+/// (the README's command) already built it with: `-p mcp-examples` alone
+/// would build the runtime again, with that package's features only.
 pub fn example(name: &str) -> PathBuf {
     static BUILT: Mutex<Option<HashSet<String>>> = Mutex::new(None);
     // This test binary lives in `<target>/<profile>/deps/`; examples are
@@ -29,7 +32,7 @@ pub fn example(name: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "mcp-examples", "--profile", profile, "--example", name])
+            .args(["build", "--quiet", "--workspace", "--profile", profile, "--example", name])
             .status()
             .expect("running cargo to build the example");
         assert!(status.success(), "building example {name} failed");
