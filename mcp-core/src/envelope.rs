@@ -73,7 +73,8 @@ impl Envelope {
 /// The envelope's members of a request's `_meta`, found in one pass over
 /// it: every 2026-07-28 request is checked for them several times (which
 /// era it is, its required keys, its headers against its body, the
-/// envelope itself), and each check reads them from here.
+/// envelope itself), and a pass over a `_meta` of a few members costs less
+/// than one SipHash lookup of a 40-byte key, let alone one per key.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Keys<'a> {
     /// `io.modelcontextprotocol/protocolVersion`.
