@@ -28,6 +28,11 @@ pub fn entry<'a>(object: &'a JsonObject, key: &str) -> Option<(&'a String, &'a V
     object.iter().find(|(k, _)| *k == key)
 }
 
+/// A request's `_meta` (in its `params`), if it is an object.
+pub fn request_meta(params: Option<&JsonObject>) -> Option<&JsonObject> {
+    params.and_then(|p| member(p, "_meta")).and_then(Value::as_object)
+}
+
 /// The `"jsonrpc": "2.0"` marker. It serializes as `"2.0"` and refuses any
 /// other value when deserialized, so a typed message is always well-formed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -474,19 +479,23 @@ pub fn kind_of(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
     fn members_are_found_by_scan_in_small_objects_and_by_lookup_in_large_ones() {
         let small: JsonObject = serde_json::from_str(r#"{"name": "n", "_meta": {}, "arguments": {"a": 1}}"#).unwrap();
-        assert_eq!(member(&small, "arguments"), Some(&serde_json::json!({"a": 1})));
+        assert_eq!(member(&small, "arguments"), Some(&json!({"a": 1})));
         assert_eq!(member(&small, "name"), Some(&Value::from("n")));
         assert_eq!(member(&small, "missing"), None);
         let large: JsonObject = (0..20).map(|i| (format!("k{i}"), Value::from(i))).collect();
         assert_eq!(member(&large, "k17"), Some(&Value::from(17)));
         assert_eq!(member(&large, "k20"), None);
+        assert_eq!(request_meta(Some(&small)), Some(&JsonObject::new()));
+        assert_eq!(request_meta(Some(&large)), None);
+        assert_eq!(request_meta(None), None);
     }
-    use serde_json::json;
 
     fn classify(v: Value) -> Result<Message, InvalidMessage> {
         Message::from_value(v)

@@ -334,7 +334,7 @@ impl Session {
         let span = span::start(&method, &id, self.transport);
         #[cfg(feature = "otel")]
         if !span.is_disabled() {
-            otel::continue_trace(&span, params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object));
+            otel::continue_trace(&span, mcp_core::jsonrpc::request_meta(params.as_ref()));
         }
         let action = match self.route(&id, &method, params.as_ref(), stream, claims, &span) {
             Ok((incoming, handler)) => {
@@ -358,7 +358,7 @@ impl Session {
         claims: Option<Claims>,
         span: &'a Span,
     ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
-        let meta = params.and_then(|p| mcp_core::jsonrpc::member(p, "_meta")).and_then(Value::as_object);
+        let meta = mcp_core::jsonrpc::request_meta(params);
         let found = table::find(method).filter(|m| self.shared.serves(m.capability));
         // What a token may see is its own: no shared cache may keep it.
         let private = claims.is_some();

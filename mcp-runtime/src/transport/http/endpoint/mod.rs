@@ -26,8 +26,8 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
-use mcp_core::jsonrpc::member;
-use mcp_core::{ErrorObject, JsonObject, Message, ProtocolVersion, envelope, methods};
+use mcp_core::jsonrpc::{member, request_meta};
+use mcp_core::{ErrorObject, Message, ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
 
 use super::HttpOptions;

@@ -17,7 +17,7 @@ impl Endpoint {
         // In the spec's order: the envelope's required keys (-32602), then
         // the headers against the body (-32020), then the rest of the
         // envelope, with the request itself (-32022 and the like).
-        let keys = envelope::Keys::of(request_meta(&request));
+        let keys = envelope::Keys::of(request_meta(request.params.as_ref()));
         if let Some(error) = keys.require().err().or_else(|| header_mismatch(headers, &request, keys, &self.shared)) {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
@@ -105,12 +105,7 @@ pub(super) const STATELESS_BAD_REQUEST: [i64; 4] = [
 
 /// Whether a request carries the 2026-07-28 envelope (complete or not).
 pub(super) fn has_envelope(request: &mcp_core::Request) -> bool {
-    envelope::Keys::of(request_meta(request)).present()
-}
-
-/// A request's `params._meta`, if it is an object.
-fn request_meta(request: &mcp_core::Request) -> Option<&JsonObject> {
-    request.params.as_ref().and_then(|p| member(p, "_meta")).and_then(Value::as_object)
+    envelope::Keys::of(request_meta(request.params.as_ref())).present()
 }
 
 /// Whether the `MCP-Protocol-Version` header names a version without a
