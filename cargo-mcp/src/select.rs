@@ -89,7 +89,8 @@ pub fn plan(args: &BuildArgs, default_profile: Option<&str>) -> Result<Plan, Fai
         (None, true) => Some("release"),
         (None, false) => default_profile,
     };
-    let mut build_args = vec!["--package".to_owned(), package.spec(), kind.flag().to_owned(), name.clone()];
+    let mut build_args = selection(&metadata, package, kind, &name);
+    build_args.extend([kind.flag().to_owned(), name.clone()]);
     if let Some(profile) = profile {
         build_args.extend(["--profile".to_owned(), profile.to_owned()]);
     }
@@ -110,6 +111,23 @@ pub fn plan(args: &BuildArgs, default_profile: Option<&str>) -> Result<Plan, Fai
     executable.push(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let what = format!("{} `{name}`{}", kind.noun(), profile.map(|p| format!(" ({p})")).unwrap_or_default());
     Ok(Plan { args: build_args, what, kind, name, executable })
+}
+
+/// How cargo is told which package to build: `--workspace` when `name`
+/// is the only target of its kind in the workspace (cargo then builds
+/// that target alone), else the package by its spec.
+///
+/// With `--workspace`, cargo resolves features as `cargo build` and
+/// `cargo test` at the workspace's root do, so the server is built from
+/// the artifacts they made, and the executable (the same file either way)
+/// is the one a later `cargo build --workspace` leaves there. `--package`
+/// resolves them for that package alone: after every change to a shared
+/// dependency, cargo would compile it twice, once for each set.
+fn selection(metadata: &Metadata, package: &Package, kind: Kind, name: &str) -> Vec<String> {
+    match metadata.members().filter(|p| p.targets_of(kind).any(|t| t == name)).count() {
+        1 => vec!["--workspace".to_owned()],
+        _ => vec!["--package".to_owned(), package.spec()],
+    }
 }
 
 /// Build what `args` name with cargo (`profile` when `args` name none)
@@ -169,6 +187,12 @@ struct Metadata {
     workspace_members: Vec<String>,
     workspace_root: PathBuf,
     target_directory: PathBuf,
+}
+
+impl Metadata {
+    fn members(&self) -> impl Iterator<Item = &Package> {
+        self.packages.iter().filter(|p| self.workspace_members.contains(&p.id))
+    }
 }
 
 #[derive(Deserialize)]
@@ -245,8 +269,7 @@ fn metadata() -> Result<Metadata, Failure> {
 /// the only binary of the package the current directory is in (of the
 /// whole workspace at a virtual manifest's root).
 fn choose<'m>(metadata: &'m Metadata, args: &BuildArgs) -> Result<(&'m Package, Kind, String), Failure> {
-    let members: Vec<&Package> =
-        metadata.packages.iter().filter(|p| metadata.workspace_members.contains(&p.id)).collect();
+    let members: Vec<&Package> = metadata.members().collect();
     let packages: Vec<&Package> = match &args.package {
         Some(spec) => {
             let named: Vec<&Package> =
@@ -329,5 +352,39 @@ pub fn shorten(path: &Path) -> String {
     match path.strip_prefix(&here) {
         Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
         _ => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metadata(packages: serde_json::Value) -> Metadata {
+        let ids: Vec<serde_json::Value> = packages.as_array().unwrap().iter().map(|p| p["id"].clone()).collect();
+        serde_json::from_value(serde_json::json!({
+            "packages": packages,
+            "workspace_members": ids,
+            "workspace_root": "/w",
+            "target_directory": "/w/target",
+        }))
+        .unwrap()
+    }
+
+    fn package(name: &str, examples: &[&str]) -> serde_json::Value {
+        let targets: Vec<serde_json::Value> =
+            examples.iter().map(|e| serde_json::json!({"name": e, "kind": ["example"]})).collect();
+        serde_json::json!({"name": name, "id": format!("path+file:///w/{name}#0.1.0"), "version": "0.1.0",
+            "manifest_path": format!("/w/{name}/Cargo.toml"), "targets": targets})
+    }
+
+    #[test]
+    fn a_unique_target_is_built_with_the_workspaces_features_and_a_shared_name_by_its_package() {
+        let metadata =
+            metadata(serde_json::json!([package("app", &["demo", "shared"]), package("other", &["shared"]),]));
+        let app = &metadata.packages[0];
+        assert_eq!(selection(&metadata, app, Kind::Example, "demo"), ["--workspace"]);
+        assert_eq!(selection(&metadata, app, Kind::Example, "shared"), ["--package", "app@0.1.0"]);
+        // A binary of the same name is another kind: it does not count.
+        assert_eq!(selection(&metadata, app, Kind::Bin, "demo"), ["--package", "app@0.1.0"]);
     }
 }

@@ -392,8 +392,10 @@ fn install_merges_into_the_clients_file_and_keeps_a_backup() {
     let said = dry.stderr();
     assert!(!said.contains("Building"), "{said}");
     assert!(said.contains("nothing is built or written"), "{said}");
-    assert!(said.contains("would build with `cargo build --package mcp-runtime-cli@"), "{said}");
-    assert!(said.contains("--example fixture-server --profile dev`"), "{said}");
+    assert!(
+        said.contains("would build with `cargo build --workspace --example fixture-server --profile dev`"),
+        "{said}"
+    );
     assert!(said.contains("would add `fx` under `mcpServers`:") && said.contains("\"command\": "), "{said}");
     assert!(said.contains(&format!("would write {}", config.display())), "{said}");
     assert_eq!(shown["theme"], "dark");
