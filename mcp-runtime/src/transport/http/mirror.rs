@@ -13,10 +13,14 @@ use serde_json::Value;
 /// A header's value as text, without the optional whitespace around it
 /// (RFC 9110 §5.5).
 pub(super) fn text(value: &HeaderValue) -> Cow<'_, str> {
-    match String::from_utf8_lossy(value.as_bytes()) {
-        Cow::Borrowed(text) => Cow::Borrowed(text.trim_matches([' ', '\t'])),
-        Cow::Owned(text) => Cow::Owned(text.trim_matches([' ', '\t']).to_owned()),
+    let mut bytes = value.as_bytes();
+    while let [b' ' | b'\t', rest @ ..] = bytes {
+        bytes = rest;
     }
+    while let [rest @ .., b' ' | b'\t'] = bytes {
+        bytes = rest;
+    }
+    String::from_utf8_lossy(bytes)
 }
 
 /// The `-32020` error of a header that disagrees with the body.

@@ -257,12 +257,12 @@ pub(super) fn unsupported_version(headers: &HeaderMap) -> Option<Response> {
 
 /// Whether a header lists `value` (as one of its comma-separated items).
 pub(super) fn header_lists(headers: &HeaderMap, name: HeaderName, value: &str) -> bool {
-    headers
-        .get_all(name)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| item.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case(value)))
+    // Compared as bytes: `value` is ASCII, so a value that is not text
+    // cannot match it anyway, and every request asks this of `Accept`.
+    headers.get_all(name).iter().flat_map(|v| v.as_bytes().split(|&b| b == b',')).any(|item| {
+        let media = item.split(|&b| b == b';').next().unwrap_or_default();
+        media.trim_ascii().eq_ignore_ascii_case(value.as_bytes())
+    })
 }
 
 #[cfg(test)]
