@@ -379,6 +379,72 @@ async fn altered_foreign_expired_and_malformed_state_is_refused() {
     }
 }
 
+/// Add two numbers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+#[tokio::test]
+async fn a_call_that_cannot_ask_keeps_nothing_for_later_rounds_but_its_retry_is_still_checked() {
+    // `add` sees nothing of a request but its arguments: its first rounds
+    // keep nothing for later ones. What a retry brings is checked all the same.
+    let server =
+        Server::empty("t", "1").tool(reserve::Tool).tool(add::Tool).with_state(Reservations(AtomicUsize::new(0)));
+    let mut client = server.connect_in_memory().unwrap();
+    let add = |id: i64, extra: Value| {
+        let mut call = modern_call(id, extra);
+        call["params"]["name"] = json!("add");
+        call["params"]["arguments"] = json!({"a": 2, "b": 3});
+        call
+    };
+    let sum = exchange(&mut client, add(1, json!({}))).await;
+    assert_eq!(sum["result"]["content"][0]["text"], "5", "{sum}");
+
+    let first = exchange(&mut client, modern_call(2, json!({}))).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let refused = |response: &Value| (response["error"]["code"].clone(), response["error"]["message"].clone());
+    let foreign = exchange(&mut client, add(3, json!({"requestState": state}))).await;
+    assert_eq!(refused(&foreign).0, -32602, "{foreign}");
+    assert!(refused(&foreign).1.as_str().unwrap().contains("another request"), "{foreign}");
+    let tampered = exchange(&mut client, add(4, json!({"requestState": format!("{state}x")}))).await;
+    assert!(refused(&tampered).1.as_str().unwrap().contains("integrity"), "{tampered}");
+    let answers = exchange(&mut client, add(5, json!({"inputResponses": [1]}))).await;
+    assert!(refused(&answers).1.as_str().unwrap().contains("inputResponses"), "{answers}");
+}
+
+#[tokio::test]
+async fn a_layer_can_ask_before_a_tool_that_cannot_in_both_eras() {
+    use mcp_runtime::middleware::ErrorObject;
+    // The tool cannot ask, but a layer around it can: its calls keep their
+    // rounds when the server has layers.
+    let confirming = mcp_runtime::middleware::from_fn(|mut invocation, next| async move {
+        let ctx: Context = invocation.extract().map_err(|_| ErrorObject::internal_error())?;
+        let confirm = ctx.elicit::<Confirm>("Add them?").await.map_err(|_| ErrorObject::internal_error())?;
+        match confirm.accepted() {
+            Some(Confirm { yes: true }) => next.run(invocation).await,
+            _ => Err(ErrorObject::invalid_params("not confirmed")),
+        }
+    });
+    for version in ERAS {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let seen = asked.clone();
+        let server = Server::empty("t", "1").tool(add::Tool).layer(confirming.clone());
+        let mut client = TestClient::builder(server)
+            .version(version)
+            .on_elicit(move |_| {
+                seen.fetch_add(1, Ordering::SeqCst);
+                accept(json!({"yes": true}))
+            })
+            .connect()
+            .await
+            .unwrap();
+        let result = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+        assert_eq!(text(&result), "5", "{version}");
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "{version}: asked once");
+    }
+}
+
 #[tokio::test]
 async fn keys_rotate_signing_with_the_first_and_verifying_with_any() {
     let (old, new) = ([7u8; 32], [9u8; 32]);

@@ -13,21 +13,23 @@
 //!    declared the extension; see [`crate::tasks`]): outermost, so all
 //!    that follows (the user's layers too) runs in the task once the call
 //!    has to wait, and a task's result is the reply a direct call gets.
-//! 1. **The user's middleware** (`Server::layer`, see
-//!    [`crate::middleware`]): outermost, so a layer runs only for admitted
-//!    requests and sees the answer as the client would (step 5). A server
-//!    without layers boxes nothing here. The incident scope (whether
-//!    internal errors show their details) is set once around this step,
-//!    so it covers the layers and the handler alike.
-//! 2. **Timeout**: around the handler's run, so the deadline covers all of
+//! 1. **Rounds** (2026-07-28's multi-round requests): around the layers
+//!    and the handler, because it watches each poll of them: a layer or a
+//!    handler that waits on a question the request did not answer is
+//!    stopped, and the request is answered with an `InputRequiredResult`
+//!    (the retry runs them again from the start, and each question is
+//!    answered at once).
+//! 2. **The user's middleware** (`Server::layer`, see
+//!    [`crate::middleware`]): so a layer runs only for admitted requests
+//!    and sees the answer as the client would (step 5). A server without
+//!    layers boxes nothing here. The incident scope (whether internal
+//!    errors show their details) is set once around this step, so it
+//!    covers the layers and the handler alike.
+//! 3. **Timeout**: around the handler's run, so the deadline covers all of
 //!    it; dropping the handler's future is what stops it (its next
 //!    `.await` never resumes).
-//! 3. **`catch_unwind`**: a panic in the handler (or in building its
+//! 4. **`catch_unwind`**: a panic in the handler (or in building its
 //!    future) becomes an internal error masked behind an incident id.
-//! 4. **Rounds** (2026-07-28's multi-round requests): right around the
-//!    handler, because it watches each poll of it: a handler that waits on
-//!    a question the request did not answer is stopped, and the request is
-//!    answered with an `InputRequiredResult`.
 //!
 //! On the way back:
 //! 5. **Settling**, inside the middleware: each kind turns the handler's
@@ -46,7 +48,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcp_core::{ErrorObject, InputRequiredResult};
+use mcp_core::ErrorObject;
 use serde_json::json;
 use tower::Service;
 
@@ -94,9 +96,8 @@ where
     F: Future<Output = R> + Send + 'static,
     R: Send + 'static,
 {
-    let mut steps = steps;
-    let plan = steps.task.take();
-    parts.rounds = steps.rounds.clone();
+    let Steps { rounds, timeout, task: plan } = steps;
+    parts.rounds = rounds.clone();
     parts.task = plan.as_ref().map(|plan| plan.running.clone());
     let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
     let shared = request.shared();
@@ -111,10 +112,7 @@ where
         async move {
             let outcome = match future {
                 Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
-                Ok(future) => match run(steps, future).await {
-                    Ok(outcome) => outcome,
-                    Err(input) => return Ok(Reply::InputRequired(input)),
-                },
+                Ok(future) => run(timeout, future).await,
             };
             settle(outcome)
         }
@@ -145,9 +143,13 @@ where
                 }
             }
         });
-        let answered = match plan {
-            None => answering.await,
-            Some(plan) => match crate::tasks::detach(plan, answering).await {
+        // The rounds are driven around the layers and the handler both: a
+        // layer may ask the client too. A request without rounds (most) is
+        // not wrapped in their driver.
+        let answered = match (plan, rounds) {
+            (None, None) => answering.await,
+            (None, rounds) => in_rounds(rounds, answering).await,
+            (Some(plan), rounds) => match crate::tasks::detach(plan, in_rounds(rounds, answering)).await {
                 Detached::Now(answered) => answered,
                 Detached::Task(created) => return created.answer(&projection, id),
             },
@@ -175,21 +177,30 @@ where
     Action::Call(request.id.clone(), Box::pin(run), cancellation)
 }
 
-/// Steps 2 to 4 around a handler's future; `Err` when it stopped to ask
-/// the client for input.
-async fn run<R>(steps: Steps, future: impl Future<Output = R> + Send) -> Result<Outcome<R>, InputRequiredResult> {
-    let future = rounds::run(steps.rounds, future);
+/// The layers and the handler, driven one round at a time: a question
+/// left waiting in either ends the round with its input request.
+async fn in_rounds(
+    rounds: Option<Arc<Rounds>>,
+    answering: impl Future<Output = Result<Reply, ErrorObject>>,
+) -> Result<Reply, ErrorObject> {
+    match rounds::run(rounds, answering).await {
+        Round::Done(answered) => answered,
+        Round::InputRequired(input) => Ok(Reply::InputRequired(input)),
+    }
+}
+
+/// A handler's future with its timeout, its panic caught.
+async fn run<R>(timeout: Option<Duration>, future: impl Future<Output = R> + Send) -> Outcome<R> {
     let guarded = AssertUnwindSafe(future).catch_unwind();
-    let ended = match steps.timeout {
+    let ended = match timeout {
         Some(limit) => tokio::time::timeout(limit, guarded).await.map_err(|_| limit),
         None => Ok(guarded.await),
     };
-    Ok(match ended {
-        Ok(Ok(Round::Done(result))) => Outcome::Done(result),
-        Ok(Ok(Round::InputRequired(input))) => return Err(input),
+    match ended {
+        Ok(Ok(result)) => Outcome::Done(result),
         Ok(Err(panic)) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
         Err(limit) => Outcome::TimedOut(limit),
-    })
+    }
 }
 
 /// "2 seconds", "0.5 seconds", "1 second": a timeout as error texts say it.

@@ -77,7 +77,10 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         },
         first: quote!(#name),
         fn_name: item.sig.ident.to_string(),
-        definition: quote!(#common #output #no_output_schema #schema_profile #task #ui #app_only),
+        definition: quote! {
+            __mcp_builder.handler_sees_only_parameters();
+            #common #output #no_output_schema #schema_profile #task #ui #app_only
+        },
         run: params::run(item, &params, krate, into_result),
         params,
         on_error: quote!(#krate::__private::ready(__mcp_errors.into_result())),

@@ -41,6 +41,12 @@ impl Retry {
         None
     }
 
+    /// Whether the request brought neither answers nor a state: a first
+    /// round.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.responses.is_none() && self.state.is_none()
+    }
+
     /// Take `inputResponses` and `requestState` out of `params`.
     pub(crate) fn take(params: &mut JsonObject) -> Retry {
         Retry { responses: params.remove(INPUT_RESPONSES), state: params.remove(REQUEST_STATE) }

@@ -41,9 +41,12 @@
 //! ## Where layers run
 //! After the request is admitted (its params parsed, the component found,
 //! scopes checked; a tool's arguments checked against its schema and its
-//! rate limits applied) and around the rest: the handler with its timeout,
-//! panic masking and multi-round requests (see the runtime's `invoke`
-//! module). So a layer sees what the client would see: a tool's failures
+//! rate limits applied) and around the rest: the handler with its timeout
+//! and panic masking (see the runtime's `invoke` module). A layer may ask
+//! the client something as a handler does, through the
+//! [`Context`](crate::Context) it [extracts](Invocation::extract): in
+//! 2026-07-28 a question it waits on ends the round like a handler's, and
+//! the client's retry runs the layers again from the start. So a layer sees what the client would see: a tool's failures
 //! as error results (`isError`), a prompt's or a resource's as protocol
 //! errors, internal errors already masked behind an incident id. The
 //! first layer added is the outermost: it runs first and sees the reply

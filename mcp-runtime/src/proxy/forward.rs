@@ -55,6 +55,8 @@ impl ProxiedTool {
             checked_input: None,
             forwarded: true,
             task_support: crate::tasks::TaskSupport::Never,
+            // Its upstream may ask, through this server.
+            reaches_client: true,
         };
         ProxiedTool { link: Arc::downgrade(link), upstream, definition }
     }

@@ -82,7 +82,12 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
     request.authorize(&entry.definition.scopes, format_args!("tool `{}`", params.name))?;
     let none = JsonObject::new();
     let sent = arguments.as_ref().and_then(Value::as_object).unwrap_or(&none);
-    let rounds = retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?;
+    // A first round of a call that nothing can make ask the client (no
+    // layer, no injected parameter) has no rounds to keep: most calls.
+    let rounds = match entry.definition.reaches_client || shared.middleware.is_some() || !retry.is_empty() {
+        true => retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?,
+        false => None,
+    };
     let answered = |result: CallToolResult| {
         if result.is_error() {
             span::tool_error(request.span);

@@ -43,6 +43,11 @@ pub struct ToolDefinition {
     pub(crate) forwarded: bool,
     /// Whether its calls may run as tasks.
     pub(crate) task_support: TaskSupport,
+    /// Whether its handler can reach the client (ask it something, keep a
+    /// value across a multi-round request's rounds). Only a `#[tool]`
+    /// function none of whose parameters is injected cannot: its code sees
+    /// nothing of the request but its arguments.
+    pub(crate) reaches_client: bool,
 }
 
 impl ToolDefinition {
@@ -111,6 +116,11 @@ pub struct ToolBuilder {
     input_schema: Option<JsonObject>,
     scopes: Vec<String>,
     task_support: TaskSupport,
+    /// Set by a `#[tool]` expansion: the handler sees the request only
+    /// through its parameters.
+    parameters_only: bool,
+    /// Whether a parameter is injected ([`needs`](Self::needs) was asked).
+    injected: bool,
 }
 
 impl ToolBuilder {
@@ -132,6 +142,8 @@ impl ToolBuilder {
             input_schema: None,
             scopes: Vec::new(),
             task_support: TaskSupport::Never,
+            parameters_only: false,
+            injected: false,
         }
     }
 
@@ -206,7 +218,18 @@ impl ToolBuilder {
 
     /// What the tool's injected parameters need from the server.
     pub fn needs(&mut self) -> &mut Needs {
+        self.injected = true;
         &mut self.needs
+    }
+
+    /// For `#[tool]` expansions: the handler sees the request only through
+    /// its parameters, so unless one is injected (asks for
+    /// [`needs`](Self::needs)) it cannot reach the client, and a
+    /// 2026-07-28 call of it keeps nothing for later rounds.
+    #[doc(hidden)]
+    pub fn handler_sees_only_parameters(&mut self) -> &mut Self {
+        self.parameters_only = true;
+        self
     }
 
     /// Add an icon (sent to 2025-11-25 clients and later).
@@ -454,6 +477,7 @@ impl ToolBuilder {
             checked_input: None,
             forwarded: false,
             task_support: self.task_support,
+            reaches_client: !self.parameters_only || self.injected,
         }
     }
 }
