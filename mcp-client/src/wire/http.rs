@@ -250,23 +250,25 @@ impl Shared {
         // only an answer to this message: a refusal's error under an id of
         // the server's own (the Python SDK's 1.x says `"server-error"`)
         // answers nothing, and the request would wait for its timeout.
-        let messages = super::lines::parse(&body);
+        let items = super::incoming::parse(&body);
         // (An error with a null id answers it too: see below.)
         let answered =
-            messages.iter().any(|m| matches!(m, Message::Response(r) if id.is_none() || r.id == id || r.id.is_none()));
-        for message in messages {
-            match (message, &id) {
+            items.iter().filter_map(Inbound::answer_to).any(|to| id.is_none() || to == id.as_ref() || to.is_none());
+        for item in items {
+            match (item, &id) {
                 // An error without an id (the server could not read the
                 // request) in the answer to this request is its answer.
                 (
-                    Message::Response(mcp_core::Response {
-                        id: None, outcome: mcp_core::Outcome::Error(error), ..
-                    }),
+                    Inbound::Message(Message::Response(mcp_core::Response {
+                        id: None,
+                        outcome: mcp_core::Outcome::Error(error),
+                        ..
+                    })),
                     Some(id),
                 ) => {
                     self.inbox.deliver(Inbound::Failed(id.clone(), Error::Server(error)));
                 }
-                (message, _) => self.deliver(message).await,
+                (item, _) => self.deliver(item).await,
             }
         }
         if answered || (status.is_success() && id.is_none()) {
@@ -278,8 +280,8 @@ impl Shared {
         Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
     }
 
-    async fn deliver(&self, message: Message) {
-        self.inbox.deliver(Inbound::Message(message));
+    async fn deliver(&self, item: Inbound) {
+        self.inbox.deliver(item);
     }
 
     /// Read a POST's event stream until the answer to `id`, reconnecting
@@ -352,9 +354,9 @@ impl Shared {
             cursor.retry = Duration::from_millis(retry);
         }
         let mut answered = false;
-        for message in super::lines::parse(event.data.as_bytes()) {
-            answered |= matches!(&message, Message::Response(r) if r.id.as_ref() == id);
-            self.deliver(message).await;
+        for item in super::incoming::parse(event.data.as_bytes()) {
+            answered |= item.answer_to() == Some(id);
+            self.deliver(item).await;
         }
         answered
     }

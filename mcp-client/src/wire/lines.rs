@@ -4,8 +4,6 @@
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
-use mcp_core::Message;
-use mcp_core::jsonrpc::{InvalidMessage, Text};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -86,8 +84,8 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
                 tracing::warn!(size, limit = MAX_LINE, "skipped a message from the server longer than the limit");
             }
             Ok(Line::Read) => {
-                for message in parse(&line) {
-                    if !inbox.deliver(Inbound::Message(message)) {
+                for item in super::incoming::parse(&line) {
+                    if !inbox.deliver(item) {
                         return;
                     }
                 }
@@ -135,35 +133,6 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, 
     }
 }
 
-/// The messages a line holds: one, or a batch's; anything else is logged
-/// and dropped (a server that writes garbage loses that line, not the
-/// connection).
-pub(crate) fn parse(line: &[u8]) -> Vec<Message> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Vec::new();
-    }
-    // Read straight into a message's members, as the server reads its
-    // requests: no map is built for the envelope of every answer.
-    let invalid = |invalid: &InvalidMessage| {
-        tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored");
-    };
-    match Message::parse(line) {
-        Text::Message(message) => vec![message],
-        Text::Batch(items) => {
-            items.into_iter().filter_map(|item| Message::from_value(item).inspect_err(invalid).ok()).collect()
-        }
-        Text::Invalid(reason) => {
-            invalid(&reason);
-            Vec::new()
-        }
-        Text::NotJson(error) => {
-            let start = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
-            tracing::warn!(%error, line = %start, "the server sent something that is not JSON; ignored");
-            Vec::new()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,14 +148,5 @@ mod tests {
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
         assert_eq!(line, b"partial");
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::End);
-    }
-
-    #[test]
-    fn garbage_is_dropped_and_batches_are_split() {
-        assert!(parse(b"not json").is_empty());
-        assert!(parse(b"{\"jsonrpc\":\"2.0\"}").is_empty());
-        assert!(parse(b"   ").is_empty());
-        let batch = parse(br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"},7]"#);
-        assert_eq!(batch.len(), 2);
     }
 }
