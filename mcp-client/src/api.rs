@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::future::IntoFuture;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use mcp_core::{
@@ -37,7 +38,7 @@ impl Client {
             Value::Null => JsonObject::new(),
             other => return Err(Error::protocol(format!("params must be an object, not {other}"))),
         };
-        self.session.request(method, params, RequestOptions::default()).await
+        self.session.request(method.into(), params.into(), RequestOptions::default()).await
     }
 
     /// A request sent on behalf of another client (a proxy's): its
@@ -211,7 +212,9 @@ impl Client {
         // It lasts until the stream is dropped: no timeout.
         let options = RequestOptions { timeout: Some(Duration::MAX), ids: Some(ids), ..RequestOptions::default() };
         let mut task =
-            tokio::spawn(async move { session.request(methods::SUBSCRIPTIONS_LISTEN, params, options).await });
+            tokio::spawn(
+                async move { session.request(methods::SUBSCRIPTIONS_LISTEN.into(), params.into(), options).await },
+            );
         let task_handle = task.abort_handle();
         let acknowledged = async {
             let id = sent.recv().await.map(|id| json!(id));
@@ -414,7 +417,12 @@ impl<'a> IntoFuture for Call<'a> {
     type IntoFuture = BoxFuture<'a, Result<CallToolResult, Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { typed(&self.request?.send().await?) })
+        match self.request {
+            // Mapped, not awaited in an `async` block, which would hold the
+            // request's future twice (as its capture and as what it awaits).
+            Ok(forward) => Box::pin(forward.send().map(|sent| typed(&sent?))),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
     }
 }
 
@@ -470,16 +478,17 @@ impl Forward<'_> {
     }
 }
 
-impl Forward<'_> {
-    /// Send it; its result as JSON text.
-    async fn send(self) -> Result<Box<RawValue>, Error> {
+impl<'a> Forward<'a> {
+    /// Send it; its result as JSON text. The session's future is the
+    /// whole of it: nothing of the request is kept twice across its wait.
+    fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
         let options = RequestOptions {
             timeout: self.timeout,
             progress: self.progress.map(listen),
             answers: self.answers,
             ..RequestOptions::default()
         };
-        self.client.session.request(&self.method, self.params, options).await
+        self.client.session.request(self.method, self.params, options)
     }
 }
 
@@ -488,7 +497,7 @@ impl<'a> IntoFuture for Forward<'a> {
     type IntoFuture = BoxFuture<'a, Result<Value, Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { value(&self.send().await?) })
+        Box::pin(self.send().map(|sent| value(&sent?)))
     }
 }
 

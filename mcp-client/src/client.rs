@@ -367,7 +367,7 @@ async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiat
     let version = ProtocolVersion::LATEST.as_str();
     client.session.wire().speak(Some(version));
     let options = || RequestOptions { timeout, ..RequestOptions::default() };
-    let discovered = client.session.request(methods::SERVER_DISCOVER, Params::default(), options()).await;
+    let discovered = client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await;
     let result = match discovered {
         // A server that refuses the version while naming it among those
         // it supports (a replica behind on its rollout, say) gets one more
@@ -377,7 +377,7 @@ async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiat
             if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version))) {
                 return Err(Error::Server(error));
             }
-            client.session.request(methods::SERVER_DISCOVER, Params::default(), options()).await?
+            client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await?
         }
         other => other?,
     };
@@ -405,7 +405,7 @@ async fn initialize(client: &Client, version: ProtocolVersion) -> Result<Negotia
         "clientInfo": client.session.client_info,
     });
     let params = params.as_object().cloned().unwrap_or_default();
-    let result = client.session.request(methods::INITIALIZE, params, RequestOptions::default()).await?;
+    let result = client.session.request(methods::INITIALIZE.into(), params.into(), RequestOptions::default()).await?;
     let result: InitializeResult =
         serde_json::from_str(result.get()).map_err(|e| Error::protocol(format!("initialize's result: {e}")))?;
     if !result.protocol_version.uses_handshake() {

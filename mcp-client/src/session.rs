@@ -3,6 +3,7 @@
 //! routed to whoever listens, and, in 2026-07-28, each request's `_meta`
 //! envelope, its mirroring headers and its input-required rounds.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -186,39 +187,52 @@ impl Session {
     /// input a 2026-07-28 server asks for on the way.
     pub(crate) async fn request(
         self: &Arc<Self>,
-        method: &str,
-        params: impl Into<Params>,
+        method: Cow<'_, str>,
+        mut params: Params,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, Error> {
-        let mut params = params.into();
         for _ in 0..MAX_ROUNDS {
-            let result = self.request_once(method, &mut params, &options).await?;
+            let result = self.request_once(&method, &mut params, &options).await?;
             if !asks_for_input(&result) {
                 return Ok(result);
             }
-            let result: Value = serde_json::from_str(result.get()).map_err(|e| Error::protocol(e.to_string()))?;
-            let mut responses = Map::new();
-            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            for (key, request) in requests {
-                let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-                let asked = request.get("params").and_then(Value::as_object).cloned();
-                let answer = match &options.answers {
-                    Some(answers) => answers(method.clone(), asked).await,
-                    None => self.handlers.answer(&method, asked).await,
-                };
-                let answer = answer.map_err(|error| {
-                    Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
-                })?;
-                responses.insert(key, answer);
-            }
-            let members = params.members();
-            members.insert("inputResponses".into(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => members.insert("requestState".into(), state.clone()),
-                None => members.remove("requestState"),
-            };
+            // Boxed: the rounds' state would otherwise weigh on every
+            // request's future, and few requests have rounds.
+            Box::pin(self.give_input(&result, params.members(), &options)).await?;
         }
         Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
+    }
+
+    /// Answer the input requests of `result` (an `input_required` one)
+    /// and put the answers, and the state to send back, in the retry's
+    /// `params`.
+    async fn give_input(
+        &self,
+        result: &RawValue,
+        params: &mut JsonObject,
+        options: &RequestOptions,
+    ) -> Result<(), Error> {
+        let result: Value = serde_json::from_str(result.get()).map_err(|e| Error::protocol(e.to_string()))?;
+        let mut responses = Map::new();
+        let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let asked = request.get("params").and_then(Value::as_object).cloned();
+            let answer = match &options.answers {
+                Some(answers) => answers(method.clone(), asked).await,
+                None => self.handlers.answer(&method, asked).await,
+            };
+            let answer = answer.map_err(|error| {
+                Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
+            })?;
+            responses.insert(key, answer);
+        }
+        params.insert("inputResponses".into(), Value::Object(responses));
+        match result.get("requestState") {
+            Some(state) => params.insert("requestState".into(), state.clone()),
+            None => params.remove("requestState"),
+        };
+        Ok(())
     }
 
     /// One JSON-RPC request and its answer. `params` gets the request's
@@ -481,7 +495,7 @@ fn asks_for_input(result: &RawValue) -> bool {
     #[derive(Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "resultType", default, borrow)]
-        result_type: Option<std::borrow::Cow<'a, str>>,
+        result_type: Option<Cow<'a, str>>,
     }
     // The key is in the text as written, or escaped with `\u`: a text
     // with neither (a handshake server's results) is not read again.
