@@ -53,21 +53,34 @@ impl Wire for Lines {
     }
 }
 
+/// The most bytes of queued lines copied into one write; a longer line
+/// is written on its own, as it is.
+const BATCH: usize = 64 * 1024;
+
 async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        let mut written = writer.write_all(&line).await;
-        // Everything queued goes in one flush.
-        while written.is_ok()
-            && let Ok(next) = lines.try_recv()
-        {
-            written = writer.write_all(&next).await;
-        }
-        if let Err(error) = async {
-            written?;
+    let mut batch = Vec::new();
+    while let Some(first) = lines.recv().await {
+        // Everything queued goes in one write: a write per line was most
+        // of a pipelining client's time in the kernel.
+        let written = async {
+            let mut next = Some(first);
+            while let Some(line) = next.take() {
+                if !batch.is_empty() && batch.len() + line.len() > BATCH {
+                    writer.write_all(&batch).await?;
+                    batch.clear();
+                }
+                if batch.is_empty() && line.len() >= BATCH {
+                    writer.write_all(&line).await?;
+                } else {
+                    batch.extend_from_slice(&line);
+                }
+                next = lines.try_recv().ok();
+            }
+            writer.write_all(&batch).await?;
+            batch.clear();
             writer.flush().await
-        }
-        .await
-        {
+        };
+        if let Err(error) = written.await {
             tracing::debug!(%error, "writing to the server failed");
             return;
         }
@@ -136,6 +149,30 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn queued_lines_are_written_whole_and_in_order_however_they_are_batched() {
+        let lines: Vec<Vec<u8>> = (0..300)
+            .map(|i| {
+                // Every hundredth line is longer than a batch.
+                let size = if i % 100 == 50 { BATCH + 10 } else { 1 + i * 37 % 900 };
+                let mut line = vec![b'a' + (i % 26) as u8; size];
+                line.push(b'\n');
+                line
+            })
+            .collect();
+        let (tx, rx) = mpsc::channel(lines.len());
+        for line in &lines {
+            tx.send(line.clone()).await.unwrap();
+        }
+        drop(tx);
+        let (writer, mut reader) = tokio::io::duplex(1 << 16);
+        let writing = tokio::spawn(write_lines(writer, rx));
+        let mut written = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut written).await.unwrap();
+        writing.await.unwrap();
+        assert_eq!(written, lines.concat());
+    }
 
     #[tokio::test]
     async fn lines_longer_than_the_limit_are_skipped_and_the_next_is_read() {
