@@ -292,7 +292,10 @@ impl Session {
         let request = Outgoing { jsonrpc: "2.0", id: &id, method, params };
         let bytes =
             serde_json::to_vec(&request).map_err(|e| Error::protocol(format!("unserializable request: {e}")))?;
-        self.wire.send(Outbound { bytes, id: Some(id), headers }).await?;
+        match self.wire.try_send(Outbound { bytes, id: Some(id), headers }) {
+            Ok(sent) => sent?,
+            Err(waiting) => self.wire.send(waiting).await?,
+        }
         let timeout = options.timeout.unwrap_or(self.timeout);
         let answer = match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(answer)) => answer,

@@ -250,7 +250,8 @@ impl Shared {
         // only an answer to this message: a refusal's error under an id of
         // the server's own (the Python SDK's 1.x says `"server-error"`)
         // answers nothing, and the request would wait for its timeout.
-        let items = super::incoming::parse(&body);
+        let mut items = Vec::new();
+        super::incoming::each(&body, |item| items.push(item));
         // (An error with a null id answers it too: see below.)
         let answered =
             items.iter().filter_map(Inbound::answer_to).any(|to| id.is_none() || to == id.as_ref() || to.is_none());
@@ -268,7 +269,9 @@ impl Shared {
                 ) => {
                     self.inbox.deliver(Inbound::Failed(id.clone(), Error::Server(error)));
                 }
-                (item, _) => self.deliver(item).await,
+                (item, _) => {
+                    self.inbox.deliver(item);
+                }
             }
         }
         if answered || (status.is_success() && id.is_none()) {
@@ -278,10 +281,6 @@ impl Shared {
             return Err(Error::Closed("the server no longer knows this session (HTTP 404)".into()));
         }
         Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
-    }
-
-    async fn deliver(&self, item: Inbound) {
-        self.inbox.deliver(item);
     }
 
     /// Read a POST's event stream until the answer to `id`, reconnecting
@@ -354,10 +353,10 @@ impl Shared {
             cursor.retry = Duration::from_millis(retry);
         }
         let mut answered = false;
-        for item in super::incoming::parse(event.data.as_bytes()) {
+        super::incoming::each(event.data.as_bytes(), |item| {
             answered |= item.answer_to() == Some(id);
-            self.deliver(item).await;
-        }
+            self.inbox.deliver(item);
+        });
         answered
     }
 

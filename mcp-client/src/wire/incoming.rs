@@ -12,15 +12,15 @@ use serde_json::value::RawValue;
 
 use super::Inbound;
 
-/// The items a text holds: one message, or a batch's; anything else is
-/// logged and dropped (a server that writes garbage loses that text, not
-/// the connection).
-pub(crate) fn parse(text: &[u8]) -> Vec<Inbound> {
+/// Hand `take` each item `text` holds: one message, or a batch's;
+/// anything else is logged and dropped (a server that writes garbage
+/// loses that text, not the connection).
+pub(crate) fn each(text: &[u8], mut take: impl FnMut(Inbound)) {
     if text.iter().all(u8::is_ascii_whitespace) {
-        return Vec::new();
+        return;
     }
     if let Some(answer) = answer(text) {
-        return vec![answer];
+        return take(answer);
     }
     // Read straight into a message's members, as the server reads its
     // requests: no map is built for the envelope.
@@ -28,20 +28,19 @@ pub(crate) fn parse(text: &[u8]) -> Vec<Inbound> {
         tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored");
     };
     match Message::parse(text) {
-        Text::Message(message) => vec![Inbound::Message(message)],
-        Text::Batch(items) => items
-            .into_iter()
-            .filter_map(|item| Message::from_value(item).inspect_err(invalid).ok())
-            .map(Inbound::Message)
-            .collect(),
-        Text::Invalid(reason) => {
-            invalid(&reason);
-            Vec::new()
+        Text::Message(message) => take(Inbound::Message(message)),
+        Text::Batch(items) => {
+            for item in items {
+                match Message::from_value(item) {
+                    Ok(message) => take(Inbound::Message(message)),
+                    Err(reason) => invalid(&reason),
+                }
+            }
         }
+        Text::Invalid(reason) => invalid(&reason),
         Text::NotJson(error) => {
             let start = String::from_utf8_lossy(&text[..text.len().min(120)]).into_owned();
             tracing::warn!(%error, line = %start, "the server sent something that is not JSON; ignored");
-            Vec::new()
         }
     }
 }
@@ -82,6 +81,12 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+
+    fn parse(text: &[u8]) -> Vec<Inbound> {
+        let mut items = Vec::new();
+        each(text, |item| items.push(item));
+        items
+    }
 
     #[test]
     fn garbage_is_dropped_and_batches_are_split() {

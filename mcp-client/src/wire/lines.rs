@@ -45,6 +45,21 @@ impl Wire for Lines {
         })
     }
 
+    fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(writer) = writer.as_ref() else { return Ok(Err(Error::Closed("the client was closed".into()))) };
+        let mut line = message.bytes;
+        line.push(b'\n');
+        match writer.try_send(line) {
+            Ok(()) => Ok(Ok(())),
+            Err(mpsc::error::TrySendError::Full(mut line)) => {
+                line.pop();
+                Err(Outbound { bytes: line, ..message })
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Ok(Err(Error::Closed("the server's input is closed".into()))),
+        }
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         // Dropping the sender ends the writer, which closes the stream:
         // a server on stdio sees the end of its input and exits.
@@ -97,10 +112,10 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
                 tracing::warn!(size, limit = MAX_LINE, "skipped a message from the server longer than the limit");
             }
             Ok(Line::Read) => {
-                for item in super::incoming::parse(&line) {
-                    if !inbox.deliver(item) {
-                        return;
-                    }
+                let mut open = true;
+                super::incoming::each(&line, |item| open = open && inbox.deliver(item));
+                if !open {
+                    return;
                 }
             }
             Err(error) => break format!("reading from the server failed: {error}"),
@@ -172,6 +187,34 @@ mod tests {
         tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut written).await.unwrap();
         writing.await.unwrap();
         assert_eq!(written, lines.concat());
+    }
+
+    #[tokio::test]
+    async fn a_message_that_does_not_fit_the_queue_comes_back_to_wait_for_room() {
+        let (client, server) = tokio::io::duplex(64);
+        let (read, write) = tokio::io::split(client);
+        let lines = Lines::start(read, write, Inbox::default());
+        let message = |n: usize| Outbound { bytes: n.to_string().into_bytes(), id: None, headers: Vec::new() };
+        // Nothing is written while this loop runs (it never yields): the
+        // queue fills.
+        let mut sent = 0;
+        let back = loop {
+            match lines.try_send(message(sent)) {
+                Ok(result) => result.unwrap(),
+                Err(back) => break back,
+            }
+            sent += 1;
+        };
+        assert_eq!(back.bytes, sent.to_string().into_bytes());
+        let reading = tokio::spawn(async move {
+            let mut text = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut tokio::io::split(server).0, &mut text).await.unwrap();
+            text
+        });
+        lines.send(back).await.unwrap();
+        lines.close().await;
+        let expected: String = (0..=sent).map(|n| format!("{n}\n")).collect();
+        assert_eq!(reading.await.unwrap(), expected);
     }
 
     #[tokio::test]

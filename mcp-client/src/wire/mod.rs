@@ -114,6 +114,13 @@ pub(crate) trait Wire: Send + Sync + 'static {
     /// Send one message; `Err` if it could not go.
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>>;
 
+    /// Send one message if that needs no wait (a line wire with room in
+    /// its queue), with no future built for it; otherwise give it back,
+    /// for [`send`](Self::send).
+    fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
+        Err(message)
+    }
+
     /// The protocol version requests speak from now on (`None` before a
     /// handshake): an HTTP wire names it in `MCP-Protocol-Version`.
     fn speak(&self, _version: Option<&str>) {}
