@@ -1,11 +1,13 @@
 //! Newline-delimited JSON over any byte stream: a child's stdin and stdout,
 //! a socket, an in-memory pipe to a server in the same process.
 
-use std::sync::Mutex;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use futures_util::future::BoxFuture;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::Notify;
 
 use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
@@ -14,10 +16,44 @@ use crate::Error;
 /// logged) without being held in memory.
 pub(crate) const MAX_LINE: usize = 64 * 1024 * 1024;
 
+/// How many bytes may wait to be written before a sender waits too (a
+/// line is always taken when none wait, however long).
+const BACKLOG: usize = 256 * 1024;
+
 /// A wire over a reader and a writer of lines.
 pub(crate) struct Lines {
-    /// `None` once closed.
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    out: Arc<Out>,
+}
+
+/// The writing side, shared by the senders and the task that writes what
+/// could not be written at once.
+struct Out {
+    writing: Mutex<Writing>,
+    /// Wakes the writer task: there is a backlog (or the wire closed).
+    backlog: Notify,
+    /// Wakes senders waiting for the backlog to shrink.
+    room: Notify,
+}
+
+struct Writing {
+    /// `None` once closed: dropping it is what ends a child's input (its
+    /// `shutdown` does not).
+    io: Option<Pin<Box<dyn AsyncWrite + Send>>>,
+    /// What waits to be written, in order, from `written` on.
+    backlog: Vec<u8>,
+    written: usize,
+    /// Written, not yet flushed.
+    unflushed: bool,
+    /// Why nothing more can be sent, once that is so.
+    closed: Option<&'static str>,
+}
+
+/// What became of a line offered to the wire.
+enum Offer {
+    Taken,
+    /// The backlog is full: wait for room.
+    Full,
+    Closed(&'static str),
 }
 
 impl Lines {
@@ -27,80 +63,163 @@ impl Lines {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let (tx, rx) = mpsc::channel(256);
-        tokio::spawn(write_lines(writer, rx));
+        let writing =
+            Writing { io: Some(Box::pin(writer)), backlog: Vec::new(), written: 0, unflushed: false, closed: None };
+        let out = Arc::new(Out { writing: Mutex::new(writing), backlog: Notify::new(), room: Notify::new() });
+        tokio::spawn(write_backlog(out.clone()));
         tokio::spawn(read_lines(BufReader::new(reader), inbox));
-        Lines { writer: Mutex::new(Some(tx)) }
+        Lines { out }
+    }
+}
+
+impl Out {
+    /// Take no more lines: the writer task writes what waits, then ends
+    /// the stream (a server on stdio sees the end of its input and exits).
+    fn end(&self) {
+        let mut writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+        writing.closed.get_or_insert("the client was closed");
+        self.backlog.notify_one();
+    }
+
+    /// Take `line`: written at once when nothing waits and the stream
+    /// takes it (so the server starts on it while the caller goes on,
+    /// rather than after all the caller does before it yields), else
+    /// left to the writer task behind what waits.
+    fn offer(&self, line: &[u8]) -> Offer {
+        let mut writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+        let writing = &mut *writing;
+        let (Some(io), None) = (writing.io.as_mut(), writing.closed) else {
+            return Offer::Closed(writing.closed.unwrap_or("the client was closed"));
+        };
+        let waiting = writing.backlog.len() - writing.written;
+        if waiting >= BACKLOG {
+            return Offer::Full;
+        }
+        let mut at = 0;
+        if waiting == 0 {
+            // Polled with no waker: a stream that cannot take it now is
+            // the writer task's to wait for.
+            let mut cx = Context::from_waker(Waker::noop());
+            while at < line.len() {
+                match io.as_mut().poll_write(&mut cx, &line[at..]) {
+                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
+                        writing.closed = Some("the server's input is closed");
+                        self.backlog.notify_one();
+                        return Offer::Closed("the server's input is closed");
+                    }
+                    Poll::Ready(Ok(n)) => at += n,
+                    Poll::Pending => break,
+                }
+            }
+            if at == line.len() {
+                match io.as_mut().poll_flush(&mut cx) {
+                    Poll::Ready(Ok(())) => return Offer::Taken,
+                    Poll::Ready(Err(_)) => {
+                        writing.closed = Some("the server's input is closed");
+                        self.backlog.notify_one();
+                        return Offer::Closed("the server's input is closed");
+                    }
+                    Poll::Pending => writing.unflushed = true,
+                }
+            }
+        }
+        writing.backlog.extend_from_slice(&line[at..]);
+        self.backlog.notify_one();
+        Offer::Taken
     }
 }
 
 impl Wire for Lines {
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Box::pin(async move {
-            let writer = writer.ok_or_else(|| Error::Closed("the client was closed".into()))?;
             let mut line = message.bytes;
             line.push(b'\n');
-            writer.send(line).await.map_err(|_| Error::Closed("the server's input is closed".into()))
+            loop {
+                let room = self.out.room.notified();
+                tokio::pin!(room);
+                room.as_mut().enable();
+                match self.out.offer(&line) {
+                    Offer::Taken => return Ok(()),
+                    Offer::Closed(why) => return Err(Error::Closed(why.into())),
+                    Offer::Full => room.await,
+                }
+            }
         })
     }
 
     fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(writer) = writer.as_ref() else { return Ok(Err(Error::Closed("the client was closed".into()))) };
         let mut line = message.bytes;
         line.push(b'\n');
-        match writer.try_send(line) {
-            Ok(()) => Ok(Ok(())),
-            Err(mpsc::error::TrySendError::Full(mut line)) => {
+        match self.out.offer(&line) {
+            Offer::Taken => Ok(Ok(())),
+            Offer::Closed(why) => Ok(Err(Error::Closed(why.into()))),
+            Offer::Full => {
                 line.pop();
                 Err(Outbound { bytes: line, ..message })
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => Ok(Err(Error::Closed("the server's input is closed".into()))),
         }
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
-        // Dropping the sender ends the writer, which closes the stream:
-        // a server on stdio sees the end of its input and exits.
-        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.out.end();
         Box::pin(async {})
     }
 }
 
-/// The most bytes of queued lines copied into one write; a longer line
-/// is written on its own, as it is.
-const BATCH: usize = 64 * 1024;
+impl Drop for Lines {
+    fn drop(&mut self) {
+        self.out.end();
+    }
+}
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut lines: mpsc::Receiver<Vec<u8>>) {
-    let mut batch = Vec::new();
-    while let Some(first) = lines.recv().await {
-        // Everything queued goes in one write: a write per line was most
-        // of a pipelining client's time in the kernel.
-        let written = async {
-            let mut next = Some(first);
-            while let Some(line) = next.take() {
-                if !batch.is_empty() && batch.len() + line.len() > BATCH {
-                    writer.write_all(&batch).await?;
-                    batch.clear();
+/// Write what senders could not write at once, as it comes (all that
+/// waits in one write), and close the stream once the wire is closed.
+async fn write_backlog(out: Arc<Out>) {
+    loop {
+        out.backlog.notified().await;
+        let written = std::future::poll_fn(|cx| {
+            let mut writing = out.writing.lock().unwrap_or_else(|e| e.into_inner());
+            let writing = &mut *writing;
+            let Some(io) = writing.io.as_mut() else { return Poll::Ready(Ok(true)) };
+            while writing.written < writing.backlog.len() {
+                match io.as_mut().poll_write(cx, &writing.backlog[writing.written..]) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                    Poll::Ready(Ok(n)) => writing.written += n,
+                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                    Poll::Pending => return Poll::Pending,
                 }
-                if batch.is_empty() && line.len() >= BATCH {
-                    writer.write_all(&line).await?;
-                } else {
-                    batch.extend_from_slice(&line);
-                }
-                next = lines.try_recv().ok();
             }
-            writer.write_all(&batch).await?;
-            batch.clear();
-            writer.flush().await
-        };
-        if let Err(error) = written.await {
-            tracing::debug!(%error, "writing to the server failed");
-            return;
+            writing.backlog.clear();
+            writing.written = 0;
+            if writing.unflushed {
+                std::task::ready!(io.as_mut().poll_flush(cx))?;
+                writing.unflushed = false;
+            }
+            if writing.closed.is_some() {
+                std::task::ready!(io.as_mut().poll_shutdown(cx))?;
+                writing.io = None;
+                return Poll::Ready(Ok(true));
+            }
+            Poll::Ready(Ok(false))
+        })
+        .await;
+        out.room.notify_waiters();
+        match written {
+            Ok(false) => {}
+            Ok(true) => return,
+            Err(error) => {
+                tracing::debug!(%error, "writing to the server failed");
+                let mut writing = out.writing.lock().unwrap_or_else(|e| e.into_inner());
+                writing.closed = Some("the server's input is closed");
+                writing.io = None;
+                writing.backlog = Vec::new();
+                writing.written = 0;
+                drop(writing);
+                out.room.notify_waiters();
+                return;
+            }
         }
     }
-    let _ = writer.shutdown().await;
 }
 
 async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
@@ -165,56 +284,76 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, 
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn queued_lines_are_written_whole_and_in_order_however_they_are_batched() {
-        let lines: Vec<Vec<u8>> = (0..300)
-            .map(|i| {
-                // Every hundredth line is longer than a batch.
-                let size = if i % 100 == 50 { BATCH + 10 } else { 1 + i * 37 % 900 };
-                let mut line = vec![b'a' + (i % 26) as u8; size];
-                line.push(b'\n');
-                line
-            })
-            .collect();
-        let (tx, rx) = mpsc::channel(lines.len());
-        for line in &lines {
-            tx.send(line.clone()).await.unwrap();
-        }
-        drop(tx);
-        let (writer, mut reader) = tokio::io::duplex(1 << 16);
-        let writing = tokio::spawn(write_lines(writer, rx));
-        let mut written = Vec::new();
-        tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut written).await.unwrap();
-        writing.await.unwrap();
-        assert_eq!(written, lines.concat());
-    }
-
-    #[tokio::test]
-    async fn a_message_that_does_not_fit_the_queue_comes_back_to_wait_for_room() {
+    /// Lines over an in-memory pipe that holds 64 bytes: most writes wait
+    /// for the reader, whose end reads everything written into a string.
+    fn narrow() -> (Lines, tokio::task::JoinHandle<String>) {
         let (client, server) = tokio::io::duplex(64);
         let (read, write) = tokio::io::split(client);
         let lines = Lines::start(read, write, Inbox::default());
-        let message = |n: usize| Outbound { bytes: n.to_string().into_bytes(), id: None, headers: Vec::new() };
-        // Nothing is written while this loop runs (it never yields): the
-        // queue fills.
-        let mut sent = 0;
-        let back = loop {
-            match lines.try_send(message(sent)) {
-                Ok(result) => result.unwrap(),
-                Err(back) => break back,
-            }
-            sent += 1;
-        };
-        assert_eq!(back.bytes, sent.to_string().into_bytes());
         let reading = tokio::spawn(async move {
             let mut text = String::new();
             tokio::io::AsyncReadExt::read_to_string(&mut tokio::io::split(server).0, &mut text).await.unwrap();
             text
         });
+        (lines, reading)
+    }
+
+    fn message(text: String) -> Outbound {
+        Outbound { bytes: text.into_bytes(), id: None, headers: Vec::new() }
+    }
+
+    #[tokio::test]
+    async fn lines_are_written_whole_and_in_order_however_slowly_the_stream_takes_them() {
+        let (lines, reading) = narrow();
+        let texts: Vec<String> = (0..300)
+            .map(|i| {
+                // Every hundredth line is longer than the backlog.
+                let size = if i % 100 == 50 { BACKLOG + 10 } else { 1 + i * 37 % 900 };
+                char::from(b'a' + (i % 26) as u8).to_string().repeat(size)
+            })
+            .collect();
+        for (i, text) in texts.iter().enumerate() {
+            if i % 2 == 0 {
+                lines.send(message(text.clone())).await.unwrap();
+            } else if let Err(back) = lines.try_send(message(text.clone())) {
+                lines.send(back).await.unwrap();
+            }
+        }
+        lines.close().await;
+        let expected: String = texts.iter().map(|text| format!("{text}\n")).collect();
+        assert!(reading.await.unwrap() == expected, "the lines arrived changed");
+        let closed = lines.try_send(message("late".into())).map(|sent| sent.map_err(|e| e.to_string()));
+        assert!(matches!(closed, Ok(Err(why)) if why.contains("the client was closed")));
+    }
+
+    #[tokio::test]
+    async fn a_message_behind_a_full_backlog_comes_back_to_wait_for_room() {
+        let (lines, reading) = narrow();
+        // Nothing is read while this loop runs (it never yields): the
+        // backlog fills.
+        let mut sent = 0;
+        let back = loop {
+            match lines.try_send(message(format!("{sent:0>99}"))) {
+                Ok(result) => result.unwrap(),
+                Err(back) => break back,
+            }
+            sent += 1;
+        };
+        assert!(sent * 100 >= BACKLOG);
+        assert_eq!(back.bytes, format!("{sent:0>99}").into_bytes());
         lines.send(back).await.unwrap();
         lines.close().await;
-        let expected: String = (0..=sent).map(|n| format!("{n}\n")).collect();
-        assert_eq!(reading.await.unwrap(), expected);
+        let expected: String = (0..=sent).map(|n| format!("{n:0>99}\n")).collect();
+        assert!(reading.await.unwrap() == expected, "the lines arrived changed");
+    }
+
+    #[tokio::test]
+    async fn dropped_lines_end_the_stream_after_what_waits() {
+        let (lines, reading) = narrow();
+        let text = "x".repeat(1000);
+        lines.send(message(text.clone())).await.unwrap();
+        drop(lines);
+        assert!(reading.await.unwrap() == format!("{text}\n"));
     }
 
     #[tokio::test]
