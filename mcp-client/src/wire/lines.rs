@@ -20,6 +20,13 @@ pub(crate) const MAX_LINE: usize = 64 * 1024 * 1024;
 /// line is always taken when none wait, however long).
 const BACKLOG: usize = 256 * 1024;
 
+/// How many bytes of lines the sender writes itself, at once, rather than
+/// leave them to the writer task (which runs only once the sender's task
+/// yields): a pipelining caller that sends a request for each of a burst
+/// of answers gets the server going on the first ones while it handles
+/// the rest, with a write per this many bytes rather than per line.
+const BURST: usize = 4 * 1024;
+
 /// A wire over a reader and a writer of lines.
 pub(crate) struct Lines {
     out: Arc<Out>,
@@ -81,10 +88,9 @@ impl Out {
         self.backlog.notify_one();
     }
 
-    /// Take `line`: written at once when nothing waits and the stream
-    /// takes it (so the server starts on it while the caller goes on,
-    /// rather than after all the caller does before it yields), else
-    /// left to the writer task behind what waits.
+    /// Take `line`, behind what waits: written at once with it when that
+    /// makes a burst ([`BURST`]) and the stream takes it, else left to
+    /// the writer task.
     fn offer(&self, line: &[u8]) -> Offer {
         let mut writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let writing = &mut *writing;
@@ -95,37 +101,43 @@ impl Out {
         if waiting >= BACKLOG {
             return Offer::Full;
         }
-        let mut at = 0;
-        if waiting == 0 {
-            // Polled with no waker: a stream that cannot take it now is
-            // the writer task's to wait for.
-            let mut cx = Context::from_waker(Waker::noop());
-            while at < line.len() {
-                match io.as_mut().poll_write(&mut cx, &line[at..]) {
-                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
-                        writing.closed = Some("the server's input is closed");
-                        self.backlog.notify_one();
-                        return Offer::Closed("the server's input is closed");
-                    }
-                    Poll::Ready(Ok(n)) => at += n,
-                    Poll::Pending => break,
+        writing.backlog.extend_from_slice(line);
+        if waiting + line.len() < BURST {
+            self.backlog.notify_one();
+            return Offer::Taken;
+        }
+        // Polled with no waker: a stream that cannot take it all now is
+        // the writer task's to wait for.
+        let mut cx = Context::from_waker(Waker::noop());
+        while writing.written < writing.backlog.len() {
+            match io.as_mut().poll_write(&mut cx, &writing.backlog[writing.written..]) {
+                Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
+                    writing.closed = Some("the server's input is closed");
+                    self.backlog.notify_one();
+                    return Offer::Closed("the server's input is closed");
                 }
-            }
-            if at == line.len() {
-                match io.as_mut().poll_flush(&mut cx) {
-                    Poll::Ready(Ok(())) => return Offer::Taken,
-                    Poll::Ready(Err(_)) => {
-                        writing.closed = Some("the server's input is closed");
-                        self.backlog.notify_one();
-                        return Offer::Closed("the server's input is closed");
-                    }
-                    Poll::Pending => writing.unflushed = true,
+                Poll::Ready(Ok(n)) => writing.written += n,
+                Poll::Pending => {
+                    self.backlog.notify_one();
+                    return Offer::Taken;
                 }
             }
         }
-        writing.backlog.extend_from_slice(&line[at..]);
-        self.backlog.notify_one();
-        Offer::Taken
+        writing.backlog.clear();
+        writing.written = 0;
+        match io.as_mut().poll_flush(&mut cx) {
+            Poll::Ready(Ok(())) => Offer::Taken,
+            Poll::Ready(Err(_)) => {
+                writing.closed = Some("the server's input is closed");
+                self.backlog.notify_one();
+                Offer::Closed("the server's input is closed")
+            }
+            Poll::Pending => {
+                writing.unflushed = true;
+                self.backlog.notify_one();
+                Offer::Taken
+            }
+        }
     }
 }
 
