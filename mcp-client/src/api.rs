@@ -2,9 +2,11 @@
 //! prompts, completion, logging, ping; paged lists gathered or streamed;
 //! notifications as streams.
 
+use std::borrow::Cow;
 use std::future::IntoFuture;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use mcp_core::{
@@ -13,9 +15,11 @@ use mcp_core::{
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::params::Params;
 use crate::session::RequestOptions;
 use crate::{Client, Era, Error};
 
@@ -23,12 +27,18 @@ impl Client {
     /// Send any request and get its raw result: for methods this client
     /// has no typed call for (an extension's, say).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        value(&self.request_text(method, params).await?)
+    }
+
+    /// [`request`](Self::request)'s result as its JSON text, for a typed
+    /// call to read into its type.
+    pub(crate) async fn request_text(&self, method: &str, params: Value) -> Result<Box<RawValue>, Error> {
         let params = match params {
             Value::Object(params) => params,
             Value::Null => JsonObject::new(),
             other => return Err(Error::protocol(format!("params must be an object, not {other}"))),
         };
-        self.session.request(method, params, RequestOptions::default()).await
+        self.session.request(method.into(), params.into(), RequestOptions::default()).await
     }
 
     /// A request sent on behalf of another client (a proxy's): its
@@ -37,7 +47,11 @@ impl Client {
     /// ([`on_input`](Forward::on_input)) rather than the client's. Await
     /// it for the raw result; dropped before its answer, it is cancelled.
     pub fn forward(&self, method: &str, params: JsonObject) -> Forward<'_> {
-        Forward { client: self, method: method.to_owned(), params, timeout: None, progress: None, answers: None }
+        self.forward_params(Cow::Owned(method.to_owned()), params.into())
+    }
+
+    fn forward_params(&self, method: Cow<'static, str>, params: Params) -> Forward<'_> {
+        Forward { client: self, method, params, timeout: None, progress: None, answers: None }
     }
 
     /// Send a notification.
@@ -81,19 +95,8 @@ impl Client {
     /// The call can be given a timeout and a progress handler before it is
     /// awaited; dropping it before it ends cancels it.
     pub fn call(&self, name: &str, arguments: impl Serialize) -> Call<'_> {
-        let arguments = match serde_json::to_value(arguments) {
-            Ok(Value::Null) => Ok(JsonObject::new()),
-            Ok(Value::Object(arguments)) => Ok(arguments),
-            Ok(other) => Err(Error::protocol(format!("tool arguments must be an object, not {other}"))),
-            Err(e) => Err(Error::protocol(format!("the arguments cannot be serialized: {e}"))),
-        };
-        let request = arguments.map(|arguments| {
-            let mut params = JsonObject::new();
-            params.insert("name".into(), json!(name));
-            params.insert("arguments".into(), Value::Object(arguments));
-            self.forward(methods::TOOLS_CALL, params)
-        });
-        Call { request }
+        let params = Params::tool_call(name, arguments);
+        Call { request: params.map(|params| self.forward_params(Cow::Borrowed(methods::TOOLS_CALL), params)) }
     }
 
     /// Call a tool and read its structured result as `T`: from
@@ -121,7 +124,7 @@ impl Client {
 
     /// Read a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        typed(self.request(methods::RESOURCES_READ, json!({ "uri": uri })).await?)
+        typed(&self.request_text(methods::RESOURCES_READ, json!({ "uri": uri })).await?)
     }
 
     /// Subscribe to a resource: the stream yields the URI each time the
@@ -209,7 +212,9 @@ impl Client {
         // It lasts until the stream is dropped: no timeout.
         let options = RequestOptions { timeout: Some(Duration::MAX), ids: Some(ids), ..RequestOptions::default() };
         let mut task =
-            tokio::spawn(async move { session.request(methods::SUBSCRIPTIONS_LISTEN, params, options).await });
+            tokio::spawn(
+                async move { session.request(methods::SUBSCRIPTIONS_LISTEN.into(), params.into(), options).await },
+            );
         let task_handle = task.abort_handle();
         let acknowledged = async {
             let id = sent.recv().await.map(|id| json!(id));
@@ -260,7 +265,7 @@ impl Client {
             Value::Null => json!({ "name": name }),
             arguments => json!({ "name": name, "arguments": arguments }),
         };
-        typed(self.request(methods::PROMPTS_GET, params).await?)
+        typed(&self.request_text(methods::PROMPTS_GET, params).await?)
     }
 
     /// Complete an argument of a prompt or a template variable, given the
@@ -276,7 +281,7 @@ impl Client {
         if let Some(arguments) = context {
             params["context"] = json!({ "arguments": arguments });
         }
-        typed(self.request(methods::COMPLETION_COMPLETE, params).await?)
+        typed(&self.request_text(methods::COMPLETION_COMPLETE, params).await?)
     }
 
     /// Ask for log messages of `level` and above: `logging/setLevel` in
@@ -412,7 +417,12 @@ impl<'a> IntoFuture for Call<'a> {
     type IntoFuture = BoxFuture<'a, Result<CallToolResult, Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { typed(self.request?.await?) })
+        match self.request {
+            // Mapped, not awaited in an `async` block, which would hold the
+            // request's future twice (as its capture and as what it awaits).
+            Ok(forward) => Box::pin(forward.send().map(|sent| typed(&sent?))),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
     }
 }
 
@@ -432,8 +442,8 @@ fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::UnboundedSender
 #[must_use = "a request does nothing until it is awaited"]
 pub struct Forward<'a> {
     client: &'a Client,
-    method: String,
-    params: JsonObject,
+    method: Cow<'static, str>,
+    params: Params,
     timeout: Option<Duration>,
     progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
     answers: Option<crate::handlers::Fallback>,
@@ -468,25 +478,37 @@ impl Forward<'_> {
     }
 }
 
+impl<'a> Forward<'a> {
+    /// Send it; its result as JSON text. The session's future is the
+    /// whole of it: nothing of the request is kept twice across its wait.
+    fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
+        let options = RequestOptions {
+            timeout: self.timeout,
+            progress: self.progress.map(listen),
+            answers: self.answers,
+            ..RequestOptions::default()
+        };
+        self.client.session.request(self.method, self.params, options)
+    }
+}
+
 impl<'a> IntoFuture for Forward<'a> {
     type Output = Result<Value, Error>;
     type IntoFuture = BoxFuture<'a, Result<Value, Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let options = RequestOptions {
-                timeout: self.timeout,
-                progress: self.progress.map(listen),
-                answers: self.answers,
-                ..RequestOptions::default()
-            };
-            self.client.session.request(&self.method, self.params, options).await
-        })
+        Box::pin(self.send().map(|sent| value(&sent?)))
     }
 }
 
-pub(crate) fn typed<T: DeserializeOwned>(result: Value) -> Result<T, Error> {
-    serde_json::from_value(result).map_err(|e| Error::protocol(format!("the result has the wrong shape: {e}")))
+/// A result read into its type.
+pub(crate) fn typed<T: DeserializeOwned>(result: &RawValue) -> Result<T, Error> {
+    serde_json::from_str(result.get()).map_err(|e| Error::protocol(format!("the result has the wrong shape: {e}")))
+}
+
+/// A result as a value.
+pub(crate) fn value(result: &RawValue) -> Result<Value, Error> {
+    typed(result)
 }
 
 fn structured<T: DeserializeOwned>(result: CallToolResult) -> Result<T, Error> {

@@ -16,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::Error;
 use crate::handlers::Handlers;
+use crate::params::Params;
 use crate::session::{Era, Negotiated, RequestOptions, Session};
 use crate::wire::child::{ChildOptions, ChildWire, Stderr};
 use crate::wire::lines::Lines;
@@ -366,7 +367,7 @@ async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiat
     let version = ProtocolVersion::LATEST.as_str();
     client.session.wire().speak(Some(version));
     let options = || RequestOptions { timeout, ..RequestOptions::default() };
-    let discovered = client.session.request(methods::SERVER_DISCOVER, Default::default(), options()).await;
+    let discovered = client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await;
     let result = match discovered {
         // A server that refuses the version while naming it among those
         // it supports (a replica behind on its rollout, say) gets one more
@@ -376,10 +377,11 @@ async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiat
             if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version))) {
                 return Err(Error::Server(error));
             }
-            client.session.request(methods::SERVER_DISCOVER, Default::default(), options()).await?
+            client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await?
         }
         other => other?,
     };
+    let result = crate::api::value(&result)?;
     let supported = result.get("supportedVersions").and_then(Value::as_array).cloned().unwrap_or_default();
     if !supported.iter().any(|v| v.as_str() == Some(version)) {
         return Err(Error::protocol(format!("the server does not speak {version} (it speaks {supported:?})")));
@@ -403,9 +405,9 @@ async fn initialize(client: &Client, version: ProtocolVersion) -> Result<Negotia
         "clientInfo": client.session.client_info,
     });
     let params = params.as_object().cloned().unwrap_or_default();
-    let result = client.session.request(methods::INITIALIZE, params, RequestOptions::default()).await?;
+    let result = client.session.request(methods::INITIALIZE.into(), params.into(), RequestOptions::default()).await?;
     let result: InitializeResult =
-        serde_json::from_value(result).map_err(|e| Error::protocol(format!("initialize's result: {e}")))?;
+        serde_json::from_str(result.get()).map_err(|e| Error::protocol(format!("initialize's result: {e}")))?;
     if !result.protocol_version.uses_handshake() {
         return Err(Error::protocol(format!("initialize answered with {}", result.protocol_version.as_str())));
     }

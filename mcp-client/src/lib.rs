@@ -36,6 +36,7 @@ pub mod auth;
 mod client;
 mod error;
 mod handlers;
+mod params;
 mod session;
 mod skills;
 mod wire;

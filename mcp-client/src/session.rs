@@ -3,6 +3,7 @@
 //! routed to whoever listens, and, in 2026-07-28, each request's `_meta`
 //! envelope, its mirroring headers and its input-required rounds.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -14,12 +15,14 @@ use mcp_core::{
     ClientCapabilities, Implementation, JsonObject, LoggingLevel, Message, Notification, Outcome, ProgressParams,
     Request, RequestId, Response, ServerCapabilities, envelope, methods,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::Error;
 use crate::handlers::Handlers;
+use crate::params::Params;
 use crate::wire::{Inbound, Inbox, Outbound, Wire};
 
 /// How many rounds of input one request may ask for before the client
@@ -69,7 +72,9 @@ pub(crate) struct RequestOptions {
     pub(crate) answers: Option<crate::handlers::Fallback>,
 }
 
-type Waiter = oneshot::Sender<Result<Value, Error>>;
+/// Where a request's result goes, as its JSON text: the caller reads it
+/// into the type it wants, with no value built on the way.
+type Waiter = oneshot::Sender<Result<Box<RawValue>, Error>>;
 
 /// How requests are framed once the version is settled.
 enum Framing {
@@ -84,7 +89,7 @@ struct Outgoing<'a> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     method: &'a str,
-    params: &'a JsonObject,
+    params: &'a Params,
 }
 
 pub(crate) struct Session {
@@ -182,37 +187,52 @@ impl Session {
     /// input a 2026-07-28 server asks for on the way.
     pub(crate) async fn request(
         self: &Arc<Self>,
-        method: &str,
-        params: JsonObject,
+        method: Cow<'_, str>,
+        mut params: Params,
         options: RequestOptions,
-    ) -> Result<Value, Error> {
-        let mut params = params;
+    ) -> Result<Box<RawValue>, Error> {
         for _ in 0..MAX_ROUNDS {
-            let result = self.request_once(method, &mut params, &options).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            let result = self.request_once(&method, &mut params, &options).await?;
+            if !asks_for_input(&result) {
                 return Ok(result);
             }
-            let mut responses = Map::new();
-            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            for (key, request) in requests {
-                let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-                let asked = request.get("params").and_then(Value::as_object).cloned();
-                let answer = match &options.answers {
-                    Some(answers) => answers(method.clone(), asked).await,
-                    None => self.handlers.answer(&method, asked).await,
-                };
-                let answer = answer.map_err(|error| {
-                    Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
-                })?;
-                responses.insert(key, answer);
-            }
-            params.insert("inputResponses".into(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => params.insert("requestState".into(), state.clone()),
-                None => params.remove("requestState"),
-            };
+            // Boxed: the rounds' state would otherwise weigh on every
+            // request's future, and few requests have rounds.
+            Box::pin(self.give_input(&result, params.members(), &options)).await?;
         }
         Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
+    }
+
+    /// Answer the input requests of `result` (an `input_required` one)
+    /// and put the answers, and the state to send back, in the retry's
+    /// `params`.
+    async fn give_input(
+        &self,
+        result: &RawValue,
+        params: &mut JsonObject,
+        options: &RequestOptions,
+    ) -> Result<(), Error> {
+        let result: Value = serde_json::from_str(result.get()).map_err(|e| Error::protocol(e.to_string()))?;
+        let mut responses = Map::new();
+        let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let asked = request.get("params").and_then(Value::as_object).cloned();
+            let answer = match &options.answers {
+                Some(answers) => answers(method.clone(), asked).await,
+                None => self.handlers.answer(&method, asked).await,
+            };
+            let answer = answer.map_err(|error| {
+                Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
+            })?;
+            responses.insert(key, answer);
+        }
+        params.insert("inputResponses".into(), Value::Object(responses));
+        match result.get("requestState") {
+            Some(state) => params.insert("requestState".into(), state.clone()),
+            None => params.remove("requestState"),
+        };
+        Ok(())
     }
 
     /// One JSON-RPC request and its answer. `params` gets the request's
@@ -220,9 +240,9 @@ impl Session {
     async fn request_once(
         self: &Arc<Self>,
         method: &str,
-        params: &mut JsonObject,
+        params: &mut Params,
         options: &RequestOptions,
-    ) -> Result<Value, Error> {
+    ) -> Result<Box<RawValue>, Error> {
         if let Some(why) = lock(&self.closed).clone() {
             return Err(Error::Closed(why));
         }
@@ -245,7 +265,7 @@ impl Session {
             token
         });
         if envelope.is_some() || progress_token.is_some() {
-            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            let meta = params.members().entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 if let Some(token) = &progress_token {
                     meta.insert("progressToken".into(), json!(token));
@@ -272,7 +292,10 @@ impl Session {
         let request = Outgoing { jsonrpc: "2.0", id: &id, method, params };
         let bytes =
             serde_json::to_vec(&request).map_err(|e| Error::protocol(format!("unserializable request: {e}")))?;
-        self.wire.send(Outbound { bytes, id: Some(id), headers }).await?;
+        match self.wire.try_send(Outbound { bytes, id: Some(id), headers }) {
+            Ok(sent) => sent?,
+            Err(waiting) => self.wire.send(waiting).await?,
+        }
         let timeout = options.timeout.unwrap_or(self.timeout);
         let answer = match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(answer)) => answer,
@@ -287,9 +310,9 @@ impl Session {
 
     /// 2026-07-28's headers mirroring the body: the method, the name it
     /// targets, and the tool's arguments marked `x-mcp-header`.
-    fn mirroring_headers(&self, method: &str, params: &JsonObject) -> Vec<(String, String)> {
+    fn mirroring_headers(&self, method: &str, params: &Params) -> Vec<(String, String)> {
         let mut headers = vec![(MCP_METHOD.to_owned(), method.to_owned())];
-        let name = mirrored_name(method).and_then(|field| params.get(field)).and_then(Value::as_str);
+        let name = mirrored_name(method).and_then(|field| params.string(field));
         if let Some(name) = name {
             headers.push((MCP_NAME.to_owned(), encode_value(name).into_owned()));
         }
@@ -297,9 +320,9 @@ impl Session {
             && let Some(name) = name
             && let Some(mirrored) = lock(&self.param_headers).get(name)
         {
-            let arguments = params.get("arguments");
+            let arguments = params.arguments();
             for param in mirrored {
-                let text = match param.value_in(arguments) {
+                let text = match param.value_in(arguments.as_deref()) {
                     Some(Value::String(text)) => encode_value(text).into_owned(),
                     Some(Value::Bool(value)) => value.to_string(),
                     Some(Value::Number(number)) if number.is_i64() || number.is_u64() => number.to_string(),
@@ -325,6 +348,7 @@ impl Session {
     /// Take one item a wire delivered.
     pub(crate) fn receive(self: &Arc<Self>, item: Inbound) {
         match item {
+            Inbound::Result(id, result) => self.answer(&id, Ok(result)),
             Inbound::Message(Message::Response(response)) => self.answer_pending(response),
             Inbound::Message(Message::Notification(notification)) => self.on_notification(notification),
             Inbound::Message(Message::Request(request)) => self.on_request(request),
@@ -376,14 +400,21 @@ impl Session {
             }
             return;
         };
-        let Some(waiter) = lock(&self.pending).remove(&id) else {
+        let answer = match response.outcome {
+            Outcome::Result(result) => serde_json::value::to_raw_value(&result)
+                .map_err(|e| Error::protocol(format!("the result cannot be kept: {e}"))),
+            Outcome::Error(error) => Err(Error::Server(error)),
+        };
+        self.answer(&id, answer);
+    }
+
+    /// Hand request `id`'s answer to its caller.
+    fn answer(&self, id: &RequestId, answer: Result<Box<RawValue>, Error>) {
+        let Some(waiter) = lock(&self.pending).remove(id) else {
             tracing::debug!(?id, "an answer to no request waiting (cancelled, timed out, or unknown); dropped");
             return;
         };
-        let _ = waiter.send(match response.outcome {
-            Outcome::Result(result) => Ok(result),
-            Outcome::Error(error) => Err(Error::Server(error)),
-        });
+        let _ = waiter.send(answer);
     }
 
     fn on_notification(&self, notification: Notification) {
@@ -460,6 +491,30 @@ impl Session {
     }
 }
 
+/// Whether `result` asks for input before it can complete (2026-07-28's
+/// `resultType: "input_required"`).
+fn asks_for_input(result: &RawValue) -> bool {
+    /// A result's type, the rest of it skipped.
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "resultType", default, borrow)]
+        result_type: Option<Cow<'a, str>>,
+    }
+    // The key is in the text as written, or escaped with `\u`: a text
+    // with neither (a handshake server's results) is not read again.
+    let text = result.get();
+    if !text.contains("resultType") && !text.contains("\\u") {
+        return false;
+    }
+    let input_required = |kind: Option<&str>| kind == Some("input_required");
+    match serde_json::from_str::<Kind>(text) {
+        Ok(kind) => input_required(kind.result_type.as_deref()),
+        // A member twice, a type that is not a string: as a value reads it.
+        Err(_) => serde_json::from_str::<Value>(text)
+            .is_ok_and(|result| input_required(result.get("resultType").and_then(Value::as_str))),
+    }
+}
+
 /// A request waiting for its answer; dropped before it (the caller
 /// stopped waiting, or timed out), it tells the server to stop.
 struct Pending {
@@ -474,8 +529,8 @@ impl Drop for Pending {
         if let Some(token) = &self.progress {
             lock(&self.session.progress).remove(token);
         }
-        let waiting = lock(&self.session.pending).remove(&self.id).is_some();
-        if self.done || !waiting {
+        // An answered request's entry went with its answer.
+        if self.done || lock(&self.session.pending).remove(&self.id).is_none() {
             return;
         }
         self.session.wire.cancelled(&self.id);
@@ -493,6 +548,29 @@ impl Drop for Pending {
                 let params = params.ok().and_then(|p| p.as_object().cloned());
                 let _ = session.notify(methods::CANCELLED, params).await;
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_asks_for_input_as_its_value_would_say() {
+        let cases = [
+            (r#"{"content":[{"type":"text","text":"6"}]}"#, false),
+            (r#"{"resultType":"complete","content":[]}"#, false),
+            (r#"{"inputRequests":{},"resultType":"input_required"}"#, true),
+            (r#"{"result\u0054ype":"input_required"}"#, true),
+            (r#"{"resultType":"complete","resultType":"input_required"}"#, true),
+            (r#"{"resultType":7}"#, false),
+            (r#"{"structuredContent":{"resultType":"input_required"}}"#, false),
+            (r#"["resultType"]"#, false),
+        ];
+        for (text, asks) in cases {
+            let result = RawValue::from_string(text.to_owned()).unwrap();
+            assert_eq!(asks_for_input(&result), asks, "{text}");
         }
     }
 }

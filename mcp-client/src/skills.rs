@@ -35,7 +35,7 @@ impl Client {
     pub async fn get_skill(&self, uri: &str) -> Result<Skill, Error> {
         self.require_skills()?;
         let result: GetSkillResult =
-            crate::api::typed(self.request(methods::SKILLS_GET, json!({ "uri": uri })).await?)?;
+            crate::api::typed(&self.request_text(methods::SKILLS_GET, json!({ "uri": uri })).await?)?;
         if result.skill.uri != uri {
             return Err(Error::protocol(format!("`skills/get` for {uri} answered with {}", result.skill.uri)));
         }
@@ -72,7 +72,7 @@ impl Client {
                 params["cursor"] = json!(cursor);
             }
             let page: skills::ReadDirectoryResult =
-                crate::api::typed(self.request(methods::RESOURCES_DIRECTORY_READ, params).await?)?;
+                crate::api::typed(&self.request_text(methods::RESOURCES_DIRECTORY_READ, params).await?)?;
             children.extend(page.resources);
             match page.next_cursor {
                 Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),

@@ -51,6 +51,7 @@ pub struct CallToolParams {
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
     /// What the tool produced.
+    #[serde(deserialize_with = "crate::content::deserialize_blocks")]
     pub content: Vec<Content>,
     /// Structured output matching the tool's `outputSchema` (2025-06-18 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +133,19 @@ mod tests {
 
     fn with(value: Value) -> CallToolResult {
         CallToolResult { structured_content: Some(value), ..Default::default() }
+    }
+
+    #[test]
+    fn content_is_read_whatever_its_number_of_blocks() {
+        for count in [0, 1, 5] {
+            let blocks: Vec<Content> = (0..count).map(|i| Content::text(i.to_string())).collect();
+            let text = serde_json::to_string(&CallToolResult::success(blocks.clone())).unwrap();
+            let read: CallToolResult = serde_json::from_str(&text).unwrap();
+            assert_eq!(read.content, blocks);
+        }
+        let error = serde_json::from_str::<CallToolResult>(r#"{"content": {}}"#).unwrap_err();
+        assert!(error.to_string().contains("expected a sequence"), "{error}");
+        assert!(serde_json::from_str::<CallToolResult>("{}").unwrap_err().to_string().contains("missing field"));
     }
 
     #[test]

@@ -102,6 +102,10 @@ impl Wire for ChildWire {
         self.lines.send(message)
     }
 
+    fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
+        self.lines.try_send(message)
+    }
+
     fn server_log(&self) -> Option<String> {
         let log = self.log.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
         Some(String::from_utf8_lossy(&log.iter().copied().collect::<Vec<u8>>()).into_owned())

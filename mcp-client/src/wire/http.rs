@@ -250,23 +250,28 @@ impl Shared {
         // only an answer to this message: a refusal's error under an id of
         // the server's own (the Python SDK's 1.x says `"server-error"`)
         // answers nothing, and the request would wait for its timeout.
-        let messages = super::lines::parse(&body);
+        let mut items = Vec::new();
+        super::incoming::each(&body, |item| items.push(item));
         // (An error with a null id answers it too: see below.)
         let answered =
-            messages.iter().any(|m| matches!(m, Message::Response(r) if id.is_none() || r.id == id || r.id.is_none()));
-        for message in messages {
-            match (message, &id) {
+            items.iter().filter_map(Inbound::answer_to).any(|to| id.is_none() || to == id.as_ref() || to.is_none());
+        for item in items {
+            match (item, &id) {
                 // An error without an id (the server could not read the
                 // request) in the answer to this request is its answer.
                 (
-                    Message::Response(mcp_core::Response {
-                        id: None, outcome: mcp_core::Outcome::Error(error), ..
-                    }),
+                    Inbound::Message(Message::Response(mcp_core::Response {
+                        id: None,
+                        outcome: mcp_core::Outcome::Error(error),
+                        ..
+                    })),
                     Some(id),
                 ) => {
                     self.inbox.deliver(Inbound::Failed(id.clone(), Error::Server(error)));
                 }
-                (message, _) => self.deliver(message).await,
+                (item, _) => {
+                    self.inbox.deliver(item);
+                }
             }
         }
         if answered || (status.is_success() && id.is_none()) {
@@ -276,10 +281,6 @@ impl Shared {
             return Err(Error::Closed("the server no longer knows this session (HTTP 404)".into()));
         }
         Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
-    }
-
-    async fn deliver(&self, message: Message) {
-        self.inbox.deliver(Inbound::Message(message));
     }
 
     /// Read a POST's event stream until the answer to `id`, reconnecting
@@ -352,10 +353,10 @@ impl Shared {
             cursor.retry = Duration::from_millis(retry);
         }
         let mut answered = false;
-        for message in super::lines::parse(event.data.as_bytes()) {
-            answered |= matches!(&message, Message::Response(r) if r.id.as_ref() == id);
-            self.deliver(message).await;
-        }
+        super::incoming::each(event.data.as_bytes(), |item| {
+            answered |= item.answer_to() == Some(id);
+            self.inbox.deliver(item);
+        });
         answered
     }
 

@@ -1,13 +1,13 @@
 //! Newline-delimited JSON over any byte stream: a child's stdin and stdout,
 //! a socket, an in-memory pipe to a server in the same process.
 
-use std::sync::Mutex;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use futures_util::future::BoxFuture;
-use mcp_core::Message;
-use mcp_core::jsonrpc::{InvalidMessage, Text};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::Notify;
 
 use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
@@ -16,10 +16,51 @@ use crate::Error;
 /// logged) without being held in memory.
 pub(crate) const MAX_LINE: usize = 64 * 1024 * 1024;
 
+/// How many bytes may wait to be written before a sender waits too (a
+/// line is always taken when none wait, however long).
+const BACKLOG: usize = 256 * 1024;
+
+/// How many bytes of lines the sender writes itself, at once, rather than
+/// leave them to the writer task (which runs only once the sender's task
+/// yields): a pipelining caller that sends a request for each of a burst
+/// of answers gets the server going on the first ones while it handles
+/// the rest, with a write per this many bytes rather than per line.
+const BURST: usize = 4 * 1024;
+
 /// A wire over a reader and a writer of lines.
 pub(crate) struct Lines {
-    /// `None` once closed.
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    out: Arc<Out>,
+}
+
+/// The writing side, shared by the senders and the task that writes what
+/// could not be written at once.
+struct Out {
+    writing: Mutex<Writing>,
+    /// Wakes the writer task: there is a backlog (or the wire closed).
+    backlog: Notify,
+    /// Wakes senders waiting for the backlog to shrink.
+    room: Notify,
+}
+
+struct Writing {
+    /// `None` once closed: dropping it is what ends a child's input (its
+    /// `shutdown` does not).
+    io: Option<Pin<Box<dyn AsyncWrite + Send>>>,
+    /// What waits to be written, in order, from `written` on.
+    backlog: Vec<u8>,
+    written: usize,
+    /// Written, not yet flushed.
+    unflushed: bool,
+    /// Why nothing more can be sent, once that is so.
+    closed: Option<&'static str>,
+}
+
+/// What became of a line offered to the wire.
+enum Offer {
+    Taken,
+    /// The backlog is full: wait for room.
+    Full,
+    Closed(&'static str),
 }
 
 impl Lines {
@@ -29,52 +70,168 @@ impl Lines {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let (tx, rx) = mpsc::channel(256);
-        tokio::spawn(write_lines(writer, rx));
+        let writing =
+            Writing { io: Some(Box::pin(writer)), backlog: Vec::new(), written: 0, unflushed: false, closed: None };
+        let out = Arc::new(Out { writing: Mutex::new(writing), backlog: Notify::new(), room: Notify::new() });
+        tokio::spawn(write_backlog(out.clone()));
         tokio::spawn(read_lines(BufReader::new(reader), inbox));
-        Lines { writer: Mutex::new(Some(tx)) }
+        Lines { out }
+    }
+}
+
+impl Out {
+    /// Take no more lines: the writer task writes what waits, then ends
+    /// the stream (a server on stdio sees the end of its input and exits).
+    fn end(&self) {
+        let mut writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+        writing.closed.get_or_insert("the client was closed");
+        self.backlog.notify_one();
+    }
+
+    /// Take `line`, behind what waits: written at once with it when that
+    /// makes a burst ([`BURST`]) and the stream takes it, else left to
+    /// the writer task.
+    fn offer(&self, line: &[u8]) -> Offer {
+        let mut writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+        let writing = &mut *writing;
+        let (Some(io), None) = (writing.io.as_mut(), writing.closed) else {
+            return Offer::Closed(writing.closed.unwrap_or("the client was closed"));
+        };
+        let waiting = writing.backlog.len() - writing.written;
+        if waiting >= BACKLOG {
+            return Offer::Full;
+        }
+        writing.backlog.extend_from_slice(line);
+        if waiting + line.len() < BURST {
+            self.backlog.notify_one();
+            return Offer::Taken;
+        }
+        // Polled with no waker: a stream that cannot take it all now is
+        // the writer task's to wait for.
+        let mut cx = Context::from_waker(Waker::noop());
+        while writing.written < writing.backlog.len() {
+            match io.as_mut().poll_write(&mut cx, &writing.backlog[writing.written..]) {
+                Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
+                    writing.closed = Some("the server's input is closed");
+                    self.backlog.notify_one();
+                    return Offer::Closed("the server's input is closed");
+                }
+                Poll::Ready(Ok(n)) => writing.written += n,
+                Poll::Pending => {
+                    self.backlog.notify_one();
+                    return Offer::Taken;
+                }
+            }
+        }
+        writing.backlog.clear();
+        writing.written = 0;
+        match io.as_mut().poll_flush(&mut cx) {
+            Poll::Ready(Ok(())) => Offer::Taken,
+            Poll::Ready(Err(_)) => {
+                writing.closed = Some("the server's input is closed");
+                self.backlog.notify_one();
+                Offer::Closed("the server's input is closed")
+            }
+            Poll::Pending => {
+                writing.unflushed = true;
+                self.backlog.notify_one();
+                Offer::Taken
+            }
+        }
     }
 }
 
 impl Wire for Lines {
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>> {
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Box::pin(async move {
-            let writer = writer.ok_or_else(|| Error::Closed("the client was closed".into()))?;
             let mut line = message.bytes;
             line.push(b'\n');
-            writer.send(line).await.map_err(|_| Error::Closed("the server's input is closed".into()))
+            loop {
+                let room = self.out.room.notified();
+                tokio::pin!(room);
+                room.as_mut().enable();
+                match self.out.offer(&line) {
+                    Offer::Taken => return Ok(()),
+                    Offer::Closed(why) => return Err(Error::Closed(why.into())),
+                    Offer::Full => room.await,
+                }
+            }
         })
     }
 
+    fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
+        let mut line = message.bytes;
+        line.push(b'\n');
+        match self.out.offer(&line) {
+            Offer::Taken => Ok(Ok(())),
+            Offer::Closed(why) => Ok(Err(Error::Closed(why.into()))),
+            Offer::Full => {
+                line.pop();
+                Err(Outbound { bytes: line, ..message })
+            }
+        }
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
-        // Dropping the sender ends the writer, which closes the stream:
-        // a server on stdio sees the end of its input and exits.
-        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.out.end();
         Box::pin(async {})
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        let mut written = writer.write_all(&line).await;
-        // Everything queued goes in one flush.
-        while written.is_ok()
-            && let Ok(next) = lines.try_recv()
-        {
-            written = writer.write_all(&next).await;
-        }
-        if let Err(error) = async {
-            written?;
-            writer.flush().await
-        }
-        .await
-        {
-            tracing::debug!(%error, "writing to the server failed");
-            return;
+impl Drop for Lines {
+    fn drop(&mut self) {
+        self.out.end();
+    }
+}
+
+/// Write what senders could not write at once, as it comes (all that
+/// waits in one write), and close the stream once the wire is closed.
+async fn write_backlog(out: Arc<Out>) {
+    loop {
+        out.backlog.notified().await;
+        let written = std::future::poll_fn(|cx| {
+            let mut writing = out.writing.lock().unwrap_or_else(|e| e.into_inner());
+            let writing = &mut *writing;
+            let Some(io) = writing.io.as_mut() else { return Poll::Ready(Ok(true)) };
+            while writing.written < writing.backlog.len() {
+                match io.as_mut().poll_write(cx, &writing.backlog[writing.written..]) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                    Poll::Ready(Ok(n)) => writing.written += n,
+                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            writing.backlog.clear();
+            writing.written = 0;
+            if writing.unflushed {
+                std::task::ready!(io.as_mut().poll_flush(cx))?;
+                writing.unflushed = false;
+            }
+            if writing.closed.is_some() {
+                std::task::ready!(io.as_mut().poll_shutdown(cx))?;
+                writing.io = None;
+                return Poll::Ready(Ok(true));
+            }
+            Poll::Ready(Ok(false))
+        })
+        .await;
+        out.room.notify_waiters();
+        match written {
+            Ok(false) => {}
+            Ok(true) => return,
+            Err(error) => {
+                tracing::debug!(%error, "writing to the server failed");
+                let mut writing = out.writing.lock().unwrap_or_else(|e| e.into_inner());
+                writing.closed = Some("the server's input is closed");
+                writing.io = None;
+                writing.backlog = Vec::new();
+                writing.written = 0;
+                drop(writing);
+                out.room.notify_waiters();
+                return;
+            }
         }
     }
-    let _ = writer.shutdown().await;
 }
 
 async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
@@ -86,10 +243,10 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
                 tracing::warn!(size, limit = MAX_LINE, "skipped a message from the server longer than the limit");
             }
             Ok(Line::Read) => {
-                for message in parse(&line) {
-                    if !inbox.deliver(Inbound::Message(message)) {
-                        return;
-                    }
+                let mut open = true;
+                super::incoming::each(&line, |item| open = open && inbox.deliver(item));
+                if !open {
+                    return;
                 }
             }
             Err(error) => break format!("reading from the server failed: {error}"),
@@ -135,38 +292,81 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, 
     }
 }
 
-/// The messages a line holds: one, or a batch's; anything else is logged
-/// and dropped (a server that writes garbage loses that line, not the
-/// connection).
-pub(crate) fn parse(line: &[u8]) -> Vec<Message> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Vec::new();
-    }
-    // Read straight into a message's members, as the server reads its
-    // requests: no map is built for the envelope of every answer.
-    let invalid = |invalid: &InvalidMessage| {
-        tracing::warn!(reason = %invalid.reason, "the server sent an invalid message; ignored");
-    };
-    match Message::parse(line) {
-        Text::Message(message) => vec![message],
-        Text::Batch(items) => {
-            items.into_iter().filter_map(|item| Message::from_value(item).inspect_err(invalid).ok()).collect()
-        }
-        Text::Invalid(reason) => {
-            invalid(&reason);
-            Vec::new()
-        }
-        Text::NotJson(error) => {
-            let start = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
-            tracing::warn!(%error, line = %start, "the server sent something that is not JSON; ignored");
-            Vec::new()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines over an in-memory pipe that holds 64 bytes: most writes wait
+    /// for the reader, whose end reads everything written into a string.
+    fn narrow() -> (Lines, tokio::task::JoinHandle<String>) {
+        let (client, server) = tokio::io::duplex(64);
+        let (read, write) = tokio::io::split(client);
+        let lines = Lines::start(read, write, Inbox::default());
+        let reading = tokio::spawn(async move {
+            let mut text = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut tokio::io::split(server).0, &mut text).await.unwrap();
+            text
+        });
+        (lines, reading)
+    }
+
+    fn message(text: String) -> Outbound {
+        Outbound { bytes: text.into_bytes(), id: None, headers: Vec::new() }
+    }
+
+    #[tokio::test]
+    async fn lines_are_written_whole_and_in_order_however_slowly_the_stream_takes_them() {
+        let (lines, reading) = narrow();
+        let texts: Vec<String> = (0..300)
+            .map(|i| {
+                // Every hundredth line is longer than the backlog.
+                let size = if i % 100 == 50 { BACKLOG + 10 } else { 1 + i * 37 % 900 };
+                char::from(b'a' + (i % 26) as u8).to_string().repeat(size)
+            })
+            .collect();
+        for (i, text) in texts.iter().enumerate() {
+            if i % 2 == 0 {
+                lines.send(message(text.clone())).await.unwrap();
+            } else if let Err(back) = lines.try_send(message(text.clone())) {
+                lines.send(back).await.unwrap();
+            }
+        }
+        lines.close().await;
+        let expected: String = texts.iter().map(|text| format!("{text}\n")).collect();
+        assert!(reading.await.unwrap() == expected, "the lines arrived changed");
+        let closed = lines.try_send(message("late".into())).map(|sent| sent.map_err(|e| e.to_string()));
+        assert!(matches!(closed, Ok(Err(why)) if why.contains("the client was closed")));
+    }
+
+    #[tokio::test]
+    async fn a_message_behind_a_full_backlog_comes_back_to_wait_for_room() {
+        let (lines, reading) = narrow();
+        // Nothing is read while this loop runs (it never yields): the
+        // backlog fills.
+        let mut sent = 0;
+        let back = loop {
+            match lines.try_send(message(format!("{sent:0>99}"))) {
+                Ok(result) => result.unwrap(),
+                Err(back) => break back,
+            }
+            sent += 1;
+        };
+        assert!(sent * 100 >= BACKLOG);
+        assert_eq!(back.bytes, format!("{sent:0>99}").into_bytes());
+        lines.send(back).await.unwrap();
+        lines.close().await;
+        let expected: String = (0..=sent).map(|n| format!("{n:0>99}\n")).collect();
+        assert!(reading.await.unwrap() == expected, "the lines arrived changed");
+    }
+
+    #[tokio::test]
+    async fn dropped_lines_end_the_stream_after_what_waits() {
+        let (lines, reading) = narrow();
+        let text = "x".repeat(1000);
+        lines.send(message(text.clone())).await.unwrap();
+        drop(lines);
+        assert!(reading.await.unwrap() == format!("{text}\n"));
+    }
 
     #[tokio::test]
     async fn lines_longer_than_the_limit_are_skipped_and_the_next_is_read() {
@@ -179,14 +379,5 @@ mod tests {
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
         assert_eq!(line, b"partial");
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::End);
-    }
-
-    #[test]
-    fn garbage_is_dropped_and_batches_are_split() {
-        assert!(parse(b"not json").is_empty());
-        assert!(parse(b"{\"jsonrpc\":\"2.0\"}").is_empty());
-        assert!(parse(b"   ").is_empty());
-        let batch = parse(br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"},7]"#);
-        assert_eq!(batch.len(), 2);
     }
 }

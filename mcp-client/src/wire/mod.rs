@@ -6,6 +6,7 @@
 pub(crate) mod child;
 #[cfg(feature = "http")]
 pub(crate) mod http;
+pub(crate) mod incoming;
 pub(crate) mod lines;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use futures_util::future::BoxFuture;
 use mcp_core::{Message, RequestId};
+use serde_json::value::RawValue;
 
 use crate::Error;
 use crate::session::Session;
@@ -35,7 +37,9 @@ pub(crate) struct Outbound {
 /// What arrives from the server.
 #[derive(Debug)]
 pub(crate) enum Inbound {
-    /// A message.
+    /// A successful answer: the request's id and its result's JSON text.
+    Result(RequestId, Box<RawValue>),
+    /// Any other message.
     Message(Message),
     /// A request could not be delivered, or its answer not read (an HTTP
     /// answer stream that ended early).
@@ -43,6 +47,20 @@ pub(crate) enum Inbound {
     Failed(RequestId, Error),
     /// The connection is gone; nothing more comes.
     Closed(String),
+}
+
+// Only an HTTP wire asks: a line wire delivers everything it reads.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+impl Inbound {
+    /// The id of the request this answers, if it is an answer (`Some(None)`
+    /// for an error whose request could not be read).
+    pub(crate) fn answer_to(&self) -> Option<Option<&RequestId>> {
+        match self {
+            Inbound::Result(id, _) => Some(Some(id)),
+            Inbound::Message(Message::Response(response)) => Some(response.id.as_ref()),
+            _ => None,
+        }
+    }
 }
 
 /// Where a wire delivers what arrives: straight into the session, on the
@@ -95,6 +113,13 @@ impl Inbox {
 pub(crate) trait Wire: Send + Sync + 'static {
     /// Send one message; `Err` if it could not go.
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), Error>>;
+
+    /// Send one message if that needs no wait (a line wire with room in
+    /// its queue), with no future built for it; otherwise give it back,
+    /// for [`send`](Self::send).
+    fn try_send(&self, message: Outbound) -> Result<Result<(), Error>, Outbound> {
+        Err(message)
+    }
 
     /// The protocol version requests speak from now on (`None` before a
     /// handshake): an HTTP wire names it in `MCP-Protocol-Version`.
