@@ -53,6 +53,11 @@ struct Writing {
     unflushed: bool,
     /// Why nothing more can be sent, once that is so.
     closed: Option<&'static str>,
+    /// The writer task waits for the stream to take more: its waker is
+    /// the one the stream wakes, and a stream keeps one, so a sender must
+    /// not poll it (with no waker) meanwhile, or the writer task would
+    /// never be woken.
+    io_waits: bool,
 }
 
 /// What became of a line offered to the wire.
@@ -70,8 +75,14 @@ impl Lines {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let writing =
-            Writing { io: Some(Box::pin(writer)), backlog: Vec::new(), written: 0, unflushed: false, closed: None };
+        let writing = Writing {
+            io: Some(Box::pin(writer)),
+            backlog: Vec::new(),
+            written: 0,
+            unflushed: false,
+            closed: None,
+            io_waits: false,
+        };
         let out = Arc::new(Out { writing: Mutex::new(writing), backlog: Notify::new(), room: Notify::new() });
         tokio::spawn(write_backlog(out.clone()));
         tokio::spawn(read_lines(BufReader::new(reader), inbox));
@@ -102,7 +113,7 @@ impl Out {
             return Offer::Full;
         }
         writing.backlog.extend_from_slice(line);
-        if waiting + line.len() < BURST {
+        if waiting + line.len() < BURST || writing.io_waits {
             self.backlog.notify_one();
             return Offer::Taken;
         }
@@ -191,28 +202,9 @@ async fn write_backlog(out: Arc<Out>) {
         out.backlog.notified().await;
         let written = std::future::poll_fn(|cx| {
             let mut writing = out.writing.lock().unwrap_or_else(|e| e.into_inner());
-            let writing = &mut *writing;
-            let Some(io) = writing.io.as_mut() else { return Poll::Ready(Ok(true)) };
-            while writing.written < writing.backlog.len() {
-                match io.as_mut().poll_write(cx, &writing.backlog[writing.written..]) {
-                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
-                    Poll::Ready(Ok(n)) => writing.written += n,
-                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                    Poll::Pending => return Poll::Pending,
-                }
-            }
-            writing.backlog.clear();
-            writing.written = 0;
-            if writing.unflushed {
-                std::task::ready!(io.as_mut().poll_flush(cx))?;
-                writing.unflushed = false;
-            }
-            if writing.closed.is_some() {
-                std::task::ready!(io.as_mut().poll_shutdown(cx))?;
-                writing.io = None;
-                return Poll::Ready(Ok(true));
-            }
-            Poll::Ready(Ok(false))
+            let polled = write_what_waits(&mut writing, cx);
+            writing.io_waits = polled.is_pending();
+            polled
         })
         .await;
         out.room.notify_waiters();
@@ -232,6 +224,31 @@ async fn write_backlog(out: Arc<Out>) {
             }
         }
     }
+}
+
+/// Write the backlog, flush it, and end the stream once the wire is
+/// closed: `Ok(true)` when it has ended.
+fn write_what_waits(writing: &mut Writing, cx: &mut Context<'_>) -> Poll<std::io::Result<bool>> {
+    let Some(io) = writing.io.as_mut() else { return Poll::Ready(Ok(true)) };
+    while writing.written < writing.backlog.len() {
+        match std::task::ready!(io.as_mut().poll_write(cx, &writing.backlog[writing.written..])) {
+            Ok(0) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+            Ok(n) => writing.written += n,
+            Err(error) => return Poll::Ready(Err(error)),
+        }
+    }
+    writing.backlog.clear();
+    writing.written = 0;
+    if writing.unflushed {
+        std::task::ready!(io.as_mut().poll_flush(cx))?;
+        writing.unflushed = false;
+    }
+    if writing.closed.is_some() {
+        std::task::ready!(io.as_mut().poll_shutdown(cx))?;
+        writing.io = None;
+        return Poll::Ready(Ok(true));
+    }
+    Poll::Ready(Ok(false))
 }
 
 async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
@@ -357,6 +374,30 @@ mod tests {
         lines.close().await;
         let expected: String = (0..=sent).map(|n| format!("{n:0>99}\n")).collect();
         assert!(reading.await.unwrap() == expected, "the lines arrived changed");
+    }
+
+    #[tokio::test]
+    async fn a_sender_never_polls_the_stream_while_the_writer_task_waits_on_it() {
+        // A stream wakes one waker: the one its last pending write left.
+        let (client, server) = tokio::io::duplex(64);
+        let (read, write) = tokio::io::split(client);
+        let lines = Lines::start(read, write, Inbox::default());
+        // A burst longer than the pipe: 64 bytes go, the rest waits.
+        lines.send(message("a".repeat(BURST))).await.unwrap();
+        // The writer task takes it up and waits for the stream.
+        tokio::task::yield_now().await;
+        // Another burst meanwhile: left to the writer task, whose waker
+        // must still be the stream's.
+        lines.send(message("b".repeat(BURST))).await.unwrap();
+        let mut written = vec![0; 2 * (BURST + 1)];
+        let mut server = tokio::io::split(server).0;
+        let read = tokio::io::AsyncReadExt::read_exact(&mut server, &mut written);
+        tokio::time::timeout(std::time::Duration::from_secs(10), read)
+            .await
+            .expect("the writer task was woken for all that waited")
+            .unwrap();
+        let expected = format!("{}\n{}\n", "a".repeat(BURST), "b".repeat(BURST));
+        assert!(written == expected.into_bytes(), "the lines arrived changed");
     }
 
     #[tokio::test]
