@@ -386,7 +386,7 @@ fn add(a: i64, b: i64) -> i64 {
 }
 
 #[tokio::test]
-async fn a_call_that_cannot_ask_keeps_nothing_for_later_rounds_but_its_retry_is_still_checked() {
+async fn a_tool_that_cannot_ask_answers_at_once_and_still_has_its_retry_checked() {
     // `add` sees nothing of a request but its arguments: its first rounds
     // keep nothing for later ones. What a retry brings is checked all the same.
     let server =
