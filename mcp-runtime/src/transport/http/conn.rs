@@ -9,12 +9,12 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+
+use super::endpoint::Direct;
 
 /// The limits of the connections themselves (those of requests and
 /// sessions are the endpoint's).
@@ -24,9 +24,9 @@ pub(crate) struct ConnectionLimits {
     pub(crate) max_connections: usize,
 }
 
-/// Accept connections on `listener` and serve `router` on each, until the
-/// listener fails for good.
-pub(crate) async fn serve(listener: TcpListener, router: Router, limits: ConnectionLimits) -> io::Result<()> {
+/// Accept connections on `listener` and serve `endpoint` on each, until
+/// the listener fails for good.
+pub(crate) async fn serve(listener: TcpListener, endpoint: Direct, limits: ConnectionLimits) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let mut warned = false;
     loop {
@@ -58,7 +58,7 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Connect
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let service = endpoint.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let connection = http1::Builder::new()

@@ -337,9 +337,9 @@ impl Server {
         let (shared, built) = self.build()?;
         // Mounted servers are reached before the first client is.
         shared.ready().await;
-        let router = router(shared, built, options)?;
+        let endpoint = endpoint(shared, built, options)?;
         eprintln!("{name}: serving MCP over Streamable HTTP at http://{local}{path}");
-        conn::serve(listener, router, limits).await?;
+        conn::serve(listener, endpoint::Direct::new(endpoint), limits).await?;
         Ok(())
     }
 
@@ -363,16 +363,16 @@ impl Server {
     /// ```
     pub fn http_router(self, options: HttpOptions) -> Result<axum::Router, Error> {
         let (shared, limits) = self.build()?;
-        router(shared, limits, options)
+        Ok(endpoint::router(endpoint(shared, limits, options)?))
     }
 }
 
 /// The endpoint of a built server.
-fn router(
+fn endpoint(
     shared: Arc<crate::server::Shared>,
     limits: crate::transport::connection::Limits,
     options: HttpOptions,
-) -> Result<axum::Router, Error> {
+) -> Result<Arc<Endpoint>, Error> {
     // A key made by this process is right for a lone server; only a
     // store shared with replicas says there are others to agree with.
     let replicated = options.stores.sessions.is_some() || options.stores.fanout.is_some();
@@ -389,8 +389,7 @@ fn router(
              (HttpOptions::oauth), so scopes do not apply and every client may use them"
         );
     }
-    let endpoint = Arc::new(Endpoint::new(shared, limits, options)?);
-    Ok(endpoint::router(endpoint))
+    Ok(Arc::new(Endpoint::new(shared, limits, options)?))
 }
 
 /// A server on a real interface that still checks for loopback names

@@ -175,8 +175,48 @@ async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Reque
     }
 }
 
-/// Checks who is asking before anything else, then goes by method.
+/// The endpoint as the server's own connections serve it: a request for
+/// the endpoint's path goes straight to its handler, anything else (the
+/// OAuth metadata, a 404) through the router. The router's way costs, on
+/// every call, a clone of its boxed service, a route lookup and two more
+/// boxed futures: about a tenth of what a whole call to a small tool does.
+#[derive(Clone)]
+pub(crate) struct Direct {
+    endpoint: Arc<Endpoint>,
+    router: Router,
+}
+
+impl Direct {
+    pub(crate) fn new(endpoint: Arc<Endpoint>) -> Self {
+        Direct { router: router(endpoint.clone()), endpoint }
+    }
+}
+
+impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Direct {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = BoxFuture<'static, Result<Response, Self::Error>>;
+
+    fn call(&self, request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        let request = request.map(Body::new);
+        // A path with a parameter in it is matched by the router alone.
+        let path = &self.endpoint.options.path;
+        if request.uri().path() == path && !path.contains(['{', '*']) {
+            let endpoint = self.endpoint.clone();
+            return Box::pin(async move { Ok(serve(&endpoint, request).await) });
+        }
+        let router = self.router.clone();
+        Box::pin(async move { tower::ServiceExt::oneshot(router, request).await })
+    }
+}
+
+/// The router's handler of the endpoint's path.
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    serve(&endpoint, request).await
+}
+
+/// Checks who is asking before anything else, then goes by method.
+async fn serve(endpoint: &Endpoint, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let options = &endpoint.options;
     if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
