@@ -179,16 +179,21 @@ async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Reque
 /// the endpoint's path goes straight to its handler, anything else (the
 /// OAuth metadata, a 404) through the router. The router's way costs, on
 /// every call, a clone of its boxed service, a route lookup and two more
-/// boxed futures: about a tenth of what a whole call to a small tool does.
+/// boxed futures: some 6% of what a whole call to a small tool does.
 #[derive(Clone)]
 pub(crate) struct Direct {
     endpoint: Arc<Endpoint>,
     router: Router,
+    /// The path requests for the endpoint name, unless it has a parameter
+    /// in it (which only the router matches).
+    path: Option<Arc<str>>,
 }
 
 impl Direct {
     pub(crate) fn new(endpoint: Arc<Endpoint>) -> Self {
-        Direct { router: router(endpoint.clone()), endpoint }
+        let path = &endpoint.options.path;
+        let path = (!path.contains(['{', '*'])).then(|| Arc::from(path.as_str()));
+        Direct { router: router(endpoint.clone()), endpoint, path }
     }
 }
 
@@ -199,9 +204,7 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Direct {
 
     fn call(&self, request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
         let request = request.map(Body::new);
-        // A path with a parameter in it is matched by the router alone.
-        let path = &self.endpoint.options.path;
-        if request.uri().path() == path && !path.contains(['{', '*']) {
+        if self.path.as_deref() == Some(request.uri().path()) {
             let endpoint = self.endpoint.clone();
             return Box::pin(async move { Ok(serve(&endpoint, request).await) });
         }
