@@ -507,6 +507,33 @@ async fn idle_connections_are_closed_and_cannot_lock_clients_out() {
     }
 }
 
+/// Our own connections hand the endpoint's path straight to it and every
+/// other path to the router: the endpoint answers at the path it was given
+/// and nowhere else, and the other paths get the router's 404.
+#[tokio::test]
+async fn the_served_endpoint_answers_at_its_path_and_nowhere_else() {
+    let base = serve_with(server(), HttpOptions::new().path("/v1/tools")).await;
+    let base = base.trim_end_matches("/mcp");
+    let mut client = Client::new(&format!("{base}/v1/tools"));
+    client.initialize().await;
+    let answer = client.call("echo", json!({"text": "at its path"})).await;
+    assert_eq!(answer.last()["result"]["content"][0]["text"], "at its path");
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    for path in ["/mcp", "/v1/tools/", "/v1", "/v1/tools/x", "/"] {
+        let response = http
+            .post(format!("{base}{path}"))
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
 #[tokio::test]
 async fn a_connection_that_sends_part_of_a_header_is_closed_after_the_header_timeout() {
     let url = serve_with(server(), HttpOptions::new().header_read_timeout(Duration::from_millis(300))).await;

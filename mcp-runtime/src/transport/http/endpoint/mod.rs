@@ -184,8 +184,8 @@ async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Reque
 pub(crate) struct Direct {
     endpoint: Arc<Endpoint>,
     router: Router,
-    /// The path requests for the endpoint name, unless it has a parameter
-    /// in it (which only the router matches).
+    /// The endpoint's path as requests name it; `None` when it has a
+    /// parameter in it, which only the router matches.
     path: Option<Arc<str>>,
 }
 
