@@ -60,9 +60,19 @@ async fn a_client_that_does_not_read_stops_the_server_reading_and_loses_nothing(
         to_server
     });
     let at = || written.load(std::sync::atomic::Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let stalled_at = at();
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    // The writer stops once the server stops reading: wait until it has
+    // stood still for a while (not for a fixed time), then check that it
+    // stays still.
+    let window = Duration::from_millis(300);
+    let (mut stalled_at, mut still) = (at(), 0);
+    let started = tokio::time::Instant::now();
+    while still < 2 && started.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(window).await;
+        let now = at();
+        still = if now == stalled_at { still + 1 } else { 0 };
+        stalled_at = now;
+    }
+    tokio::time::sleep(window).await;
     assert!(
         stalled_at < N / 4 && at() == stalled_at,
         "the server read on while its output was unread ({stalled_at}, then {})",

@@ -372,14 +372,14 @@ macro_rules! corpus {
             server $(.tool($tool::Tool))*
         }
 
-        fn $run(client: &Mutex<InMemoryClient>, runtime: &tokio::runtime::Runtime, tools: &[Value]) {
-            $(holds::<$ty>(client, runtime, tools, stringify!($tool));)*
+        fn $run() -> Vec<Property> {
+            vec![$((stringify!($tool), holds::<$ty> as Check)),*]
         }
     };
 }
 
 corpus! {
-    every_profile, run_every_profile:
+    every_profile, every_profile_properties:
     plain: Plain,
     optional: Optional,
     nested_optional: NestedOptional,
@@ -418,7 +418,7 @@ corpus! {
 }
 
 corpus! {
-    strict_only, run_strict_only:
+    strict_only, strict_only_properties:
     tree: Tree,
     chain: Chain,
 }
@@ -429,6 +429,12 @@ corpus! {
 fn values_per_type() -> usize {
     std::env::var("MCP_PROPERTY_VALUES").ok().and_then(|n| n.parse().ok()).unwrap_or(200)
 }
+
+/// The property's check for one type, given the tool that echoes it.
+type Check = fn(&Mutex<InMemoryClient>, &tokio::runtime::Runtime, &[Value], &str);
+
+/// A tool of the corpus and the check of its type.
+type Property = (&'static str, Check);
 
 /// The property, for one type and the tool that echoes it.
 fn holds<T>(client: &Mutex<InMemoryClient>, runtime: &tokio::runtime::Runtime, tools: &[Value], tool: &str)
@@ -479,35 +485,46 @@ fn clear_for_clients(tools: &[Value]) {
     }
 }
 
-fn run(
-    server: Server,
-    profile: SchemaProfile,
-    properties: fn(&Mutex<InMemoryClient>, &tokio::runtime::Runtime, &[Value]),
-) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let server = server.schema_profile(profile).show_internal_errors(true);
-    let (client, tools) = runtime.block_on(async {
-        let mut client = connect(server).await;
-        let tools = list(&mut client).await;
-        (client, tools)
+/// Check `properties` against the server `corpus` builds, in `profile`.
+/// The types are shared out among a few threads, each with a server and a
+/// client of its own: the values are independent, and one thread at a
+/// time left the machine's other cores idle.
+fn run(corpus: fn(Server) -> Server, profile: SchemaProfile, properties: Vec<Property>) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    std::thread::scope(|scope| {
+        for worker in 0..workers {
+            let share: Vec<Property> = properties.iter().copied().skip(worker).step_by(workers).collect();
+            scope.spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                let server = corpus(Server::empty("corpus", "1")).schema_profile(profile).show_internal_errors(true);
+                let (client, tools) = runtime.block_on(async {
+                    let mut client = connect(server).await;
+                    let tools = list(&mut client).await;
+                    (client, tools)
+                });
+                if profile == SchemaProfile::Portable && worker == 0 {
+                    clear_for_clients(&tools);
+                }
+                let client = Mutex::new(client);
+                for (tool, holds) in share {
+                    holds(&client, &runtime, &tools, tool);
+                }
+            });
+        }
     });
-    if profile == SchemaProfile::Portable {
-        clear_for_clients(&tools);
-    }
-    properties(&Mutex::new(client), &runtime, &tools);
 }
 
 #[test]
 fn ordinary_types_round_trip_in_the_portable_profile() {
-    run(every_profile(Server::empty("corpus", "1")), SchemaProfile::Portable, run_every_profile);
+    run(every_profile, SchemaProfile::Portable, every_profile_properties());
 }
 
 #[test]
 fn ordinary_types_round_trip_in_the_strict_profile() {
-    run(every_profile(Server::empty("corpus", "1")), SchemaProfile::Strict, run_every_profile);
+    run(every_profile, SchemaProfile::Strict, every_profile_properties());
 }
 
 #[test]
 fn recursive_types_round_trip_in_the_strict_profile() {
-    run(strict_only(Server::empty("recursive", "1")), SchemaProfile::Strict, run_strict_only);
+    run(strict_only, SchemaProfile::Strict, strict_only_properties());
 }

@@ -255,18 +255,22 @@ async fn misbehaving(stream: tokio::io::DuplexStream) {
 #[tokio::test]
 async fn an_upstream_that_crashes_stalls_floods_or_sends_garbage_costs_its_caller_one_clear_error() {
     let connects = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = connects.clone();
-    let bad = Upstream::connect_with("misbehaving", move |builder| {
-        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        async move {
-            let (ours, theirs) = tokio::io::duplex(1 << 16);
-            tokio::spawn(misbehaving(theirs));
-            let (read, write) = tokio::io::split(ours);
-            builder.io(read, write).await
-        }
-    });
+    let misbehaving_upstream = |connects: Arc<std::sync::atomic::AtomicUsize>| {
+        Upstream::connect_with("misbehaving", move |builder| {
+            connects.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move {
+                let (ours, theirs) = tokio::io::duplex(1 << 16);
+                tokio::spawn(misbehaving(theirs));
+                let (read, write) = tokio::io::split(ours);
+                builder.io(read, write).await
+            }
+        })
+    };
+    // The stall is met by a mount of its own with a short timeout; the
+    // flood takes its time in a debug build, so the others have longer.
     let gateway = Server::empty("gateway", "1")
-        .mount_with(Mount::new("bad", bad).timeout(Duration::from_secs(2)))
+        .mount_with(Mount::new("bad", misbehaving_upstream(connects.clone())).timeout(Duration::from_secs(10)))
+        .mount_with(Mount::new("slow", misbehaving_upstream(Arc::default())).timeout(Duration::from_millis(500)))
         .mount("good", upstream());
     let client = pipe_to(gateway, builder(ProtocolVersion::LATEST_HANDSHAKE)).await;
     let text = |result: &mcp_core::CallToolResult| match &result.content[0] {
@@ -274,9 +278,11 @@ async fn an_upstream_that_crashes_stalls_floods_or_sends_garbage_costs_its_calle
         other => panic!("{other:?}"),
     };
 
-    let stalled = client.call("bad_stall", json!({})).await.unwrap();
+    let stalled = client.call("slow_stall", json!({})).await.unwrap();
     assert_eq!(stalled.is_error, Some(true));
-    assert!(text(&stalled).contains("did not answer within 2 s"), "{}", text(&stalled));
+    assert!(text(&stalled).contains("did not answer within 0.5 s"), "{}", text(&stalled));
+    let after = client.call("slow_ok", json!({})).await.unwrap();
+    assert_eq!(text(&after), "ok", "a stalled call costs only itself");
 
     let flooded = client.call("bad_flood", json!({})).await.unwrap();
     assert_eq!(text(&flooded), "flooded");

@@ -148,16 +148,27 @@ async fn clients_without_the_extension_get_direct_answers_or_the_capability_erro
     assert_eq!(removed["error"]["code"], -32601);
 }
 
-#[tokio::test]
+/// Two replicas sharing the store, each with a client of its own, so the
+/// store is churned from two threads at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_short_tasks_lose_no_result_and_stay_within_the_store_bounds() {
     let store = Arc::new(MemoryTaskStore::new(500, 1 << 20));
-    let mut client = server(store.clone()).connect_in_memory().unwrap();
-    for n in 0..10_000u64 {
-        let created = request(&mut client, true, "tools/call", json!({"name": "double", "arguments": {"n": n}})).await;
-        let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
-        let done = until(&mut client, &id, &["completed", "failed", "cancelled"]).await;
-        assert_eq!(done["result"]["content"][0]["text"], (n * 2).to_string());
-        assert!(store.len() <= 500 && store.bytes() <= 1 << 20);
+    let replicas = (0..2u64).map(|first| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut client = server(store.clone()).connect_in_memory().unwrap();
+            for n in (first..10_000).step_by(2) {
+                let call = json!({"name": "double", "arguments": {"n": n}});
+                let created = request(&mut client, true, "tools/call", call).await;
+                let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+                let done = until(&mut client, &id, &["completed", "failed", "cancelled"]).await;
+                assert_eq!(done["result"]["content"][0]["text"], (n * 2).to_string());
+                assert!(store.len() <= 500 && store.bytes() <= 1 << 20);
+            }
+        })
+    });
+    for replica in replicas.collect::<Vec<_>>() {
+        replica.await.expect("every task of the replica ended with its result");
     }
 }
 
