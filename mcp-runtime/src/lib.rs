@@ -177,3 +177,17 @@ pub mod __private {
 #[doc = include_str!("../../README.md")]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
+
+/// The attributes' examples (their documentation, in `mcp-macros/docs`):
+/// they are written through this crate, so they run as its doc tests, and
+/// the macro crate's own tests need no build of the runtime. Also only
+/// under `cfg(doctest)`.
+#[cfg(doctest)]
+mod attribute_docs {
+    #[doc = include_str!("../../mcp-macros/docs/tool.md")]
+    struct Tool;
+    #[doc = include_str!("../../mcp-macros/docs/resource.md")]
+    struct Resource;
+    #[doc = include_str!("../../mcp-macros/docs/prompt.md")]
+    struct Prompt;
+}
