@@ -368,6 +368,59 @@ async fn foreign_hosts_and_origins_are_forbidden() {
     assert_eq!(other.status, StatusCode::FORBIDDEN);
 }
 
+/// What a browser does from a page of another origin: a preflight (with
+/// no token: browsers never send one there), then the request, whose
+/// answer and headers the page may read only if the server says so.
+#[tokio::test]
+async fn pages_of_an_allowed_origin_can_call_across_origins_and_others_cannot() {
+    const APP: &str = "https://app.example.com";
+    let options = HttpOptions::new().allowed_origins([APP]).bearer_token("s3cret-token");
+    let url = serve_with(server(), options).await;
+    let http = reqwest::Client::new();
+    let preflight = |origin: &str| {
+        http.request(reqwest::Method::OPTIONS, &url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "authorization, content-type, mcp-protocol-version")
+    };
+    let asked = preflight(APP).send().await.unwrap();
+    assert_eq!(asked.status(), StatusCode::NO_CONTENT, "a preflight needs no token");
+    let headers = asked.headers();
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    assert!(headers["access-control-allow-methods"].to_str().unwrap().contains("POST"));
+    assert_eq!(headers["access-control-allow-headers"], "authorization, content-type, mcp-protocol-version");
+    assert!(headers.get("access-control-max-age").is_some());
+
+    let foreign = preflight("https://evil.example").send().await.unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    assert!(foreign.headers().get("access-control-allow-origin").is_none(), "nothing lets that page read it");
+
+    let client = Client::new(&url);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let from_app = || client.post("application/json").header("origin", APP).json(&init);
+    let started = client.send(from_app().bearer_auth("s3cret-token")).await;
+    assert_eq!(started.status, StatusCode::OK);
+    assert_eq!(started.headers["access-control-allow-origin"], APP);
+    assert!(started.headers.get_all("vary").iter().any(|v| v == "origin"), "{:?}", started.headers);
+    let exposed = started.headers["access-control-expose-headers"].to_str().unwrap();
+    assert!(exposed.contains("mcp-session-id") && exposed.contains("www-authenticate"), "{exposed}");
+    assert!(started.headers.get("mcp-session-id").is_some());
+
+    // The page reads a refusal of its token too: its OAuth client needs the challenge.
+    let refused = client.send(from_app()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(refused.headers["access-control-allow-origin"], APP);
+    assert_eq!(refused.headers["www-authenticate"], "Bearer");
+
+    // A program (no `Origin`) gets no CORS headers, and an OPTIONS only the methods.
+    let program = client.send(client.post("application/json").bearer_auth("s3cret-token").json(&init)).await;
+    assert_eq!(program.status, StatusCode::OK);
+    assert!(program.headers.get("access-control-allow-origin").is_none());
+    let options = http.request(reqwest::Method::OPTIONS, &url).send().await.unwrap();
+    assert_eq!(options.status(), StatusCode::NO_CONTENT);
+    assert_eq!(options.headers()["allow"], "GET, POST, DELETE, OPTIONS");
+}
+
 #[tokio::test]
 async fn a_bearer_token_is_required_when_set() {
     let url = start_with(server(), HttpOptions::new().bearer_token("s3cret-token")).await;

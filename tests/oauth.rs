@@ -469,6 +469,23 @@ async fn the_metadata_is_public_but_obeys_the_host_allow_list() {
         assert_eq!(response.json::<Value>().await.unwrap(), expected, "{url}");
         let rebound = http.get(&url).header("host", "evil.example").send().await.unwrap();
         assert_eq!(rebound.status(), StatusCode::FORBIDDEN, "{url}");
+        // A browser client reads it from any page, before it has a token,
+        // and asks first when it sends the protocol version.
+        let from_page = http.get(&url).header("origin", "https://app.example.com").send().await.unwrap();
+        assert_eq!(from_page.headers()["access-control-allow-origin"], "*", "{url}");
+        let preflight = http
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("origin", "https://app.example.com")
+            .header("access-control-request-method", "GET")
+            .header("access-control-request-headers", "mcp-protocol-version")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(preflight.status(), StatusCode::NO_CONTENT, "{url}");
+        assert_eq!(preflight.headers()["access-control-allow-origin"], "*", "{url}");
+        assert_eq!(preflight.headers()["access-control-allow-headers"], "mcp-protocol-version", "{url}");
+        let posted = http.post(&url).send().await.unwrap();
+        assert_eq!(posted.status(), StatusCode::METHOD_NOT_ALLOWED, "{url}");
     }
     assert_eq!(issuer.fetches(), 0);
 }

@@ -3,6 +3,9 @@
 // Streamable HTTP, declaring the UI extension), calls the tool, renders the
 // tool's view in a sandboxed iframe and joins the two with the Apps SDK's
 // host bridge, which passes the view's tool calls back to the server.
+// The server is at another origin (`?server=URL`), as a web host's would
+// be: the browser lets the page talk to it only if the server answers its
+// CORS preflights and exposes the session header.
 // What it saw goes to `window.host` for the test to read.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { AppBridge, PostMessageTransport, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/app-bridge";
@@ -12,6 +15,7 @@ const INFO = { name: "apps-browser-test-host", version: "1.0.0" };
 const params = new URLSearchParams(location.search);
 const TOOL = params.get("tool");
 const ARGS = JSON.parse(params.get("args") ?? "{}");
+const SERVER = new URL(params.get("server"));
 
 const host = { ready: false, error: null, viewCalls: [], tools: [], view: null, result: null };
 window.host = host;
@@ -24,7 +28,9 @@ async function main() {
     const client = new Client(INFO, {
         capabilities: { extensions: { [EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } },
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
+    const transport = new StreamableHTTPClientTransport(SERVER);
+    await client.connect(transport);
+    host.sessionId = transport.sessionId ?? null;
     host.serverExtensions = client.getServerCapabilities()?.extensions ?? {};
     say(`connected; extensions: ${Object.keys(host.serverExtensions).join(", ")}`);
 

@@ -1,6 +1,7 @@
 // The MCP Apps browser test: the notes example's editor, as a person sees
 // it in a host. It starts the example over Streamable HTTP, serves a host
-// page (host.js, bundled) that proxies `/mcp` to it, opens the page in
+// page (host.js, bundled) from another origin (another port), which talks
+// to the server across origins as a web host does, opens the page in
 // headless Chromium, and drives the view: the note `edit_note` opened is
 // shown, a click on Save calls `write_note` through the host, and the
 // server has the new text. A plain client (no UI extension) then checks
@@ -70,8 +71,8 @@ async function startServer() {
     throw new Error(`the server did not listen on ${port}:\n${stderr}`);
 }
 
-/** The host page, with its script bundled in, and `/mcp` passed to the server. */
-async function startHost(serverPort) {
+/** The host page, with its script bundled in. */
+async function startHost() {
     const bundled = await build({
         entryPoints: [join(here, "host.js")],
         bundle: true,
@@ -86,25 +87,7 @@ async function startHost(serverPort) {
 <h3>Test host</h3><div id="stage"></div><pre id="log"></pre>
 <script type="module">${bundled.outputFiles[0].text.replaceAll("</script", "<\\/script")}</script>`;
     const server = http.createServer((request, response) => {
-        if (request.url.startsWith("/mcp")) {
-            const upstream = http.request(
-                {
-                    host: "127.0.0.1",
-                    port: serverPort,
-                    path: request.url,
-                    method: request.method,
-                    headers: { ...request.headers, host: `127.0.0.1:${serverPort}` },
-                },
-                (answer) => {
-                    response.writeHead(answer.statusCode, answer.headers);
-                    answer.pipe(response);
-                },
-            );
-            upstream.on("error", (error) => {
-                response.writeHead(502).end(String(error));
-            });
-            request.pipe(upstream);
-        } else if (request.url === "/" || request.url.startsWith("/?")) {
+        if (request.url === "/" || request.url.startsWith("/?")) {
             response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
         } else if (request.url === "/favicon.ico") {
             response.writeHead(204).end();
@@ -126,7 +109,7 @@ async function plainClient(port) {
 
 async function main() {
     const server = await startServer();
-    const hostPort = await startHost(server.port);
+    const hostPort = await startHost();
     const profile = await mkdtemp(join(tmpdir(), "apps-browser-"));
     cleanups.push(() => rm(profile, { recursive: true, force: true }));
     const browser = await chromium.launchPersistentContext(profile, {
@@ -151,11 +134,23 @@ async function main() {
     });
     page.on("pageerror", (error) => console.log(`  [page error] ${error}`));
 
-    const query = new URLSearchParams({ tool: "edit_note", args: JSON.stringify({ title: "welcome" }) });
+    const serverUrl = `http://127.0.0.1:${server.port}/mcp`;
+    const query = new URLSearchParams({
+        tool: "edit_note",
+        args: JSON.stringify({ title: "welcome" }),
+        server: serverUrl,
+    });
     await page.goto(`http://127.0.0.1:${hostPort}/?${query}`);
     await page.waitForFunction(() => window.host?.ready || window.host?.error, null, { timeout: 30_000 });
     const host = await page.evaluate(() => window.host);
     if (host.error) throw new Error(`the host failed: ${host.error}`);
+
+    const pageOrigin = await page.evaluate(() => location.origin);
+    check(
+        pageOrigin !== new URL(serverUrl).origin,
+        `the page (${pageOrigin}) talks to a server of another origin (${new URL(serverUrl).origin})`,
+    );
+    check(typeof host.sessionId === "string" && host.sessionId.length > 0, "the page reads its Mcp-Session-Id");
 
     check("io.modelcontextprotocol/ui" in host.serverExtensions, "the server offers the UI extension to a host");
     const byName = Object.fromEntries(host.tools.map((tool) => [tool.name, tool.ui]));

@@ -8,12 +8,15 @@
 //!
 //! What a server gets without asking: it listens on loopback only, answers
 //! only to the `Host` names `localhost`, `127.0.0.1` and `[::1]`, refuses
-//! web pages from other origins (DNS rebinding), caps request bodies, the
+//! web pages from other origins (DNS rebinding) and answers pages of the
+//! origins it allows with the CORS headers a browser needs to read the
+//! answers, caps request bodies, the
 //! number of sessions and their idle time, closes connections that are
 //! slow to send their headers or body, caps the number of open connections,
 //! and never puts internal error text in a response.
 
 mod conn;
+mod cors;
 mod endpoint;
 mod guard;
 mod mirror;
@@ -150,7 +153,11 @@ impl HttpOptions {
     /// The web origins (`https://app.example.com`) whose pages may call the
     /// server, instead of pages served from loopback. An entry without a
     /// port allows any port. Requests without an `Origin` header (programs,
-    /// not browsers) are not affected; other origins get 403.
+    /// not browsers) are not affected; other origins get 403. Pages of an
+    /// allowed origin get what a browser needs to call across origins: an
+    /// answer to their preflight (`OPTIONS`, which needs no token), and
+    /// answers they may read, `Mcp-Session-Id` and `WWW-Authenticate`
+    /// included.
     pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,

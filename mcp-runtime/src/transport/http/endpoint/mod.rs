@@ -21,7 +21,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::{ACCEPT, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, ORIGIN};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -31,7 +31,8 @@ use mcp_core::{ErrorObject, Message, ProtocolVersion, envelope, methods};
 use serde_json::{Value, json};
 
 use super::HttpOptions;
-use super::guard;
+use super::cors;
+use super::guard::{self, Refusal};
 use super::mirror;
 use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, Sessions};
@@ -155,24 +156,34 @@ pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &endpoint.oauth {
         for metadata in &verifier.metadata_paths {
-            router = router.route(metadata, axum::routing::get(resource_metadata));
+            router = router.route(metadata, any(resource_metadata));
         }
     }
     router.with_state(endpoint)
 }
 
 /// The protected resource metadata (RFC 9728): public, so no token is
-/// asked for, but only under the names the server answers to.
+/// asked for and any page may read it, but only under the names the
+/// server answers to.
 #[cfg(feature = "oauth")]
 async fn resource_metadata(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let options = &endpoint.options;
     if let Err(refusal) = guard::check(request.headers(), &options.hosts, &None, None) {
         return refused(refusal);
     }
-    match &endpoint.oauth {
-        Some(verifier) => verifier.metadata(),
-        None => StatusCode::NOT_FOUND.into_response(),
-    }
+    const METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
+    let mut response = match (&endpoint.oauth, request.method()) {
+        (Some(_), &Method::OPTIONS) => cors::preflight(request.headers(), METHODS),
+        (Some(verifier), &Method::GET | &Method::HEAD) => verifier.metadata(),
+        (Some(_), _) => {
+            let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+            response.headers_mut().insert(ALLOW, METHODS);
+            response
+        }
+        (None, _) => return StatusCode::NOT_FOUND.into_response(),
+    };
+    cors::public(&mut response);
+    response
 }
 
 /// The endpoint as the server's own connections serve it: a request for
@@ -218,26 +229,44 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     serve(&endpoint, request).await
 }
 
-/// Checks who is asking before anything else, then goes by method.
+/// Checks who is asking before anything else, then answers; a page of an
+/// allowed origin gets the headers that let it read the answer, refusals
+/// of its token included (its OAuth client reads the challenge).
 async fn serve(endpoint: &Endpoint, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let options = &endpoint.options;
-    if let Err(refusal) = guard::check(&parts.headers, &options.hosts, &options.origins, options.token.as_deref()) {
-        return after_unwanted_body(body, refused(refusal)).await;
-    }
-    let claims = match endpoint.authenticate(&parts.headers).await {
-        Ok(claims) => claims,
-        Err(refusal) => return after_unwanted_body(body, refusal).await,
+    // A browser's preflight never carries credentials: no token is asked of it.
+    let preflight = parts.method == Method::OPTIONS;
+    let token = if preflight { None } else { options.token.as_deref() };
+    let mut response = match guard::check(&parts.headers, &options.hosts, &options.origins, token) {
+        Err(refusal @ Refusal::Forbidden(_)) => return after_unwanted_body(body, refused(refusal)).await,
+        Err(refusal) => after_unwanted_body(body, refused(refusal)).await,
+        Ok(()) if preflight => after_unwanted_body(body, cors::preflight(&parts.headers, cors::ENDPOINT_METHODS)).await,
+        Ok(()) => endpoint.answer(&parts.method, &parts.headers, body).await,
     };
-    match parts.method {
-        Method::POST => endpoint.post(&parts.headers, body, claims).await,
-        Method::GET => after_unwanted_body(body, endpoint.get(&parts.headers, claims.as_ref()).await).await,
-        Method::DELETE => after_unwanted_body(body, endpoint.delete(&parts.headers, claims.as_ref()).await).await,
-        _ => {
-            let mut response =
-                error_response(StatusCode::METHOD_NOT_ALLOWED, ErrorObject::invalid_request("use POST, GET or DELETE"));
-            response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-            after_unwanted_body(body, response).await
+    if let Some(origin) = parts.headers.get(ORIGIN) {
+        cors::allow(&mut response, origin.clone());
+    }
+    response
+}
+
+impl Endpoint {
+    /// A request that may ask: its token's claims, then by method.
+    async fn answer(&self, method: &Method, headers: &HeaderMap, body: Body) -> Response {
+        let claims = match self.authenticate(headers).await {
+            Ok(claims) => claims,
+            Err(refusal) => return after_unwanted_body(body, refusal).await,
+        };
+        match *method {
+            Method::POST => self.post(headers, body, claims).await,
+            Method::GET => after_unwanted_body(body, self.get(headers, claims.as_ref()).await).await,
+            Method::DELETE => after_unwanted_body(body, self.delete(headers, claims.as_ref()).await).await,
+            _ => {
+                let error = ErrorObject::invalid_request("use POST, GET or DELETE");
+                let mut response = error_response(StatusCode::METHOD_NOT_ALLOWED, error);
+                response.headers_mut().insert(ALLOW, cors::ENDPOINT_METHODS);
+                after_unwanted_body(body, response).await
+            }
         }
     }
 }
