@@ -263,6 +263,23 @@ async fn no_token_gets_401_pointing_at_the_metadata() {
     let answer = basic.send(basic.post("application/json").header(AUTHORIZATION, "Basic YTpi").body(INIT)).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert!(!challenge(&answer).contains("invalid_token"));
+    // A browser's preflight carries no token and is answered; the request
+    // after it is refused, and its page can read the challenge.
+    let page = mcp.client(None);
+    let preflight = page
+        .http
+        .request(reqwest::Method::OPTIONS, &page.url)
+        .header("origin", "http://localhost:6274")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), StatusCode::NO_CONTENT);
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "http://localhost:6274");
+    let answer = page.send(page.post("application/json").header("origin", "http://localhost:6274").body(INIT)).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(answer.headers["access-control-allow-origin"], "http://localhost:6274");
+    assert!(answer.headers["access-control-expose-headers"].to_str().unwrap().contains("www-authenticate"));
     assert_eq!(issuer.fetches(), 0, "no token, no key fetch");
 }
 
