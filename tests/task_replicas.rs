@@ -200,3 +200,87 @@ async fn the_redis_task_store_ends_a_task_once_and_forgets_it_after_its_ttl() {
     }
     assert!(!store.update(task(TaskStatus::Completed, 60_000)).await.unwrap(), "a task gone stays gone");
 }
+
+/// Say the text back, after a moment.
+#[tool(task = "optional")]
+async fn later(text: String) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    text
+}
+
+/// A replica sharing `tasks` and `options`' stores, on the test's runtime.
+async fn core_replica(tasks: impl mcp_runtime::tasks::TaskStore, options: HttpOptions) -> String {
+    let server = Server::empty("replica", "1").tool(later::Tool).task_store(tasks);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_http_on(listener, options).await.unwrap() });
+    format!("http://{address}/mcp")
+}
+
+/// A 2025-11-25 session moving between replicas `a` and `b` lists the
+/// tasks it created on both, from either; another session lists none.
+async fn a_session_lists_its_tasks_on_every_replica(a: &str, b: &str) {
+    let mut client = Client::new(a);
+    client.initialize().await;
+    let mut ids = Vec::new();
+    for (n, url) in [a, b, a].into_iter().enumerate() {
+        client.url = url.to_owned();
+        let call = json!({"name": "later", "arguments": {"text": n.to_string()}, "task": {}});
+        let created = client.request("tools/call", call).await;
+        let id = created.last()["result"]["task"]["taskId"].clone();
+        assert!(id.is_string(), "{created:?}");
+        ids.push(id);
+    }
+    for url in [a, b] {
+        client.url = url.to_owned();
+        let listed = client.request("tasks/list", json!({})).await.last()["result"].clone();
+        let listed: Vec<Value> = listed["tasks"].as_array().unwrap().iter().map(|t| t["taskId"].clone()).collect();
+        assert_eq!(listed, ids, "{url} lists the session's tasks from both replicas, oldest first");
+    }
+    let mut other = Client::new(b);
+    other.initialize().await;
+    assert_eq!(other.request("tasks/list", json!({})).await.last()["result"]["tasks"], json!([]));
+}
+
+#[tokio::test]
+async fn a_session_lists_its_tasks_on_every_replica_sharing_the_memory_stores() {
+    use mcp_runtime::stores::MemorySessionStore;
+    use mcp_runtime::tasks::MemoryTaskStore;
+    let (tasks, sessions) =
+        (std::sync::Arc::new(MemoryTaskStore::default()), std::sync::Arc::new(MemorySessionStore::default()));
+    let options = || HttpOptions::new().session_store(sessions.clone());
+    let (a, b) = (core_replica(tasks.clone(), options()).await, core_replica(tasks, options()).await);
+    a_session_lists_its_tasks_on_every_replica(&a, &b).await;
+}
+
+#[tokio::test]
+async fn a_session_lists_its_tasks_on_every_replica_sharing_redis() {
+    let Some(redis) = start().await else { return };
+    let store = RedisStore::connect(&redis.url).await.unwrap().prefix("owners");
+    let options = || HttpOptions::new().shared_store(store.clone());
+    let (a, b) = (core_replica(store.clone(), options()).await, core_replica(store.clone(), options()).await);
+    a_session_lists_its_tasks_on_every_replica(&a, &b).await;
+}
+
+#[tokio::test]
+async fn the_redis_task_store_keeps_each_sessions_tasks_in_order_past_the_ones_gone() {
+    use mcp_runtime::tasks::TaskStore;
+    let Some(redis) = start().await else { return };
+    let store = RedisStore::connect(&redis.url).await.unwrap().prefix("lists");
+    for (n, id) in ["t1", "t2", "t3"].into_iter().enumerate() {
+        assert_eq!(store.own("s1", id).await.unwrap(), Some(n + 1));
+    }
+    store.own("s2", "u1").await.unwrap();
+    let first = store.owned("s1", None, 2).await.unwrap().unwrap();
+    assert_eq!(first.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
+    assert!(first[0].0 < first[1].0);
+    // `t1` and `t2` go; the cursor (`t2`'s position) still points past them.
+    store.disown("s1", &["t1".to_owned(), "t2".to_owned()]).await.unwrap();
+    let rest = store.owned("s1", Some(first[1].0), 10).await.unwrap().unwrap();
+    assert_eq!(rest.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(), ["t3"]);
+    let all = store.owned("s1", None, usize::MAX).await.unwrap().unwrap();
+    assert_eq!(all, rest);
+    let other = store.owned("s2", None, usize::MAX).await.unwrap().unwrap();
+    assert_eq!(other.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(), ["u1"]);
+    assert!(store.owned("nobody", None, 10).await.unwrap().unwrap().is_empty());
+}

@@ -353,7 +353,8 @@ async fn a_2025_11_25_task_asks_the_client_with_its_id_and_waits_for_input_meanw
 
 #[tokio::test]
 async fn a_2025_11_25_task_lives_as_long_as_the_client_asked_and_lists_page_by_page() {
-    let (mut client, _) = core_client(core_server(Arc::default())).await;
+    let store = Arc::new(MemoryTaskStore::default());
+    let (mut client, _) = core_client(core_server(store.clone())).await;
     let call = json!({"name": "double", "arguments": {"n": 1}, "task": {"ttl": 50}});
     let created = core(&mut client, "tools/call", call).await;
     assert_eq!(created["result"]["task"]["ttl"], 50);
@@ -377,7 +378,7 @@ async fn a_2025_11_25_task_lives_as_long_as_the_client_asked_and_lists_page_by_p
         .flat_map(|page| page["tasks"].as_array().unwrap().iter().map(|t| t["taskId"].clone()))
         .collect();
     assert_eq!(listed, ids, "the expired task left the list; the rest are there, oldest first");
-    // Another session sees none of them.
-    let (mut other, _) = core_client(core_server(Arc::default())).await;
+    // Another session, of a server sharing the store, sees none of them.
+    let (mut other, _) = core_client(core_server(store)).await;
     assert_eq!(core(&mut other, "tasks/list", json!({})).await["result"]["tasks"], json!([]));
 }

@@ -181,7 +181,7 @@ impl Drop for Session {
         if self.owns_key {
             // Its tasks stay in the store for their TTL; only its list of
             // them, which no later session can ask for, goes.
-            self.shared.tasks.forget_session(self.key);
+            self.shared.tasks.forget_session(&self.owner());
             self.shared.tools.current().forget_idle_allowances();
             if let Some(limiter) = &self.shared.limiter {
                 limiter.forget_idle();
@@ -224,6 +224,25 @@ impl Session {
         if kinds != crate::component::announce::Kinds::default() {
             let uris = self.resource_subscriptions.clone();
             let _ = self.listener.set(shared.announcer.listen(self.outgoing.clone(), None, kinds, uris));
+        }
+    }
+
+    /// Who owns the tasks this session's client asks for (2025-11-25):
+    /// its `Mcp-Session-Id` over HTTP, which every replica knows it by;
+    /// else its key, with this process's own prefix, since a task store
+    /// may be shared with other processes whose keys count from 0 too.
+    pub(crate) fn owner(&self) -> Arc<str> {
+        static PROCESS: OnceLock<String> = OnceLock::new();
+        match &self.id {
+            Some(id) => id.clone(),
+            None => {
+                let process = PROCESS.get_or_init(|| {
+                    let mut nonce = [0u8; 8];
+                    getrandom::fill(&mut nonce).expect("the operating system's random number generator failed");
+                    nonce.iter().map(|b| format!("{b:02x}")).collect()
+                });
+                Arc::from(format!("{process}:{}", self.key))
+            }
         }
     }
 

@@ -130,39 +130,35 @@ const LIST_PAGE: usize = 100;
 
 /// `tasks/list` (2025-11-25): the tasks this session created and the
 /// store still keeps, oldest first, a page at a time. The cursor is the
-/// position of the next one.
+/// position of the last task of the page before, which does not move when
+/// tasks before it go.
 pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let tasks = core_tasks(request)?;
     let ListToolsParams { cursor, .. } = parse(params)?;
-    let start = match cursor {
-        None => 0,
+    let after = match cursor {
+        None => None,
         Some(cursor) => {
-            cursor.parse::<usize>().map_err(|_| ErrorObject::invalid_params(format!("unknown cursor `{cursor}`")))?
+            Some(cursor.parse::<u64>().map_err(|_| ErrorObject::invalid_params(format!("unknown cursor `{cursor}`")))?)
         }
     };
-    let session = request.session.key;
+    let owner = request.session.owner();
     let (id, projection) = (request.id.clone(), request.projection.clone());
+    let unavailable =
+        |error: super::TaskStoreError| ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, error.to_string());
     Ok(call(request, async move {
-        let ids = tasks.owned_by(session);
-        if start > ids.len() {
-            return Err(ErrorObject::invalid_params(format!("unknown cursor `{start}`")));
-        }
+        // One more than a page, to know whether another follows.
+        let owned = tasks.owned(&owner, after, LIST_PAGE + 1).await.map_err(unavailable)?;
+        let more = owned.len() > LIST_PAGE;
         let (mut page, mut gone) = (Vec::new(), Vec::new());
-        let mut next = start;
-        for task_id in &ids[start..] {
-            if page.len() == LIST_PAGE {
-                break;
-            }
-            next += 1;
-            match tasks.store.get(task_id).await {
-                Ok(Some(task)) => page.push(task.for_2025_11_25()),
-                Ok(None) => gone.push(task_id.clone()),
-                Err(error) => return Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, error.to_string())),
+        for (_, task_id) in owned.iter().take(LIST_PAGE) {
+            match tasks.store.get(task_id).await.map_err(unavailable)? {
+                Some(task) => page.push(task.for_2025_11_25()),
+                None => gone.push(task_id.clone()),
             }
         }
-        let next_cursor = (next < ids.len()).then(|| (next - gone.len()).to_string());
-        // Expired tasks leave the list; the cursor counted them out.
-        tasks.disown(session, &gone);
+        let next_cursor = more.then(|| owned[LIST_PAGE - 1].0.to_string());
+        // Expired tasks leave the list.
+        tasks.disown(&owner, &gone).await;
         Ok(projection.answer(id, TaskList { tasks: page, next_cursor }))
     }))
 }

@@ -17,7 +17,8 @@
 //! Replicas that share a store (`RedisStore`, with the `redis` feature)
 //! answer for each other's tasks: an update or cancellation that reaches a
 //! replica not running the task is passed on as a [`TaskSignal`] to the one
-//! that does.
+//! that does, and the store keeps which session created which task, so a
+//! session's `tasks/list` is the same through every replica.
 //!
 //! A 2025-11-25 client that did not declare the extension has the tasks of
 //! that version's core protocol (SEP-1686) instead: the same layer, store
@@ -31,6 +32,7 @@
 //! meanwhile.
 
 pub(crate) mod methods;
+mod owners;
 #[cfg(feature = "redis")]
 mod redis;
 pub(crate) mod running;
@@ -51,10 +53,11 @@ use serde_json::Value;
 
 #[cfg(feature = "redis")]
 pub(crate) use redis::Leases;
-pub use store::{MemoryTaskStore, TaskSignal, TaskStore, TaskStoreError};
+pub use store::{MemoryTaskStore, OwnedTasks, TaskSignal, TaskStore, TaskStoreError};
 
 use crate::dispatch::reply::{Answer, ResultBody};
 use crate::middleware::Reply;
+use owners::Owners;
 use running::Running;
 
 /// Whether a tool's calls may run as tasks: `#[tool(task = "optional")]`
@@ -119,19 +122,14 @@ pub(crate) struct Tasks {
     /// Woken by every write, for `tasks/result` waiting for an end here
     /// (one elsewhere is polled for).
     pub(crate) changed: tokio::sync::Notify,
-    /// The 2025-11-25 tasks each session created, oldest first, for
-    /// `tasks/list`: a client lists its own tasks only, and the store
-    /// keeps no owners.
-    owned: Mutex<HashMap<u64, Owned>>,
-}
-
-/// One session's task ids, and the length at which they are next pruned.
-#[derive(Default)]
-struct Owned {
-    ids: Vec<String>,
-    /// Doubled after each pruning (from [`OWNED_PRUNE_AT`]), so a session
-    /// keeping many live tasks is not scanned on every create.
-    prune_at: usize,
+    /// The 2025-11-25 tasks of the sessions this replica serves, for
+    /// `tasks/list` (a client lists its own tasks only) when the store
+    /// keeps no owners; a store that does keeps them for every replica.
+    local_owners: Mutex<Owners>,
+    /// By owner, how many tasks its list holds before it is next pruned of
+    /// gone ones: doubled after each pruning (from [`OWNED_PRUNE_AT`]), so
+    /// a session keeping many live tasks is not scanned on every create.
+    prune_at: Mutex<HashMap<Arc<str>, usize>>,
 }
 
 /// How many task ids one session's list holds before the expired ones are
@@ -147,51 +145,76 @@ impl Tasks {
             running: Mutex::default(),
             listening: tokio::sync::OnceCell::new(),
             changed: tokio::sync::Notify::new(),
-            owned: Mutex::default(),
+            local_owners: Mutex::default(),
+            prune_at: Mutex::default(),
         }
     }
 
-    fn owned(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Owned>> {
-        self.owned.lock().unwrap_or_else(|e| e.into_inner())
+    fn local_owners(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.local_owners.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The ids of `session`'s tasks, oldest first (some may have expired).
-    pub(crate) fn owned_by(&self, session: u64) -> Vec<String> {
-        self.owned().get(&session).map(|owned| owned.ids.clone()).unwrap_or_default()
+    fn prune_at(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, usize>> {
+        self.prune_at.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Forget `session`'s tasks that the store no longer keeps.
-    pub(crate) fn disown(&self, session: u64, gone: &[String]) {
-        let gone: std::collections::HashSet<&String> = gone.iter().collect();
-        if let Some(owned) = self.owned().get_mut(&session) {
-            owned.ids.retain(|id| !gone.contains(id));
+    /// Up to `limit` of `owner`'s tasks after position `after`, oldest
+    /// first, with their positions (some may be gone).
+    pub(crate) async fn owned(
+        &self,
+        owner: &str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<OwnedTasks, TaskStoreError> {
+        match self.store.owned(owner, after, limit).await? {
+            Some(owned) => Ok(owned),
+            None => Ok(self.local_owners().owned(owner, after, limit)),
         }
     }
 
-    /// `session` ended: no one can list its tasks any more.
-    pub(crate) fn forget_session(&self, session: u64) {
-        self.owned().remove(&session);
+    /// Forget `owner`'s tasks that the store no longer keeps.
+    pub(crate) async fn disown(&self, owner: &str, gone: &[String]) {
+        if gone.is_empty() {
+            return;
+        }
+        self.local_owners().disown(owner, gone);
+        if let Err(error) = self.store.disown(owner, gone).await {
+            tracing::debug!(%error, "gone tasks could not be taken off their session's list");
+        }
     }
 
-    /// Note that `session` created the task `id`; a long list is pruned
-    /// of expired tasks first, so it stays as long as the store's.
-    async fn own(&self, session: u64, id: String) {
-        let due = self.owned().get(&session).is_some_and(|owned| owned.ids.len() >= owned.prune_at);
-        if due {
-            let mut gone = Vec::new();
-            for id in self.owned_by(session) {
-                if matches!(self.store.get(&id).await, Ok(None)) {
-                    gone.push(id);
-                }
+    /// The session `owner` ended here: this replica forgets what it kept
+    /// of its tasks (a store that keeps owners keeps its list, which the
+    /// session may go on using through another replica).
+    pub(crate) fn forget_session(&self, owner: &str) {
+        self.local_owners().forget(owner);
+        self.prune_at().remove(owner);
+    }
+
+    /// Note that `owner` created the task `id`; a long list is pruned of
+    /// gone tasks, so it stays about as long as the store's.
+    async fn own(&self, owner: &Arc<str>, id: &str) {
+        let count = match self.store.own(owner, id).await {
+            Ok(Some(count)) => count,
+            Ok(None) => self.local_owners().own(owner, id).1,
+            Err(error) => {
+                tracing::warn!(%error, "a task could not be put on its session's list; tasks/list will not show it");
+                return;
             }
-            self.disown(session, &gone);
+        };
+        let due = count >= *self.prune_at().entry(owner.clone()).or_insert(OWNED_PRUNE_AT);
+        if !due {
+            return;
         }
-        let mut owned = self.owned();
-        let owned = owned.entry(session).or_insert_with(|| Owned { ids: Vec::new(), prune_at: OWNED_PRUNE_AT });
-        if due {
-            owned.prune_at = OWNED_PRUNE_AT.max(2 * owned.ids.len());
+        let Ok(all) = self.owned(owner, None, usize::MAX).await else { return };
+        let mut gone = Vec::new();
+        for (_, id) in &all {
+            if matches!(self.store.get(id).await, Ok(None)) {
+                gone.push(id.clone());
+            }
         }
-        owned.ids.push(id);
+        self.disown(owner, &gone).await;
+        self.prune_at().insert(owner.clone(), OWNED_PRUNE_AT.max(2 * (all.len() - gone.len())));
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
@@ -324,7 +347,7 @@ pub(crate) struct Asked {
     /// The lifetime it asked for, in milliseconds.
     pub(crate) ttl: Option<u64>,
     /// Its session, whose `tasks/list` shows the task.
-    pub(crate) session: u64,
+    pub(crate) owner: Arc<str>,
 }
 
 /// `CreateTaskResult` of the extension: the task, flat, with
@@ -397,7 +420,7 @@ where
     tasks.changed.notify_waiters();
     let id = created.task_id.clone();
     if let Some(asked) = &asked {
-        tasks.own(asked.session, id.clone()).await;
+        tasks.own(&asked.owner, &id).await;
     }
     running.became(tasks.clone(), record);
     tasks.running().insert(id.clone(), running.clone());
@@ -462,9 +485,9 @@ mod tests {
         for n in 0..count {
             let id = format!("t{n}");
             store.create(working(&id)).await.unwrap();
-            tasks.own(7, id).await;
+            tasks.own(&Arc::from("7"), &id).await;
         }
-        assert_eq!(tasks.owned_by(7).len(), count, "live tasks stay listed");
+        assert_eq!(tasks.owned("7", None, usize::MAX).await.unwrap().len(), count, "live tasks stay listed");
         // Pruned at 1024, 2048 and 4096 ids at most: each scan reads every
         // id once, so the reads stay within twice the count (a scan on
         // every create past 1024 would read millions).
@@ -474,10 +497,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn expired_tasks_leave_the_list_when_it_is_pruned() {
-        let store = Arc::new(MemoryTaskStore::default());
+    async fn expired_tasks_leave_a_list_the_replica_keeps_when_it_is_pruned() {
+        // `Counting` keeps no owners: the replica keeps the list.
+        let store = Arc::new(Counting::default());
         let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100));
-        for n in 0..OWNED_PRUNE_AT {
+        let owner = Arc::from("1");
+        for n in 0..OWNED_PRUNE_AT - 1 {
             let id = format!("t{n}");
             let mut task = working(&id);
             store.create(task.clone()).await.unwrap();
@@ -485,11 +510,15 @@ mod tests {
             task.task.status = TaskStatus::Completed;
             task.task.ttl_ms = Some(0);
             store.update(task).await.unwrap();
-            tasks.own(1, id).await;
+            tasks.own(&owner, &id).await;
         }
+        assert_eq!(tasks.owned("1", None, usize::MAX).await.unwrap().len(), OWNED_PRUNE_AT - 1);
         store.create(working("live")).await.unwrap();
-        tasks.own(1, "live".into()).await;
-        assert_eq!(tasks.owned_by(1), vec!["live".to_owned()]);
-        assert_eq!(store.len(), 1, "the store dropped the expired tasks when the next was created");
+        tasks.own(&owner, "live").await;
+        let owned = tasks.owned("1", None, usize::MAX).await.unwrap();
+        assert_eq!(owned.into_iter().map(|(_, id)| id).collect::<Vec<_>>(), ["live"]);
+        assert_eq!(store.store.len(), 1, "the store dropped the expired tasks when the next was created");
+        tasks.forget_session("1");
+        assert!(tasks.owned("1", None, usize::MAX).await.unwrap().is_empty());
     }
 }

@@ -14,7 +14,7 @@ use mcp_core::task::{DetailedTask, TaskStatus};
 use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 
-use super::{TaskSignal, TaskStore, TaskStoreError};
+use super::{OwnedTasks, TaskSignal, TaskStore, TaskStoreError};
 use crate::tools::BoxFuture;
 use crate::transport::http::RedisStore;
 
@@ -43,6 +43,19 @@ redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 ";
+
+/// Note a task as its owner's newest, under a position that only grows.
+/// KEYS: owner's list, the positions' counter. ARGV: task id, list ms.
+const OWN: &str = r"
+local position = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], position, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+";
+
+/// How long a session's list of its tasks is kept after a task was last
+/// put on it or it was last read.
+const OWNED_KEPT: Duration = Duration::from_secs(24 * 3600);
 
 /// The leases of the tasks this process runs, renewed every third of a
 /// lease while they run.
@@ -83,6 +96,10 @@ impl RedisStore {
 
     fn lease_key(&self, id: &str) -> String {
         format!("{}:task-lease:{id}", self.prefix)
+    }
+
+    fn owner_key(&self, owner: &str) -> String {
+        format!("{}:task-owner:{owner}", self.prefix)
     }
 
     fn task_channel(&self) -> String {
@@ -196,7 +213,8 @@ async fn renew(leases: Weak<Leases>, mut connection: ConnectionManager, prefix: 
 /// [`task_lease`](RedisStore::task_lease)); a running task's record is
 /// kept while its lease is renewed, and a terminal one for its `ttlMs`.
 /// Updates and cancellations that reach another replica are published on
-/// `<prefix>:tasks`.
+/// `<prefix>:tasks`. Each session's 2025-11-25 tasks are a sorted set
+/// (`<prefix>:task-owner:<session id>`), kept a day past its last use.
 impl TaskStore for RedisStore {
     fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
@@ -249,6 +267,58 @@ impl TaskStore for RedisStore {
             let message = serde_json::to_vec(&signal).map_err(|e| TaskStoreError::Unavailable(e.to_string()))?;
             let mut connection = self.connection.clone();
             connection.publish::<_, _, ()>(self.task_channel(), message).await.map_err(unavailable)
+        })
+    }
+
+    fn own<'a>(&'a self, owner: &'a str, task_id: &'a str) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        Box::pin(async move {
+            let count: usize = redis::cmd("EVAL")
+                .arg(OWN)
+                .arg(2)
+                .arg(self.owner_key(owner))
+                .arg(format!("{}:task-owner-last", self.prefix))
+                .arg(task_id)
+                .arg(millis(OWNED_KEPT))
+                .query_async(&mut self.connection.clone())
+                .await
+                .map_err(unavailable)?;
+            Ok(Some(count))
+        })
+    }
+
+    fn owned<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Option<OwnedTasks>, TaskStoreError>> {
+        Box::pin(async move {
+            let key = self.owner_key(owner);
+            let from = after.map_or_else(|| "-inf".to_owned(), |after| format!("({after}"));
+            // A negative count is "all of them".
+            let count = i64::try_from(limit).unwrap_or(-1);
+            let (owned,): (Vec<(String, u64)>,) = redis::pipe()
+                .cmd("ZRANGEBYSCORE")
+                .arg(&key)
+                .arg(from)
+                .arg("+inf")
+                .arg("WITHSCORES")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(count)
+                .pexpire(&key, i64::try_from(millis(OWNED_KEPT)).unwrap_or(i64::MAX))
+                .ignore()
+                .query_async(&mut self.connection.clone())
+                .await
+                .map_err(unavailable)?;
+            Ok(Some(owned.into_iter().map(|(id, position)| (position, id)).collect()))
+        })
+    }
+
+    fn disown<'a>(&'a self, owner: &'a str, task_ids: &'a [String]) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            connection.zrem::<_, _, ()>(self.owner_key(owner), task_ids).await.map_err(unavailable)
         })
     }
 

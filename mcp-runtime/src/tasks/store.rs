@@ -13,6 +13,7 @@ use mcp_core::task::DetailedTask;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::owners::Owners;
 use crate::tools::BoxFuture;
 
 /// Why a task store could not do what it was asked.
@@ -35,6 +36,10 @@ impl fmt::Display for TaskStoreError {
 }
 
 impl std::error::Error for TaskStoreError {}
+
+/// Some of a session's tasks, oldest first, as a store lists them
+/// ([`TaskStore::owned`]): each task's position in the list, then its id.
+pub type OwnedTasks = Vec<(u64, String)>;
 
 /// Keeps tasks as `tasks/get` shows them, so any replica that shares the
 /// store can answer for a task. The replica that runs a task writes it;
@@ -68,6 +73,41 @@ pub trait TaskStore: Send + Sync + 'static {
     /// uses (the default).
     fn signals(&self) -> BoxFuture<'_, Result<Option<BoxStream<'static, TaskSignal>>, TaskStoreError>> {
         Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Note that the session `owner` created the task `task_id` (a
+    /// 2025-11-25 client asked for it), so that session's `tasks/list`
+    /// shows it from any replica sharing the store: how many tasks are
+    /// noted for `owner` now (some may be gone).
+    ///
+    /// `None`, the default, says this store keeps no owners: each replica
+    /// then keeps the lists of the sessions it serves, and a session moved
+    /// to another replica lists only the tasks created there.
+    fn own<'a>(&'a self, owner: &'a str, task_id: &'a str) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        let _ = (owner, task_id);
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Up to `limit` of the tasks noted for `owner`, oldest first, after
+    /// the position `after`: each with its position, a number that grows
+    /// with every task noted and does not change while the task is kept
+    /// (it is the `tasks/list` cursor). Some may be gone; the runtime
+    /// [disowns](Self::disown) those it finds. `None` (the default) when
+    /// this store keeps no owners.
+    fn owned<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Option<OwnedTasks>, TaskStoreError>> {
+        let _ = (owner, after, limit);
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Forget `task_ids` from `owner`'s list: they are gone from the store.
+    fn disown<'a>(&'a self, owner: &'a str, task_ids: &'a [String]) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = (owner, task_ids);
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
@@ -123,12 +163,30 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
     fn signals(&self) -> BoxFuture<'_, Result<Option<BoxStream<'static, TaskSignal>>, TaskStoreError>> {
         (**self).signals()
     }
+
+    fn own<'a>(&'a self, owner: &'a str, task_id: &'a str) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        (**self).own(owner, task_id)
+    }
+
+    fn owned<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Option<OwnedTasks>, TaskStoreError>> {
+        (**self).owned(owner, after, limit)
+    }
+
+    fn disown<'a>(&'a self, owner: &'a str, task_ids: &'a [String]) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        (**self).disown(owner, task_ids)
+    }
 }
 
 /// The default [`TaskStore`]: in this process's memory, bounded by a
 /// number of tasks and a number of bytes (of the tasks' JSON). When full,
 /// expired tasks go first, then the oldest terminal ones; a store full of
-/// running tasks refuses new ones.
+/// running tasks refuses new ones. It keeps each task's owner with it, so
+/// servers in one process that share it list a session's tasks alike.
 pub struct MemoryTaskStore {
     max_tasks: usize,
     max_bytes: usize,
@@ -144,6 +202,9 @@ struct Kept {
     /// No task expires before this: until then a create looks at none of
     /// them (a scan per create would make n creates cost n² steps).
     next_expiry: Option<Instant>,
+    /// The sessions' lists of their tasks; a task leaves its list when it
+    /// leaves the store.
+    owners: Owners,
 }
 
 struct Entry {
@@ -151,6 +212,8 @@ struct Entry {
     bytes: usize,
     /// Set once terminal.
     expires: Option<Instant>,
+    /// The session that created it, and its place in that session's list.
+    owner: Option<(String, u64)>,
 }
 
 impl MemoryTaskStore {
@@ -215,6 +278,9 @@ impl Kept {
     fn remove(&mut self, id: &str) {
         if let Some(entry) = self.tasks.remove(id) {
             self.bytes -= entry.bytes;
+            if let Some((owner, position)) = entry.owner {
+                self.owners.remove(&owner, position);
+            }
         }
     }
 
@@ -255,7 +321,7 @@ impl TaskStore for MemoryTaskStore {
             kept.order.push_back(id.clone());
             let expires = expiry(&task);
             kept.expires(expires);
-            kept.tasks.insert(id, Entry { task, bytes, expires });
+            kept.tasks.insert(id, Entry { task, bytes, expires, owner: None });
             Ok(())
         } else {
             Err(TaskStoreError::Full(format!(
@@ -283,13 +349,50 @@ impl TaskStore for MemoryTaskStore {
                 let bytes = size_of(&task);
                 kept.bytes = kept.bytes - entry.bytes + bytes;
                 let expires = expiry(&task);
-                *entry = Entry { task, bytes, expires };
+                (entry.task, entry.bytes, entry.expires) = (task, bytes, expires);
                 kept.expires(expires);
                 true
             }
             _ => false,
         };
         Box::pin(std::future::ready(Ok(replaced)))
+    }
+
+    fn own<'a>(&'a self, owner: &'a str, task_id: &'a str) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        let mut kept = self.kept();
+        let kept = &mut *kept;
+        // A task that is gone already has no list to be in.
+        let count = match kept.tasks.get_mut(task_id) {
+            Some(entry) if entry.owner.is_none() => {
+                let (position, count) = kept.owners.own(owner, task_id);
+                entry.owner = Some((owner.to_owned(), position));
+                count
+            }
+            _ => kept.owners.count(owner),
+        };
+        Box::pin(std::future::ready(Ok(Some(count))))
+    }
+
+    fn owned<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Option<OwnedTasks>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(Some(self.kept().owners.owned(owner, after, limit)))))
+    }
+
+    fn disown<'a>(&'a self, owner: &'a str, task_ids: &'a [String]) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let mut kept = self.kept();
+        kept.owners.disown(owner, task_ids);
+        for id in task_ids {
+            if let Some(entry) = kept.tasks.get_mut(id)
+                && entry.owner.as_ref().is_some_and(|(o, _)| o == owner)
+            {
+                entry.owner = None;
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
@@ -323,6 +426,27 @@ pub(crate) mod tests {
         store.create(task("c", TaskStatus::Working)).await.unwrap();
         assert!(store.get("a").await.unwrap().is_none());
         assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_task_leaves_its_owners_list_when_it_leaves_the_store() {
+        let store = MemoryTaskStore::new(2, 1 << 20);
+        let ids = |owned: Option<OwnedTasks>| owned.unwrap().into_iter().map(|(_, id)| id).collect::<Vec<_>>();
+        store.create(task("a", TaskStatus::Working)).await.unwrap();
+        store.create(task("b", TaskStatus::Working)).await.unwrap();
+        assert_eq!(store.own("s1", "a").await.unwrap(), Some(1));
+        assert_eq!(store.own("s2", "b").await.unwrap(), Some(1));
+        assert_eq!(store.own("s1", "gone").await.unwrap(), Some(1), "a task the store lacks is not noted");
+        assert_eq!(ids(store.owned("s1", None, 10).await.unwrap()), ["a"]);
+        // `a` ends and makes room for `c`: it leaves `s1`'s list with it.
+        assert!(store.update(task("a", TaskStatus::Completed)).await.unwrap());
+        store.create(task("c", TaskStatus::Working)).await.unwrap();
+        store.own("s1", "c").await.unwrap();
+        let owned = store.owned("s1", None, 10).await.unwrap().unwrap();
+        assert_eq!(owned.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(), ["c"]);
+        assert!(store.owned("s1", Some(owned[0].0), 10).await.unwrap().unwrap().is_empty());
+        store.disown("s2", &["b".to_owned()]).await.unwrap();
+        assert!(ids(store.owned("s2", None, 10).await.unwrap()).is_empty());
     }
 
     #[tokio::test]

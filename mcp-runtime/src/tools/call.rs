@@ -203,7 +203,7 @@ fn task_plan(
             return Err(mcp_core::envelope::missing_capability(mcp_core::task::required_capabilities()));
         }
         (_, None) if flavour != Some(Flavour::Extension) => return Ok(None),
-        (_, asked) => asked.map(|metadata| Asked { ttl: metadata.ttl, session: request.session.key }),
+        (_, asked) => asked.map(|metadata| Asked { ttl: metadata.ttl, owner: request.session.owner() }),
     };
     let result = move |reply| {
         let Reply::Tool(result) = reply else { return None };
