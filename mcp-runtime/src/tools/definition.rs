@@ -260,6 +260,10 @@ impl ToolBuilder {
         let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
         let ui = meta.entry(mcp_core::apps::META_KEY).or_insert_with(|| Value::Object(Map::new()));
         if !ui.is_object() {
+            // MCP Apps reads `_meta.ui` as an object; a host would ignore
+            // the tool's interface behind anything else.
+            let name = &self.tool.name;
+            tracing::warn!(tool = %name, replaced = %ui, "`_meta.ui` was not an object; replaced by one");
             *ui = Value::Object(Map::new());
         }
         if let Value::Object(ui) = ui {
