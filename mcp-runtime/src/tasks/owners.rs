@@ -3,7 +3,7 @@
 //! [`MemoryTaskStore`](super::MemoryTaskStore) for every server sharing it,
 //! and by the runtime itself for a store that keeps no owners.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Each owner's task ids in the order they were noted, under positions
 /// that only grow, so a `tasks/list` cursor (a position) still points at
@@ -45,7 +45,9 @@ impl Owners {
     /// `owner` once it has none.
     pub(crate) fn disown(&mut self, owner: &str, task_ids: &[String]) {
         if let Some(list) = self.lists.get_mut(owner) {
-            list.retain(|_, id| !task_ids.contains(id));
+            // A pruning may name thousands: no scan of them per task.
+            let gone: HashSet<&str> = task_ids.iter().map(String::as_str).collect();
+            list.retain(|_, id| !gone.contains(id.as_str()));
             if list.is_empty() {
                 self.lists.remove(owner);
             }
