@@ -68,6 +68,7 @@ pub mod middleware;
 pub mod prompts;
 #[cfg(feature = "proxy")]
 pub mod proxy;
+mod random;
 pub mod request;
 pub mod resources;
 mod schema_check;

@@ -118,9 +118,7 @@ pub struct ElicitUrl {
 
 impl ElicitUrl {
     pub(crate) fn new(client: Client, message: String, url: String) -> Self {
-        let mut id = [0u8; 16];
-        getrandom::fill(&mut id).expect("the operating system's random number generator failed");
-        let elicitation_id = id.iter().map(|b| format!("{b:02x}")).collect();
+        let elicitation_id = crate::random::hex_id::<16>();
         let params = ElicitParams {
             mode: Some("url".into()),
             message,

@@ -236,11 +236,7 @@ impl Session {
         match &self.id {
             Some(id) => id.clone(),
             None => {
-                let process = PROCESS.get_or_init(|| {
-                    let mut nonce = [0u8; 8];
-                    getrandom::fill(&mut nonce).expect("the operating system's random number generator failed");
-                    nonce.iter().map(|b| format!("{b:02x}")).collect()
-                });
+                let process = PROCESS.get_or_init(crate::random::hex_id::<8>);
                 Arc::from(format!("{process}:{}", self.key))
             }
         }

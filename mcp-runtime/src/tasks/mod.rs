@@ -286,12 +286,10 @@ impl Tasks {
     /// A new task, working, kept for `ttl` milliseconds when the client
     /// asked for less than the server keeps tasks.
     fn new_task(&self, ttl: Option<u64>) -> DetailedTask {
-        let mut id = [0u8; 16];
-        getrandom::fill(&mut id).expect("the operating system's random number generator failed");
         let now = now();
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let task = Task {
-            task_id: id.iter().map(|b| format!("{b:02x}")).collect(),
+            task_id: crate::random::hex_id::<16>(),
             status: TaskStatus::Working,
             status_message: None,
             created_at: now.clone(),

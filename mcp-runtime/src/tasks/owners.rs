@@ -41,23 +41,22 @@ impl Owners {
         list.range(from..).take(limit).map(|(position, id)| (*position, id.clone())).collect()
     }
 
-    /// Forget the tasks `task_ids` of `owner` (they are gone), and
-    /// `owner` once it has none.
+    /// Forget the tasks `task_ids` of `owner` (they are gone).
     pub(crate) fn disown(&mut self, owner: &str, task_ids: &[String]) {
-        if let Some(list) = self.lists.get_mut(owner) {
-            // A pruning may name thousands: no scan of them per task.
-            let gone: HashSet<&str> = task_ids.iter().map(String::as_str).collect();
-            list.retain(|_, id| !gone.contains(id.as_str()));
-            if list.is_empty() {
-                self.lists.remove(owner);
-            }
-        }
+        // A pruning may name thousands: no scan of them per task.
+        let gone: HashSet<&str> = task_ids.iter().map(String::as_str).collect();
+        self.change(owner, |list| list.retain(|_, id| !gone.contains(id.as_str())));
     }
 
     /// Forget the task at `position` of `owner`'s list.
     pub(crate) fn remove(&mut self, owner: &str, position: u64) {
+        self.change(owner, |list| _ = list.remove(&position));
+    }
+
+    /// Take tasks off `owner`'s list, and forget `owner` once it has none.
+    fn change(&mut self, owner: &str, take: impl FnOnce(&mut BTreeMap<u64, String>)) {
         if let Some(list) = self.lists.get_mut(owner) {
-            list.remove(&position);
+            take(list);
             if list.is_empty() {
                 self.lists.remove(owner);
             }
