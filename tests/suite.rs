@@ -18,6 +18,7 @@ mod context;
 mod dispatch;
 mod dynamic;
 mod eras;
+mod gateway;
 mod hardening;
 mod host;
 mod http;

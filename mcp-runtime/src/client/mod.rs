@@ -44,6 +44,10 @@ pub(crate) struct Peer {
     pub(crate) requests: Option<Arc<PendingRequests>>,
     /// The client's roots, once asked, until it says they changed.
     pub(crate) roots: Arc<Mutex<Option<Vec<Root>>>>,
+    /// Dropped with the peer, so what is kept for its session elsewhere
+    /// (a mount's upstream connection) goes when the session does; made
+    /// only when something waits for that.
+    ended: std::sync::OnceLock<tokio::sync::watch::Sender<()>>,
 }
 
 impl Peer {
@@ -54,7 +58,14 @@ impl Peer {
         capabilities: ClientCapabilities,
         requests: Option<Arc<PendingRequests>>,
     ) -> Peer {
-        Peer { log_level, client_info, capabilities, requests, roots: Arc::default() }
+        Peer { log_level, client_info, capabilities, requests, roots: Arc::default(), ended: Default::default() }
+    }
+
+    /// Resolves once this client's session ends (the peer is dropped).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn on_end(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut ended = self.ended.get_or_init(|| tokio::sync::watch::channel(()).0).subscribe();
+        async move { while ended.changed().await.is_ok() {} }
     }
 
     /// Whether the client declared `capability`: a top-level key

@@ -113,11 +113,14 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
 struct Item<K: Kind> {
     source: Arc<K::Source>,
     built: Option<Arc<K::Entry>>,
+    /// The mount it came from, by its place among the server's mounts;
+    /// `None` for the server's own.
+    rank: Option<usize>,
 }
 
 impl<K: Kind> Clone for Item<K> {
     fn clone(&self) -> Self {
-        Item { source: self.source.clone(), built: self.built.clone() }
+        Item { source: self.source.clone(), built: self.built.clone(), rank: self.rank }
     }
 }
 
@@ -133,6 +136,12 @@ impl<K: Kind> Item<K> {
 /// Everything a [`Snapshot`] is built from.
 pub(crate) struct Sources<K: Kind> {
     items: Vec<Item<K>>,
+    /// What each mount offers, by rank, with the mount's name: the items
+    /// of the mounts are made from these in rank order, so a name two
+    /// mounts offer goes to the earlier one whichever upstream answers
+    /// first.
+    #[cfg(feature = "proxy")]
+    mounted: std::collections::BTreeMap<usize, (String, Vec<Item<K>>)>,
     disabled: BTreeSet<String>,
     options: K::Options,
     /// Whether the set may change while the server runs (a handle exists).
@@ -145,13 +154,15 @@ impl<K: Kind> Sources<K> {
     }
 
     pub(crate) fn push(&mut self, source: Arc<K::Source>) {
-        self.items.push(Item { source, built: None });
+        self.items.push(Item { source, built: None, rank: None });
     }
 
     /// The options, to change before the server starts (every entry is
     /// built again).
     pub(crate) fn options_mut(&mut self) -> &mut K::Options {
         self.items.iter_mut().for_each(|item| item.built = None);
+        #[cfg(feature = "proxy")]
+        self.mounted.values_mut().flat_map(|(_, items)| items).for_each(|item| item.built = None);
         &mut self.options
     }
 
@@ -193,7 +204,14 @@ pub(crate) struct Catalog<K: Kind> {
 
 impl<K: Kind> Catalog<K> {
     pub(crate) fn new(options: K::Options, announcer: Arc<Announcer>) -> Self {
-        let sources = Sources { items: Vec::new(), disabled: BTreeSet::new(), options, dynamic: false };
+        let sources = Sources {
+            items: Vec::new(),
+            #[cfg(feature = "proxy")]
+            mounted: Default::default(),
+            disabled: BTreeSet::new(),
+            options,
+            dynamic: false,
+        };
         Catalog {
             sources: Mutex::new(sources),
             published: RwLock::default(),
@@ -269,44 +287,54 @@ impl<K: Kind> Catalog<K> {
         }
     }
 
-    /// Replace the registrations keyed `old` with `new` in one change (one
-    /// announcement), leaving out, with a warning naming `origin`, each new
-    /// one that cannot be built or whose key another registration holds.
-    /// The keys registered now (`old` if the set as a whole was refused,
-    /// and so left as it was).
+    /// Make `new` what the mount of rank `rank` (named `origin`) offers, in
+    /// one change (one announcement). Every mount's items are laid out
+    /// again in rank order after the server's own: a key that one of those
+    /// or an earlier mount holds is left out, with a warning, so which
+    /// mount serves a name depends on the configuration, never on which
+    /// upstream answered first; a name an earlier mount drops goes to the
+    /// next mount offering it. A source that cannot be built is left out
+    /// too. The keys this mount registered now.
     #[cfg(feature = "proxy")]
-    pub(crate) fn replace(&self, old: &BTreeSet<String>, new: Vec<Arc<K::Source>>, origin: &str) -> BTreeSet<String> {
+    pub(crate) fn replace(&self, rank: usize, new: Vec<Arc<K::Source>>, origin: &str) -> BTreeSet<String> {
         let empty = Arc::new(StateMap::default());
         let states = self.states.get().cloned().unwrap_or(empty);
         let mut kept = BTreeSet::new();
         let outcome = self.change(|sources| {
-            sources.items.retain(|item| !old.contains(&item.key()));
-            let taken: BTreeSet<String> = sources.items.iter().map(Item::key).collect();
+            let mut offered = Vec::with_capacity(new.len());
             for source in new {
-                let key = K::source_key(&source);
-                if taken.contains(&key) || kept.contains(&key) {
-                    tracing::warn!(origin, key, "left out: the name is taken");
-                    continue;
-                }
                 match K::build(&source, &sources.options, &states) {
-                    Ok(entry) => {
-                        kept.insert(key);
-                        sources.items.push(Item { source, built: Some(Arc::new(entry)) });
+                    Ok(entry) => offered.push(Item { source, built: Some(Arc::new(entry)), rank: Some(rank) }),
+                    Err(error) => {
+                        tracing::warn!(origin, key = K::source_key(&source), %error, "left out: it cannot be served")
                     }
-                    Err(error) => tracing::warn!(origin, key, %error, "left out: it cannot be served"),
                 }
             }
+            sources.mounted.insert(rank, (origin.to_owned(), offered));
+            sources.items.retain(|item| item.rank.is_none());
+            let mut taken: BTreeSet<String> = sources.items.iter().map(Item::key).collect();
+            let mut laid = Vec::new();
+            for (&at, (name, items)) in &sources.mounted {
+                for item in items {
+                    let key = item.key();
+                    if taken.insert(key.clone()) {
+                        if at == rank {
+                            kept.insert(key);
+                        }
+                        laid.push(item.clone());
+                    } else if at >= rank {
+                        tracing::warn!(origin = %name, key, "left out: the server or an earlier mount has this name");
+                    }
+                }
+            }
+            sources.items.extend(laid);
             // Entries with the same keys may still differ (a description).
             true
         });
-        match outcome {
-            Ok(_) => kept,
-            Err(error) => {
-                // Undone: the old registrations stand.
-                tracing::warn!(origin, %error, "its list was not taken up");
-                old.clone()
-            }
+        if let Err(error) = outcome {
+            tracing::warn!(origin, %error, "its list was not taken up");
         }
+        kept
     }
 
     /// What is registered and enabled, as registered (for a server that

@@ -10,19 +10,53 @@
 //!   }
 //! }
 //! ```
+//!
+//! The file is read strictly: a key that is neither one this reads nor one
+//! that other clients' files carry beside them ([`IGNORED_KEYS`]) is
+//! refused, naming the entry and the nearest key it may have meant, so a
+//! typo never silently drops an `args` or an `exclude`. Entries are kept
+//! in the file's order, which decides between mounts offering the same
+//! name (the earlier one wins).
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
 
 use super::{Mount, Upstream};
 use crate::error::Error;
 
-/// The servers of a configuration, by the name each is mounted under.
+/// The keys an entry may have that this reads.
+pub const KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "url",
+    "headers",
+    "type",
+    "transportType",
+    "disabled",
+    "include",
+    "exclude",
+    "timeout",
+    "connectTimeout",
+    "maxSessions",
+    "maxMessageBytes",
+];
+
+/// Keys other clients' configuration files carry in an entry (their own
+/// approval lists and notes), accepted and not acted on, so one file
+/// serves both.
+pub const IGNORED_KEYS: &[&str] = &["autoApprove", "alwaysAllow", "description"];
+
+/// The servers of a configuration, by the name each is mounted under, in
+/// the file's order.
 #[derive(Clone, Debug)]
 pub struct Config {
-    servers: BTreeMap<String, Entry>,
+    servers: Vec<(String, Entry)>,
 }
 
 /// One entry of `mcpServers`.
@@ -38,7 +72,7 @@ struct Entry {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     /// `stdio`, `http`/`streamable-http`, or `sse` (refused).
-    #[serde(rename = "type")]
+    #[serde(rename = "type", alias = "transportType")]
     kind: Option<String>,
     #[serde(default)]
     disabled: bool,
@@ -47,12 +81,50 @@ struct Entry {
     /// None of these.
     #[serde(default)]
     exclude: Vec<String>,
+    /// Seconds a forwarded request may take ([`Mount::timeout`]).
+    timeout: Option<f64>,
+    /// Seconds connecting and the first lists may take
+    /// ([`Mount::connect_timeout`]).
+    connect_timeout: Option<f64>,
+    /// Client sessions with a connection of their own at once
+    /// ([`Mount::max_sessions`]).
+    max_sessions: Option<usize>,
+    /// The largest message read from the server, in bytes
+    /// ([`Mount::max_message_bytes`]).
+    max_message_bytes: Option<usize>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct File {
-    mcp_servers: BTreeMap<String, serde_json::Value>,
+    mcp_servers: Ordered,
+}
+
+/// The entries of `mcpServers` in the file's order (a map type would sort
+/// them or depend on a feature of the JSON crate).
+struct Ordered(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of servers by name")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+                let mut entries: Vec<(String, serde_json::Value)> = Vec::new();
+                while let Some((name, value)) = map.next_entry::<String, serde_json::Value>()? {
+                    if entries.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!("the server `{name}` is named twice")));
+                    }
+                    entries.push((name, value));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
 }
 
 impl Config {
@@ -72,13 +144,21 @@ impl Config {
         let file: File = serde_json::from_str(text).map_err(|e| {
             Error::InvalidConfig(format!("not an `mcpServers` configuration ({e}); write {{\"mcpServers\": {{…}}}}"))
         })?;
-        let mut servers = BTreeMap::new();
-        for (name, value) in file.mcp_servers {
-            let entry: Entry =
-                serde_json::from_value(value).map_err(|e| Error::InvalidConfig(format!("server `{name}`: {e}")))?;
+        let mut servers = Vec::new();
+        for (name, value) in file.mcp_servers.0 {
+            let fail = |why: String| Error::InvalidConfig(format!("server `{name}`: {why}"));
+            let serde_json::Value::Object(object) = &value else {
+                return Err(fail("an entry is an object (`{\"command\": …}` or `{\"url\": …}`)".into()));
+            };
+            if let Some(key) =
+                object.keys().find(|k| !KEYS.contains(&k.as_str()) && !IGNORED_KEYS.contains(&k.as_str()))
+            {
+                return Err(fail(unknown_key(key)));
+            }
+            let entry: Entry = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
             entry.check(&name)?;
             if !entry.disabled {
-                servers.insert(name, entry);
+                servers.push((name, entry));
             }
         }
         if servers.is_empty() {
@@ -89,12 +169,36 @@ impl Config {
 
     /// The names of the servers, in the order they are mounted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.servers.keys().map(String::as_str)
+        self.servers.iter().map(|(name, _)| name.as_str())
     }
 
-    /// A [`Mount`] per server, under its name.
+    /// A [`Mount`] per server, under its name, in the file's order.
     pub fn mounts(&self) -> Vec<Mount> {
         self.servers.iter().map(|(name, entry)| entry.mount(name)).collect()
+    }
+}
+
+/// Why `key` is refused, with the known key nearest to it.
+fn unknown_key(key: &str) -> String {
+    let lower = key.to_lowercase();
+    let nearest = KEYS
+        .iter()
+        .chain(IGNORED_KEYS)
+        .map(|known| (strsim::osa_distance(&lower, &known.to_lowercase()), *known))
+        .filter(|(distance, known)| *distance <= 2.max(known.len() / 4))
+        .min();
+    match nearest {
+        Some((_, known)) => format!("unknown key `{key}`; did you mean `{known}`?"),
+        None => format!("unknown key `{key}`; an entry's keys are {}", KEYS.join(", ")),
+    }
+}
+
+/// `seconds` as a duration, if it is one.
+fn seconds(key: &str, seconds: Option<f64>) -> Result<Option<Duration>, String> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 * 365.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(format!("`{key}` is a number of seconds above 0, not {s}")),
     }
 }
 
@@ -103,6 +207,12 @@ impl Entry {
         let fail = |why: String| Err(Error::InvalidConfig(format!("server `{name}`: {why}")));
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return fail("a name is letters, digits, `_` and `-` (it prefixes the server's tools)".into());
+        }
+        if let Err(why) = seconds("timeout", self.timeout).and(seconds("connectTimeout", self.connect_timeout)) {
+            return fail(why);
+        }
+        if self.max_sessions == Some(0) || self.max_message_bytes == Some(0) {
+            return fail("`maxSessions` and `maxMessageBytes` are at least 1".into());
         }
         match (self.kind.as_deref(), &self.command, &self.url) {
             (Some("sse"), _, _) => fail(
@@ -115,6 +225,9 @@ impl Entry {
             }
             (_, Some(_), Some(_)) => fail("give either `command` or `url`, not both".into()),
             (_, None, None) => fail("give a `command` (with `args`) or a `url`".into()),
+            (_, Some(_), None) if !self.headers.is_empty() => {
+                fail("`headers` go with a `url`; a `command` takes `env`".into())
+            }
             _ => Ok(()),
         }
     }
@@ -129,6 +242,18 @@ impl Entry {
         if let Some(include) = &self.include {
             mount = mount.only(include.iter().cloned());
         }
+        if let Ok(Some(timeout)) = seconds("timeout", self.timeout) {
+            mount = mount.timeout(timeout);
+        }
+        if let Ok(Some(timeout)) = seconds("connectTimeout", self.connect_timeout) {
+            mount = mount.connect_timeout(timeout);
+        }
+        if let Some(max) = self.max_sessions {
+            mount = mount.max_sessions(max);
+        }
+        if let Some(max) = self.max_message_bytes {
+            mount = mount.max_message_bytes(max);
+        }
         mount
     }
 }
@@ -141,14 +266,14 @@ mod tests {
     fn entries_are_commands_or_urls_and_mistakes_say_what_to_write() {
         let config = Config::from_json(
             r#"{"mcpServers": {
-                "calc": {"command": "calculator", "args": ["--stdio"], "env": {"A": "1"}},
-                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}},
+                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}, "timeout": 5},
+                "calc": {"command": "calculator", "args": ["--stdio"], "env": {"A": "1"}, "autoApprove": []},
                 "off": {"command": "x", "disabled": true}
             }}"#,
         )
         .unwrap();
-        assert_eq!(config.names().collect::<Vec<_>>(), ["calc", "web"]);
-        assert_eq!(config.mounts()[0].upstream.label(), "calculator --stdio");
+        assert_eq!(config.names().collect::<Vec<_>>(), ["web", "calc"], "the file's order");
+        assert_eq!(config.mounts()[0].timeout, Duration::from_secs(5));
         for (json, says) in [
             (r#"{"servers": {}}"#, "mcpServers"),
             (r#"{"mcpServers": {}}"#, "no server"),
@@ -157,6 +282,17 @@ mod tests {
             (r#"{"mcpServers": {"a": {"type": "sse", "url": "y"}}}"#, "Streamable HTTP"),
             (r#"{"mcpServers": {"a b": {"command": "x"}}}"#, "letters, digits"),
             (r#"{"mcpServers": {"a": {"command": 3}}}"#, "server `a`"),
+            (r#"{"mcpServers": {"a": 3}}"#, "an entry is an object"),
+            (
+                r#"{"mcpServers": {"wiki": {"command": "x", "arg": ["y"]}}}"#,
+                "server `wiki`: unknown key `arg`; did you mean `args`?",
+            ),
+            (r#"{"mcpServers": {"a": {"command": "x", "exlude": ["y"]}}}"#, "did you mean `exclude`?"),
+            (r#"{"mcpServers": {"a": {"command": "x", "exclud": ["y"]}}}"#, "did you mean `exclude`?"),
+            (r#"{"mcpServers": {"a": {"command": "x", "zzzzzzzz": 1}}}"#, "an entry's keys are command, args"),
+            (r#"{"mcpServers": {"a": {"command": "x", "timeout": 0}}}"#, "`timeout` is a number of seconds"),
+            (r#"{"mcpServers": {"a": {"command": "x", "headers": {"A": "b"}}}}"#, "`headers` go with a `url`"),
+            (r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#, "named twice"),
         ] {
             let error = Config::from_json(json).unwrap_err().to_string();
             assert!(error.contains(says), "{json}: {error}");

@@ -55,6 +55,9 @@ struct Registered {
 /// One mounted upstream, shared by its proxied components.
 pub(crate) struct Link {
     pub(crate) label: String,
+    /// Its place among the server's mounts: an earlier mount wins a name
+    /// two offer.
+    rank: usize,
     pub(crate) names: Names,
     filter: Filter,
     renames: Vec<(String, String)>,
@@ -67,11 +70,19 @@ pub(crate) struct Link {
     /// The connection that mirrors the lists, and serves every call of
     /// an upstream without sessions.
     shared: Arc<Conn>,
-    /// The client session the shared connection serves, where the
-    /// upstream keeps sessions.
-    shared_owner: Mutex<Option<Weak<Peer>>>,
-    /// One connection per other client session.
+    /// Which client session the shared connection serves, where the
+    /// upstream keeps sessions: one in the life of each upstream session,
+    /// so what the upstream keeps for one client never reaches another.
+    claim: Mutex<Claim>,
+    /// One connection per other client session, closed when it ends.
     sessions: Mutex<Vec<(Weak<Peer>, Arc<Conn>)>>,
+    /// How many client sessions may have a connection of their own.
+    max_sessions: usize,
+    /// The largest message read from the upstream.
+    max_message_bytes: Option<usize>,
+    /// Told when the shared connection was closed on purpose (its client
+    /// session ended), so the lists are mirrored from the next one.
+    renew: Arc<tokio::sync::Notify>,
     /// The upstream keeps sessions (it spoke a handshake era).
     stateful: AtomicBool,
     /// The upstream offers completions.
@@ -82,7 +93,20 @@ pub(crate) struct Link {
     parking: Parking,
     /// Whether the first attempt to mirror the lists is over.
     ready: watch::Sender<bool>,
+    /// Whether the filter's names were checked against the upstream's.
+    filter_checked: AtomicBool,
     started: AtomicBool,
+}
+
+/// Who the shared connection serves, for an upstream with sessions.
+enum Claim {
+    /// No client session yet: the next one to call takes it.
+    Free,
+    /// This client session, on the upstream session of this generation.
+    Held(Weak<Peer>, u64),
+    /// The session that held this generation ended: no one else may use
+    /// it (it carries that session's state) until it is opened anew.
+    Retired(u64),
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -90,10 +114,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Link {
-    pub(crate) fn new(mount: Mount, targets: Targets) -> Arc<Link> {
+    pub(crate) fn new(mount: Mount, rank: usize, targets: Targets) -> Arc<Link> {
         let label = if mount.prefix.is_empty() { mount.upstream.label.clone() } else { mount.prefix.clone() };
         Arc::new(Link {
             label,
+            rank,
             names: Names::new(&mount.prefix),
             filter: mount.filter,
             renames: mount.renames,
@@ -103,13 +128,17 @@ impl Link {
             scopes: mount.upstream.scopes.clone(),
             targets,
             shared: Arc::default(),
-            shared_owner: Mutex::default(),
+            claim: Mutex::new(Claim::Free),
             sessions: Mutex::default(),
+            max_sessions: mount.max_sessions,
+            max_message_bytes: mount.max_message_bytes,
+            renew: Arc::default(),
             stateful: AtomicBool::new(false),
             completes: AtomicBool::new(false),
             registered: Mutex::default(),
             parking: Parking::default(),
             ready: watch::channel(false).0,
+            filter_checked: AtomicBool::new(false),
             started: AtomicBool::new(false),
         })
     }
@@ -139,8 +168,7 @@ impl Link {
         params: JsonObject,
     ) -> Result<Value, ClientError> {
         let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
-        let conn = self.conn_for(&ctx);
-        let client = conn.client(self).await?;
+        let (conn, client) = self.connection(&ctx).await?;
         if self.stateful.load(Ordering::Relaxed) && !ctx.protocol_version().uses_handshake() {
             // The upstream asks on its session and waits; the client
             // answers with a later retry: the call waits in between.
@@ -171,13 +199,13 @@ impl Link {
     /// A request on the shared connection, for what no one session asks
     /// (completions).
     pub(crate) async fn request(self: &Arc<Self>, method: &str, params: JsonObject) -> Result<Value, ClientError> {
-        let client = self.shared.client(self).await?;
+        let client = self.shared.client(self).await?.0;
         client.forward(method, params).timeout(self.timeout.min(self.connect_timeout)).await
     }
 
     /// Words for a failed forward, for the caller.
     pub(crate) fn describe(&self, error: &ClientError) -> String {
-        match error {
+        super::redact_urls(&match error {
             ClientError::Server(error) => error.message.clone(),
             ClientError::Closed(why) => {
                 format!("the mounted server `{}` is unavailable ({why}); it is being restarted, try again", self.label)
@@ -188,34 +216,110 @@ impl Link {
                 limit.as_secs_f64()
             ),
             other => format!("the mounted server `{}` failed: {other}", self.label),
+        })
+    }
+
+    /// The connection for a request of `ctx`'s client, and its client:
+    /// the shared one for an upstream without sessions; else the shared
+    /// one for the first client session of each upstream session, and one
+    /// of its own (up to [`Mount::max_sessions`]) for every other.
+    async fn connection(self: &Arc<Self>, ctx: &Context) -> Result<(Arc<Conn>, Client), ClientError> {
+        let Some(session) = ctx.session().filter(|_| self.stateful.load(Ordering::Relaxed)) else {
+            return Ok((self.shared.clone(), self.shared.client(self).await?.0));
+        };
+        let own = lock(&self.sessions).iter().find(|(peer, _)| peer.ptr_eq(&session)).map(|(_, c)| c.clone());
+        if let Some(conn) = own {
+            let client = conn.client(self).await?.0;
+            return Ok((conn, client));
+        }
+        let (client, generation) = self.shared.client(self).await?;
+        if self.claim(&session, generation) {
+            return Ok((self.shared.clone(), client));
+        }
+        let conn = self.own_connection(&session)?;
+        let client = conn.client(self).await?.0;
+        Ok((conn, client))
+    }
+
+    /// Whether `session` may use the shared connection's upstream session
+    /// `generation`: it holds it, or takes it as the first.
+    fn claim(self: &Arc<Self>, session: &Weak<Peer>, generation: u64) -> bool {
+        let mut claim = lock(&self.claim);
+        match &*claim {
+            Claim::Held(peer, held) if *held == generation => return peer.ptr_eq(session),
+            Claim::Retired(retired) if *retired == generation => return false,
+            // Free, or a claim on an upstream session that is gone.
+            _ => {}
+        }
+        let Some(peer) = session.upgrade() else { return false };
+        *claim = Claim::Held(session.clone(), generation);
+        let (link, ended) = (Arc::downgrade(self), peer.on_end());
+        tokio::spawn(async move {
+            ended.await;
+            if let Some(link) = link.upgrade() {
+                link.retire(generation).await;
+            }
+        });
+        true
+    }
+
+    /// The client session holding the shared connection's upstream session
+    /// `generation` ended: close it, so no other session inherits what the
+    /// upstream kept for that one, and mirror from a fresh one.
+    async fn retire(&self, generation: u64) {
+        {
+            let mut claim = lock(&self.claim);
+            if matches!(&*claim, Claim::Held(_, held) if *held == generation) {
+                *claim = Claim::Retired(generation);
+            }
+        }
+        if self.shared.close(Some(generation)).await {
+            self.renew.notify_one();
         }
     }
 
-    /// The connection for a request of `ctx`'s client.
-    fn conn_for(&self, ctx: &Context) -> Arc<Conn> {
-        let Some(session) = ctx.session().filter(|_| self.stateful.load(Ordering::Relaxed)) else {
-            return self.shared.clone();
-        };
-        {
-            let mut owner = lock(&self.shared_owner);
-            match owner.as_ref() {
-                Some(o) if o.ptr_eq(&session) => return self.shared.clone(),
-                Some(o) if o.strong_count() > 0 => {}
-                _ => {
-                    *owner = Some(session);
-                    return self.shared.clone();
-                }
-            }
-        }
+    /// A connection of `session`'s own, closed when the session ends.
+    fn own_connection(self: &Arc<Self>, session: &Weak<Peer>) -> Result<Arc<Conn>, ClientError> {
         let mut sessions = lock(&self.sessions);
-        // Sessions that ended take their connections with them.
         sessions.retain(|(peer, _)| peer.strong_count() > 0);
-        if let Some((_, conn)) = sessions.iter().find(|(peer, _)| peer.ptr_eq(&session)) {
-            return conn.clone();
+        if let Some((_, conn)) = sessions.iter().find(|(peer, _)| peer.ptr_eq(session)) {
+            return Ok(conn.clone());
+        }
+        let Some(peer) = session.upgrade() else {
+            return Err(ClientError::Transport("the client session ended".into()));
+        };
+        if sessions.len() >= self.max_sessions {
+            return Err(ClientError::Server(ErrorObject::new(
+                mcp_core::codes::INTERNAL_ERROR,
+                format!(
+                    "the mounted server `{}` serves at most {} client sessions at once, each on a connection of \
+                     its own; try again once one ends",
+                    self.label, self.max_sessions
+                ),
+            )));
         }
         let conn = Arc::new(Conn::default());
-        sessions.push((session, conn.clone()));
-        conn
+        sessions.push((session.clone(), conn.clone()));
+        let (link, ended, mine) = (Arc::downgrade(self), peer.on_end(), Arc::downgrade(&conn));
+        tokio::spawn(async move {
+            ended.await;
+            if let Some(link) = link.upgrade() {
+                lock(&link.sessions).retain(|(_, conn)| !Weak::ptr_eq(&Arc::downgrade(conn), &mine));
+            }
+            if let Some(conn) = mine.upgrade() {
+                conn.close(None).await;
+            }
+        });
+        Ok(conn)
+    }
+
+    /// `list`, within the connect timeout: an upstream that takes a
+    /// connection and never lists must not hold this server's first
+    /// answer (or a client's `tools/list`) for longer.
+    async fn bounded<T>(&self, list: impl Future<Output = Result<T, ClientError>>) -> Result<T, ClientError> {
+        tokio::time::timeout(self.connect_timeout, list)
+            .await
+            .unwrap_or(Err(ClientError::Timeout(self.connect_timeout)))
     }
 
     /// Mirror the lists `client`'s server offers now.
@@ -224,8 +328,16 @@ impl Link {
         self.completes.store(offers.completions.is_some(), Ordering::Relaxed);
         let (has_tools, has_resources, has_prompts) =
             (offers.tools.is_some(), offers.resources.is_some(), offers.prompts.is_some());
+        // Every name the upstream offers, to check the filter's against
+        // once all lists were read.
+        let mut seen: Option<BTreeSet<String>> = (tools && resources && prompts).then(BTreeSet::new);
+        let mut see = |names: &mut dyn Iterator<Item = &str>, ok: bool| match (&mut seen, ok) {
+            (Some(seen), true) => seen.extend(names.map(str::to_owned)),
+            _ => seen = None,
+        };
         if tools {
-            let listed = if has_tools { client.list_tools().await } else { Ok(Vec::new()) };
+            let listed = if has_tools { self.bounded(client.list_tools()).await } else { Ok(Vec::new()) };
+            see(&mut listed.iter().flatten().map(|t| t.name.as_str()), listed.is_ok());
             let sources = listed.map(|listed| {
                 let kept = listed.into_iter().filter(|t| self.filter.keeps(&[&t.name], t.meta.as_ref()));
                 kept.map(|t| Arc::new(ProxiedTool::new(self, self.rename(&t.name), t)) as Arc<dyn Tool>).collect()
@@ -233,13 +345,16 @@ impl Link {
             self.mirror(&self.targets.tools, |r| &mut r.tools, sources, "tools");
         }
         if resources {
-            let listed = if has_resources { client.list_resources().await } else { Ok(Vec::new()) };
+            let listed = if has_resources { self.bounded(client.list_resources()).await } else { Ok(Vec::new()) };
+            see(&mut listed.iter().flatten().flat_map(|r| [r.uri.as_str(), r.name.as_str()]), listed.is_ok());
             let sources = listed.map(|listed| {
                 let kept = listed.into_iter().filter(|r| self.filter.keeps(&[&r.uri, &r.name], r.meta.as_ref()));
                 kept.map(|r| Arc::new(ProxiedResource::fixed(self, r)) as Arc<dyn Resource>).collect()
             });
             self.mirror(&self.targets.statics, |r| &mut r.statics, sources, "resources");
-            let listed = if has_resources { client.list_resource_templates().await } else { Ok(Vec::new()) };
+            let listed =
+                if has_resources { self.bounded(client.list_resource_templates()).await } else { Ok(Vec::new()) };
+            see(&mut listed.iter().flatten().flat_map(|t| [t.uri_template.as_str(), t.name.as_str()]), listed.is_ok());
             let sources = listed.map(|listed| {
                 let kept =
                     listed.into_iter().filter(|t| self.filter.keeps(&[&t.uri_template, &t.name], t.meta.as_ref()));
@@ -248,12 +363,20 @@ impl Link {
             self.mirror(&self.targets.templates, |r| &mut r.templates, sources, "templates");
         }
         if prompts {
-            let listed = if has_prompts { client.list_prompts().await } else { Ok(Vec::new()) };
+            let listed = if has_prompts { self.bounded(client.list_prompts()).await } else { Ok(Vec::new()) };
+            see(&mut listed.iter().flatten().map(|p| p.name.as_str()), listed.is_ok());
             let sources = listed.map(|listed| {
                 let kept = listed.into_iter().filter(|p| self.filter.keeps(&[&p.name], p.meta.as_ref()));
                 kept.map(|p| Arc::new(ProxiedPrompt::new(self, self.rename(&p.name), p)) as Arc<dyn Prompt>).collect()
             });
             self.mirror(&self.targets.prompts, |r| &mut r.prompts, sources, "prompts");
+        }
+        if let Some(seen) = seen
+            && !self.filter_checked.swap(true, Ordering::Relaxed)
+        {
+            for name in self.filter.named().filter(|name| !seen.contains(*name)) {
+                tracing::warn!(upstream = %self.label, name, "the mount's `include`/`exclude` names something this server does not offer");
+            }
         }
     }
 
@@ -269,8 +392,7 @@ impl Link {
     ) {
         match sources {
             Ok(sources) => {
-                let old = slot(&mut lock(&self.registered)).clone();
-                let kept = catalog.replace(&old, sources, &self.label);
+                let kept = catalog.replace(self.rank, sources, &self.label);
                 *slot(&mut lock(&self.registered)) = kept;
             }
             Err(error) => tracing::warn!(upstream = %self.label, %error, "its {what} could not be listed"),
@@ -340,7 +462,7 @@ async fn mirror(link: Weak<Link>) {
     loop {
         let Some(strong) = link.upgrade() else { return };
         let client = match strong.shared.client(&strong).await {
-            Ok(client) => client,
+            Ok((client, _)) => client,
             Err(error) => {
                 tracing::warn!(upstream = %strong.label, %error, retry_in = ?backoff, "the mounted server cannot be reached");
                 strong.ready.send_replace(true);
@@ -375,6 +497,10 @@ async fn mirror(link: Weak<Link>) {
                     tracing::warn!(upstream = ?link.upgrade().map(|l| l.label.clone()), %why, "the mounted server's connection ended; reconnecting");
                     break;
                 }
+                () = renewed(&link) => {
+                    backoff = Duration::ZERO;
+                    break;
+                }
             }
         }
         match link.upgrade() {
@@ -382,6 +508,20 @@ async fn mirror(link: Weak<Link>) {
             None => return,
         }
         tokio::time::sleep(backoff).await;
+        backoff = backoff.max(Duration::from_millis(250));
+    }
+}
+
+/// Resolves when the link's shared connection was closed on purpose (never
+/// once the link is gone).
+async fn renewed(link: &Weak<Link>) {
+    match link.upgrade() {
+        Some(strong) => {
+            let renew = strong.renew.clone();
+            drop(strong);
+            renew.notified().await
+        }
+        None => std::future::pending().await,
     }
 }
 
@@ -390,7 +530,10 @@ async fn mirror(link: Weak<Link>) {
 /// upstream's own requests go).
 #[derive(Default)]
 pub(crate) struct Conn {
-    client: tokio::sync::Mutex<Option<Client>>,
+    /// The client, and which of the connection's upstream sessions it is.
+    client: tokio::sync::Mutex<Option<(Client, u64)>>,
+    /// How many clients it opened.
+    generations: AtomicU64,
     callers: Mutex<Vec<Caller>>,
     next: AtomicU64,
 }
@@ -429,10 +572,10 @@ impl Drop for Entered {
 impl Conn {
     /// The connection's client, connecting if there is none (or the last
     /// one ended).
-    async fn client(self: &Arc<Self>, link: &Link) -> Result<Client, ClientError> {
+    async fn client(self: &Arc<Self>, link: &Link) -> Result<(Client, u64), ClientError> {
         let mut slot = self.client.lock().await;
-        if let Some(client) = slot.as_ref().filter(|c| c.closed().is_none()) {
-            return Ok(client.clone());
+        if let Some((client, generation)) = slot.as_ref().filter(|(c, _)| c.closed().is_none()) {
+            return Ok((client.clone(), *generation));
         }
         let conn = Arc::downgrade(self);
         let builder = Client::builder()
@@ -455,13 +598,33 @@ impl Conn {
             Err(_) => return Err(ClientError::Timeout(link.connect_timeout)),
         };
         tokio::spawn(pass_on_logs(Arc::downgrade(self), client.notifications().boxed()));
-        *slot = Some(client.clone());
-        Ok(client)
+        let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
+        *slot = Some((client.clone(), generation));
+        Ok((client, generation))
     }
 
     /// Forget the client, so the next request connects again.
     async fn reset(&self) {
         self.client.lock().await.take();
+    }
+
+    /// End the client (of `generation` only, if given): its upstream
+    /// session closes and its process, if any, exits. Whether one was.
+    async fn close(&self, generation: Option<u64>) -> bool {
+        let taken = {
+            let mut slot = self.client.lock().await;
+            match &*slot {
+                Some((_, current)) if generation.is_none_or(|g| g == *current) => slot.take(),
+                _ => None,
+            }
+        };
+        match taken {
+            Some((client, _)) => {
+                client.close().await;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Note a call in flight for `ctx`'s client.

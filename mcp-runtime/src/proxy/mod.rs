@@ -55,6 +55,7 @@ mod park;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -126,7 +127,9 @@ impl Upstream {
         let program: OsString = program.into();
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
         let env: Vec<(OsString, OsString)> = env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        let label = std::iter::once(&program).chain(&args).map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+        // Its name only: arguments may carry secrets, and the label reaches
+        // callers in errors.
+        let label = Path::new(&program).file_name().unwrap_or(&program).to_string_lossy().into_owned();
         Upstream::connect_with(label, move |builder| {
             let (program, args) = (program.clone(), args.clone());
             // A gateway served over HTTP (`MCP_TRANSPORT=http`) must not
@@ -152,7 +155,7 @@ impl Upstream {
     {
         let url = url.into();
         let headers: Vec<(String, String)> = headers.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        Upstream::connect_with(url.clone(), move |builder| {
+        Upstream::connect_with(redacted(&url), move |builder| {
             let url = url.clone();
             let builder = headers.iter().fold(builder, |b, (k, v)| b.header(k.clone(), v.clone()));
             async move { builder.http(&url).await }
@@ -162,7 +165,8 @@ impl Upstream {
     /// A connection of your own making: `connect` gets a builder that
     /// already passes the upstream's questions on (keep that), to which
     /// it adds what it needs (OAuth, a timeout, an era) and connects.
-    /// `label` names the upstream in logs and errors.
+    /// `label` names the upstream in logs and errors, which callers see:
+    /// keep secrets out of it.
     pub fn connect_with<F, Fut>(label: impl Into<String>, connect: F) -> Upstream
     where
         F: Fn(ClientBuilder) -> Fut + Send + Sync + 'static,
@@ -175,6 +179,38 @@ impl Upstream {
     pub fn label(&self) -> &str {
         &self.label
     }
+}
+
+/// `url` as callers may see it: without credentials, query or fragment.
+fn redacted(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    match scheme {
+        "" => format!("{host}{path}"),
+        scheme => format!("{scheme}://{host}{path}"),
+    }
+}
+
+/// `text` with every URL in it [`redacted`]: an upstream's errors (a
+/// connection of the user's making, a transport's) may name the URL they
+/// were sent to, and they reach callers.
+pub(crate) fn redact_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let start = rest[..at].rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c))).map_or(0, |i| i + 1);
+        let end =
+            rest[at..].find(|c: char| c.is_whitespace() || "()<>\"'`,".contains(c)).map_or(rest.len(), |i| at + i);
+        out.push_str(&rest[..start]);
+        out.push_str(&redacted(&rest[start..end]));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A server of this process, served to the mounting one over an in-memory
@@ -232,6 +268,8 @@ pub struct Mount {
     pub(crate) renames: Vec<(String, String)>,
     pub(crate) connect_timeout: Duration,
     pub(crate) timeout: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) max_message_bytes: Option<usize>,
 }
 
 /// Which of an upstream's components a mount serves.
@@ -244,6 +282,11 @@ pub(crate) struct Filter {
 }
 
 impl Filter {
+    /// The names it lists (in `only` and `except`).
+    pub(crate) fn named(&self) -> impl Iterator<Item = &str> {
+        self.only.iter().flatten().chain(&self.except).map(String::as_str)
+    }
+
     /// Whether a component with these names (a tool's or prompt's name; a
     /// resource's URI and name) and `_meta` is served.
     pub(crate) fn keeps(&self, names: &[&str], meta: Option<&mcp_core::JsonObject>) -> bool {
@@ -277,6 +320,8 @@ impl Mount {
             renames: Vec::new(),
             connect_timeout: Duration::from_secs(30),
             timeout: Duration::from_secs(10 * 60),
+            max_sessions: 64,
+            max_message_bytes: None,
         }
     }
 
@@ -323,10 +368,29 @@ impl Mount {
         self
     }
 
-    /// How long connecting (and the first answer) may take before the
-    /// upstream counts as down (30 s by default).
+    /// How long connecting, and each listing of the upstream's tools,
+    /// resources and prompts, may take before the upstream counts as down
+    /// (30 s by default).
     pub fn connect_timeout(mut self, timeout: Duration) -> Mount {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// How many client sessions of this server may have an upstream
+    /// connection of their own at once, for an upstream that keeps
+    /// sessions (64 by default; each may be a process of the upstream's):
+    /// a session beyond them gets an error saying so until one ends. A
+    /// session's connection closes when the session does.
+    pub fn max_sessions(mut self, max: usize) -> Mount {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// The largest message read from the upstream, in bytes (the client's
+    /// default, 64 MiB, otherwise): a larger answer fails its call with an
+    /// error naming the limit.
+    pub fn max_message_bytes(mut self, max: usize) -> Mount {
+        self.max_message_bytes = Some(max.max(1));
         self
     }
 }
@@ -367,5 +431,22 @@ impl Server {
         self.prompts.make_dynamic();
         self.mounts.push(mount);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_credentials_query_and_fragment() {
+        assert_eq!(redacted("https://u:p@host:8/a/b?key=s#f"), "https://host:8/a/b");
+        assert_eq!(redacted("http://host"), "http://host");
+        assert_eq!(
+            redact_urls("error sending request for url (http://u@h/mcp?k=SECRET): refused; see https://x.y/?q=1."),
+            "error sending request for url (http://h/mcp): refused; see https://x.y/"
+        );
+        assert_eq!(redact_urls("no url here"), "no url here");
+        assert_eq!(Upstream::command("/usr/bin/tool", ["--token=SECRET"]).label(), "tool");
     }
 }

@@ -506,7 +506,8 @@ impl Server {
             .mounts
             .iter()
             .cloned()
-            .map(|mount| {
+            .enumerate()
+            .map(|(rank, mount)| {
                 let targets = crate::proxy::Targets {
                     tools: self.tools.clone(),
                     statics: self.resources.statics.clone(),
@@ -514,7 +515,7 @@ impl Server {
                     prompts: self.prompts.clone(),
                     announcer: self.announcer.clone(),
                 };
-                crate::proxy::Link::new(mount, targets)
+                crate::proxy::Link::new(mount, rank, targets)
             })
             .collect();
         links

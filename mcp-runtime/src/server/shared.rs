@@ -60,15 +60,27 @@ pub(crate) struct Shared {
     pub(crate) skills: Option<Arc<Served>>,
 }
 
+/// How long serving waits for mounted servers to be reached.
+#[cfg(feature = "proxy")]
+pub(crate) const MOUNTS_AWAITED: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Shared {
     /// Resolves once every mounted server was reached (or failed to be)
-    /// and its lists mirrored, so the first client sees them; each
-    /// attempt is bounded by its mount's connect timeout.
+    /// and its lists mirrored, so the first client sees them, or after
+    /// [`MOUNTS_AWAITED`] at most: the mounts are reached at once, each
+    /// attempt bounded by its mount's connect timeout, and one that is
+    /// slower joins later (its clients told the lists changed), so a slow
+    /// upstream never holds the others' first answer.
     pub(crate) async fn ready(&self) {
         #[cfg(feature = "proxy")]
-        for link in &self.links {
-            link.start();
-            link.ready().await;
+        {
+            self.links.iter().for_each(|link| link.start());
+            let all = futures_util::future::join_all(self.links.iter().map(|link| link.ready()));
+            if tokio::time::timeout(MOUNTS_AWAITED, all).await.is_err() {
+                tracing::warn!(
+                    "serving before every mounted server was reached: the others' components join when they are"
+                );
+            }
         }
     }
 
