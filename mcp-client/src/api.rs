@@ -3,6 +3,7 @@
 //! notifications as streams.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::future::IntoFuture;
 use std::time::Duration;
 
@@ -322,6 +323,12 @@ impl Client {
         let mut headers = self.session.param_headers.lock().unwrap_or_else(|e| e.into_inner());
         match mcp_core::headers::param_headers(&tool.input_schema) {
             Ok(mirrored) if !mirrored.is_empty() => {
+                // A cache, bounded as one list is: a server whose tools'
+                // names keep changing starts it afresh (the next list
+                // fills it again).
+                if headers.len() >= self.session.limits.list_items && !headers.contains_key(&tool.name) {
+                    headers.clear();
+                }
                 headers.insert(tool.name.clone(), mirrored);
                 true
             }
@@ -341,39 +348,104 @@ impl Client {
         futures_util::TryStreamExt::try_collect(self.pages(method, key)).await
     }
 
+    /// A paged list's items, page by page, within the client's bounds:
+    /// its pages, its items, its bytes across pages (a list holds no more
+    /// than one message may), the time the server takes to answer them,
+    /// and no cursor twice.
     fn pages<'a, T: DeserializeOwned + 'a>(
         &'a self,
         method: &'a str,
         key: &'a str,
     ) -> impl Stream<Item = Result<T, Error>> + 'a {
-        // (items left of the page, the next cursor, whether a page is due)
-        let start: (std::vec::IntoIter<T>, Option<String>, bool) = (Vec::new().into_iter(), None, true);
-        futures_util::stream::try_unfold(start, move |(mut items, mut cursor, mut due)| async move {
+        let limits = self.session.limits;
+        let budget = limits.list_timeout.unwrap_or(limits.timeout);
+        let start = Paging {
+            items: Vec::new().into_iter(),
+            cursor: None,
+            due: true,
+            seen: HashSet::new(),
+            pages: 0,
+            items_seen: 0,
+            bytes: 0,
+            left: budget,
+        };
+        futures_util::stream::try_unfold(start, move |mut paging| async move {
             loop {
-                if let Some(item) = items.next() {
-                    return Ok(Some((item, (items, cursor, due))));
+                if let Some(item) = paging.items.next() {
+                    return Ok(Some((item, paging)));
                 }
-                if !due {
+                if !paging.due {
                     return Ok(None);
                 }
-                let params = match &cursor {
+                if paging.pages >= limits.list_pages {
+                    return Err(Error::Limit(format!(
+                        "`{method}` has more than {} pages (ClientBuilder::max_list_pages)",
+                        limits.list_pages
+                    )));
+                }
+                let params = match &paging.cursor {
                     Some(cursor) => json!({ "cursor": cursor }),
                     None => json!({}),
                 };
-                let mut page = self.request(method, params).await?;
+                let started = tokio::time::Instant::now();
+                let Ok(page) = tokio::time::timeout(paging.left, self.request_text(method, params)).await else {
+                    return Err(Error::Limit(format!(
+                        "`{method}` took longer than {budget:?} over {} pages (ClientBuilder::list_timeout)",
+                        paging.pages + 1
+                    )));
+                };
+                let page = page?;
+                paging.left = paging.left.saturating_sub(started.elapsed());
+                paging.pages += 1;
+                paging.bytes = paging.bytes.saturating_add(page.get().len());
+                if paging.bytes > limits.max_message_bytes {
+                    return Err(Error::Limit(format!(
+                        "`{method}`'s pages hold more than {} (ClientBuilder::max_message_bytes)",
+                        crate::error::bytes(limits.max_message_bytes)
+                    )));
+                }
+                let mut page = value(&page)?;
                 let list = page.get_mut(key).map(Value::take).unwrap_or(json!([]));
+                paging.items_seen = paging.items_seen.saturating_add(list.as_array().map_or(0, Vec::len));
+                if paging.items_seen > limits.list_items {
+                    return Err(Error::Limit(format!(
+                        "`{method}` has more than {} items (ClientBuilder::max_list_items)",
+                        limits.list_items
+                    )));
+                }
                 let list: Vec<T> =
                     serde_json::from_value(list).map_err(|e| Error::protocol(format!("{method}'s {key}: {e}")))?;
                 let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
-                if next.is_some() && next == cursor {
-                    return Err(Error::protocol(format!("{method} gave the same cursor twice")));
+                if let Some(next) = &next
+                    && !paging.seen.insert(next.clone())
+                {
+                    return Err(Error::protocol(format!(
+                        "`{method}` gave the cursor {next:?} a second time: its pages would never end"
+                    )));
                 }
-                due = next.is_some();
-                cursor = next;
-                items = list.into_iter();
+                paging.due = next.is_some();
+                paging.cursor = next;
+                paging.items = list.into_iter();
             }
         })
     }
+}
+
+/// Where the reading of a paged list is.
+struct Paging<T> {
+    /// What is left of the last page.
+    items: std::vec::IntoIter<T>,
+    /// The cursor of the next page.
+    cursor: Option<String>,
+    /// Whether a next page is due.
+    due: bool,
+    /// Every cursor given so far.
+    seen: HashSet<String>,
+    pages: usize,
+    items_seen: usize,
+    bytes: usize,
+    /// What is left of the list's time.
+    left: Duration,
 }
 
 /// An open `subscriptions/listen`: its id, and its request, cancelled when
@@ -426,9 +498,10 @@ impl<'a> IntoFuture for Call<'a> {
     }
 }
 
-/// A channel whose updates `f` hears, in order, in a task of its own.
-fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::UnboundedSender<ProgressParams> {
-    let (tx, mut rx) = mpsc::unbounded_channel();
+/// A channel whose updates `f` hears, in order, in a task of its own
+/// (the newest dropped while [`PROGRESS`](crate::session::PROGRESS) wait).
+fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::Sender<ProgressParams> {
+    let (tx, mut rx) = mpsc::channel(crate::session::PROGRESS);
     tokio::spawn(async move {
         while let Some(update) = rx.recv().await {
             f(update);

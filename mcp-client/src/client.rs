@@ -17,13 +17,20 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::params::Params;
-use crate::session::{Era, Negotiated, RequestOptions, Session};
+use crate::session::{Era, Limits, Negotiated, RequestOptions, Session};
 use crate::wire::child::{ChildOptions, ChildWire, Stderr};
 use crate::wire::lines::Lines;
 use crate::wire::{Inbox, Wire};
 
 /// How long a request waits for its answer unless told otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How many pages a list may have unless told otherwise: a server that
+/// pages its list by ten still lists ten thousand items.
+const DEFAULT_LIST_PAGES: usize = 1_000;
+
+/// How many items a list may have unless told otherwise.
+const DEFAULT_LIST_ITEMS: usize = 100_000;
 
 /// How long `Era::Auto` waits for `server/discover` before it tries
 /// `initialize` instead (less if the client's timeout is shorter).
@@ -61,7 +68,7 @@ impl std::fmt::Debug for Client {
 pub struct ClientBuilder {
     info: Implementation,
     handlers: Handlers,
-    timeout: Duration,
+    limits: Limits,
     era: EraChoice,
     child: ChildOptions,
     #[cfg(feature = "http")]
@@ -73,7 +80,13 @@ impl Default for ClientBuilder {
         ClientBuilder {
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             handlers: Handlers::default(),
-            timeout: DEFAULT_TIMEOUT,
+            limits: Limits {
+                timeout: DEFAULT_TIMEOUT,
+                max_message_bytes: crate::wire::DEFAULT_MAX_MESSAGE,
+                list_pages: DEFAULT_LIST_PAGES,
+                list_items: DEFAULT_LIST_ITEMS,
+                list_timeout: None,
+            },
             era: EraChoice::Auto,
             child: ChildOptions::default(),
             #[cfg(feature = "http")]
@@ -171,9 +184,50 @@ impl ClientBuilder {
     }
 
     /// How long a request waits for its answer (60 s unless set); a
-    /// request that times out is cancelled.
+    /// request that times out is cancelled. It covers the whole exchange
+    /// on every transport: over HTTP, a server that takes the request and
+    /// stalls, or drips its answer, is timed out like one that never
+    /// answers.
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+        self.limits.timeout = timeout;
+        self
+    }
+
+    /// The largest message read from the server, in bytes (64 MiB unless
+    /// set), on every transport: a line over stdio, an HTTP answer's body,
+    /// one event of an event stream. A larger one is not held in memory:
+    /// the call it answers fails at once with [`Error::Limit`], and the
+    /// connection goes on. (A line whose id cannot be read fails every
+    /// call waiting, since any may be the one it answered.)
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_message_bytes = bytes;
+        self
+    }
+
+    /// How many pages one paged list (`tools/list`, `resources/list`, …)
+    /// may have (1,000 unless set); past it the list fails with
+    /// [`Error::Limit`]. A cursor the list already gave fails it at once,
+    /// as a protocol error: its pages would never end. Whatever the
+    /// bounds, a list also holds no more than
+    /// [`max_message_bytes`](Self::max_message_bytes) across its pages.
+    pub fn max_list_pages(mut self, pages: usize) -> Self {
+        self.limits.list_pages = pages;
+        self
+    }
+
+    /// How many items one paged list may have across its pages (100,000
+    /// unless set); past it the list fails with [`Error::Limit`].
+    pub fn max_list_items(mut self, items: usize) -> Self {
+        self.limits.list_items = items;
+        self
+    }
+
+    /// How long one paged list may take across its pages (the
+    /// [`timeout`](Self::timeout) unless set): the time the server takes
+    /// to answer them, not a reader's own pauses between pages. Past it
+    /// the list fails with [`Error::Limit`].
+    pub fn list_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.list_timeout = Some(timeout);
         self
     }
 
@@ -306,7 +360,8 @@ impl ClientBuilder {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let inbox = Inbox::default();
-        let wire = ChildWire::spawn(program.as_ref(), &args, &self.child, inbox.clone())?;
+        let child = ChildOptions { max_line: self.limits.max_message_bytes, ..self.child.clone() };
+        let wire = ChildWire::spawn(program.as_ref(), &args, &child, inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 
@@ -314,7 +369,12 @@ impl ClientBuilder {
     #[cfg(feature = "http")]
     pub async fn http(self, url: &str) -> Result<Client, Error> {
         let inbox = Inbox::default();
-        let wire = crate::wire::http::HttpWire::new(url, self.http.clone(), inbox.clone())?;
+        let options = crate::wire::http::HttpOptions {
+            max_message_bytes: self.limits.max_message_bytes,
+            timeout: self.limits.timeout,
+            ..self.http.clone()
+        };
+        let wire = crate::wire::http::HttpWire::new(url, options, inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 
@@ -325,14 +385,15 @@ impl ClientBuilder {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let inbox = Inbox::default();
-        self.open(Box::new(Lines::start(reader, writer, inbox.clone())), inbox).await
+        let lines = Lines::start(reader, writer, inbox.clone(), self.limits.max_message_bytes);
+        self.open(Box::new(lines), inbox).await
     }
 
     async fn open(self, wire: Box<dyn Wire>, inbox: Inbox) -> Result<Client, Error> {
-        let session = Session::start(wire, &inbox, self.handlers, self.info, self.timeout);
+        let session = Session::start(wire, &inbox, self.handlers, self.info, self.limits);
         let client = Client { session };
         let opened = match self.era {
-            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT.min(self.timeout))).await {
+            EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT.min(self.limits.timeout))).await {
                 Ok(negotiated) => Ok(negotiated),
                 Err(Error::Closed(why)) => Err(Error::Closed(why)),
                 Err(error) => {

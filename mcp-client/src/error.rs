@@ -37,6 +37,13 @@ pub enum Error {
     /// A tool call the server marked as failed (`isError`), when the
     /// caller asked for the structured result.
     Tool(String),
+    /// A bound of the client's was reached: a message from the server
+    /// larger than [`ClientBuilder::max_message_bytes`](crate::ClientBuilder::max_message_bytes),
+    /// or a paged list longer or slower than its bounds
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) and the settings beside it).
+    /// The message names the bound, its value and the setting that raises
+    /// it. The connection stays usable.
+    Limit(String),
 }
 
 impl Error {
@@ -55,6 +62,42 @@ impl Error {
     pub(crate) fn transport(message: impl fmt::Display) -> Error {
         Error::Transport(message.to_string())
     }
+
+    /// A message of `size` bytes (or more, when `size` is the part read
+    /// before giving up) over `limit`.
+    pub(crate) fn too_large(what: &str, size: usize, limit: usize) -> Error {
+        Error::Limit(format!(
+            "{what} is larger than the client's limit of {} ({size} bytes or more; ClientBuilder::max_message_bytes)",
+            bytes(limit)
+        ))
+    }
+}
+
+/// A size as people read it: `64 MiB`, `1500 bytes`.
+pub(crate) fn bytes(size: usize) -> String {
+    const MIB: usize = 1 << 20;
+    const KIB: usize = 1 << 10;
+    match size {
+        size if size >= MIB && size % MIB == 0 => format!("{} MiB", size / MIB),
+        size if size >= KIB && size % KIB == 0 => format!("{} KiB", size / KIB),
+        size => format!("{size} bytes"),
+    }
+}
+
+/// `url` without what may be a secret: the userinfo (`user:password@`),
+/// the query (`?token=…`) and the fragment. Errors carry the result, and
+/// a gateway shows its errors to its own callers, who must not learn
+/// what is in its configuration.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn redact_url(url: &str) -> String {
+    let url = &url[..url.find(['?', '#']).unwrap_or(url.len())];
+    let Some(scheme_end) = url.find("://") else { return url.to_owned() };
+    let rest = &url[scheme_end + 3..];
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    match authority.rfind('@') {
+        Some(at) => format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 impl fmt::Display for Error {
@@ -71,6 +114,7 @@ impl fmt::Display for Error {
             Error::Protocol(why) => write!(f, "protocol violation: {why}"),
             Error::Tool(why) => write!(f, "the tool failed: {why}"),
             Error::Unverified(why) => write!(f, "skill content failed verification: {why}"),
+            Error::Limit(why) => write!(f, "limit reached: {why}"),
         }
     }
 }
@@ -83,9 +127,17 @@ impl From<ErrorObject> for Error {
     }
 }
 
+/// A failed HTTP exchange as one line, without its URL: reqwest's own
+/// message names the URL, query and credentials included (its causes,
+/// from hyper and the OS, name none).
+#[cfg(feature = "http")]
+pub(crate) fn http_failure(error: reqwest::Error) -> String {
+    chain(&error.without_url())
+}
+
 /// An error and its causes, as one line: what a transport failure says.
 #[cfg(feature = "http")]
-pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -93,4 +145,31 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_credentials_query_and_fragment() {
+        let cases = [
+            ("http://user:pw@host:8080/mcp?token=s#f", "http://host:8080/mcp"),
+            ("https://host/mcp?key=s", "https://host/mcp"),
+            ("http://a@b@host/p", "http://host/p"),
+            ("http://host/p@q", "http://host/p@q"),
+            ("http://host", "http://host"),
+            ("not a url?x", "not a url"),
+        ];
+        for (url, redacted) in cases {
+            assert_eq!(redact_url(url), redacted, "{url}");
+        }
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(bytes(64 << 20), "64 MiB");
+        assert_eq!(bytes(2048), "2 KiB");
+        assert_eq!(bytes(1500), "1500 bytes");
+    }
 }

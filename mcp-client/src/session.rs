@@ -12,8 +12,8 @@ use std::time::Duration;
 use mcp_core::headers::ParamHeader;
 use mcp_core::http::{MCP_METHOD, MCP_NAME, encode_value, mirrored_name};
 use mcp_core::{
-    ClientCapabilities, Implementation, JsonObject, LoggingLevel, Message, Notification, Outcome, ProgressParams,
-    Request, RequestId, Response, ServerCapabilities, envelope, methods,
+    ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, Message, Notification, Outcome,
+    ProgressParams, Request, RequestId, Response, ServerCapabilities, envelope, methods,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -23,6 +23,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::params::Params;
+use crate::wire::peek::Kind;
 use crate::wire::{Inbound, Inbox, Outbound, Wire};
 
 /// How many rounds of input one request may ask for before the client
@@ -32,6 +33,27 @@ const MAX_ROUNDS: usize = 16;
 const MAX_ANSWERING: usize = 64;
 /// How many notifications wait for a slow listener before it misses some.
 const NOTIFICATIONS: usize = 256;
+/// How many progress updates wait for a slow handler before the newest
+/// are dropped (progress is a hint: a later one says more).
+pub(crate) const PROGRESS: usize = 256;
+
+/// What one server may make the client hold, and wait for: the
+/// [`ClientBuilder`](crate::ClientBuilder)'s settings.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// How long a request waits for its answer, sending it included.
+    pub(crate) timeout: Duration,
+    /// The largest message read.
+    pub(crate) max_message_bytes: usize,
+    /// How many pages one list may have.
+    pub(crate) list_pages: usize,
+    /// How many items one list may have, across its pages.
+    pub(crate) list_items: usize,
+    /// How long one list may take, across its pages (the time the
+    /// server takes to answer them; a reader's own pauses do not count).
+    /// `None`: the request timeout.
+    pub(crate) list_timeout: Option<Duration>,
+}
 
 /// Which lifecycle requests follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +85,7 @@ pub struct Negotiated {
 #[derive(Default)]
 pub(crate) struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
-    pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+    pub(crate) progress: Option<mpsc::Sender<ProgressParams>>,
     /// Told the id of each JSON-RPC request sent (a subscription's id is
     /// its request's).
     pub(crate) ids: Option<mpsc::UnboundedSender<RequestId>>,
@@ -99,11 +121,12 @@ pub(crate) struct Session {
     pub(crate) handlers: Handlers,
     pub(crate) client_info: Implementation,
     pub(crate) timeout: Duration,
+    pub(crate) limits: Limits,
     negotiated: RwLock<Option<Negotiated>>,
     /// What each request needs of the negotiation, cheap to read: set once.
     framing: std::sync::OnceLock<Framing>,
     notifications: broadcast::Sender<Notification>,
-    progress: Mutex<HashMap<String, mpsc::UnboundedSender<ProgressParams>>>,
+    progress: Mutex<HashMap<String, mpsc::Sender<ProgressParams>>>,
     /// The server's requests being answered, to stop on its cancel.
     answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     /// Each tool's arguments mirrored in headers, from the last list.
@@ -126,7 +149,7 @@ impl Session {
         inbox: &Inbox,
         handlers: Handlers,
         client_info: Implementation,
-        timeout: Duration,
+        limits: Limits,
     ) -> Arc<Session> {
         let session = Arc::new(Session {
             wire,
@@ -134,7 +157,8 @@ impl Session {
             next_id: AtomicI64::new(0),
             handlers,
             client_info,
-            timeout,
+            timeout: limits.timeout,
+            limits,
             negotiated: RwLock::new(None),
             framing: std::sync::OnceLock::new(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
@@ -292,17 +316,18 @@ impl Session {
         let request = Outgoing { jsonrpc: "2.0", id: &id, method, params };
         let bytes =
             serde_json::to_vec(&request).map_err(|e| Error::protocol(format!("unserializable request: {e}")))?;
+        // One deadline for the whole exchange: sending is waiting too (for
+        // a full pipe, or for the whole of an HTTP exchange, whose answer
+        // may stall or drip).
+        let timeout = options.timeout.unwrap_or(self.timeout);
+        let deadline = tokio::time::Instant::now().checked_add(timeout);
         match self.wire.try_send(Outbound { bytes, id: Some(id), headers }) {
             Ok(sent) => sent?,
-            Err(waiting) => self.wire.send(waiting).await?,
+            Err(waiting) => within(deadline, timeout, self.wire.send(waiting)).await??,
         }
-        let timeout = options.timeout.unwrap_or(self.timeout);
-        let answer = match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => {
-                Err(Error::Closed(lock(&self.closed).clone().unwrap_or_else(|| "the client was closed".into())))
-            }
-            Err(_) => return Err(Error::Timeout(timeout)),
+        let answer = match within(deadline, timeout, rx).await? {
+            Ok(answer) => answer,
+            Err(_) => Err(Error::Closed(lock(&self.closed).clone().unwrap_or_else(|| "the client was closed".into()))),
         };
         guard.done = true;
         answer
@@ -342,7 +367,17 @@ impl Session {
             Some(Framing::Stateless(_)) => vec![(MCP_METHOD.to_owned(), method.to_owned())],
             _ => Vec::new(),
         };
-        self.wire.send(Outbound { bytes, id: None, headers }).await
+        self.send_within(Outbound { bytes, id: None, headers }).await
+    }
+
+    /// Send a message that no answer follows, within the client's timeout
+    /// (a server that takes an HTTP request and stalls would hold its
+    /// sender, often a task of its own, for good).
+    async fn send_within(&self, message: Outbound) -> Result<(), Error> {
+        match tokio::time::timeout(self.timeout, self.wire.send(message)).await {
+            Ok(sent) => sent,
+            Err(_) => Err(Error::Timeout(self.timeout)),
+        }
     }
 
     /// Take one item a wire delivered.
@@ -357,6 +392,7 @@ impl Session {
                     let _ = waiter.send(Err(error));
                 }
             }
+            Inbound::Oversized(kind, error) => self.oversized(kind, error),
             Inbound::Closed(why) => self.fail_all(&why),
         }
     }
@@ -381,6 +417,28 @@ impl Session {
         let why = why.as_str();
         for (_, waiter) in lock(&self.pending).drain() {
             let _ = waiter.send(Err(Error::Closed(why.to_owned())));
+        }
+    }
+
+    /// A message too large to read: the call it answers fails at once
+    /// (rather than wait for its timeout). When its id cannot be read
+    /// (no `id`, `null`, an id written with escapes, not JSON at all),
+    /// every call waiting fails: any of them may be the one it answered,
+    /// and a server that sends such a thing is broken. A request of the
+    /// server's is refused, so the server does not wait either.
+    fn oversized(self: &Arc<Self>, kind: Kind, error: Error) {
+        match kind {
+            Kind::Answer(id) => self.answer(&id, Err(error)),
+            Kind::Request(id) => {
+                let refusal = ErrorObject::new(mcp_core::codes::INVALID_REQUEST, error.to_string());
+                self.send_response(Response::error(Some(id), refusal));
+            }
+            Kind::Notification => {}
+            Kind::Unknown => {
+                for (_, waiter) in lock(&self.pending).drain() {
+                    let _ = waiter.send(Err(error.clone()));
+                }
+            }
         }
     }
 
@@ -427,7 +485,7 @@ impl Session {
                         other => other.to_string(),
                     };
                     if let Some(listener) = lock(&self.progress).get(&token) {
-                        let _ = listener.send(progress);
+                        let _ = listener.try_send(progress);
                     }
                 }
             }
@@ -481,13 +539,26 @@ impl Session {
         tokio::spawn(async move {
             match serde_json::to_vec(&response) {
                 Ok(bytes) => {
-                    if let Err(error) = session.wire.send(Outbound { bytes, id: None, headers: Vec::new() }).await {
+                    if let Err(error) = session.send_within(Outbound { bytes, id: None, headers: Vec::new() }).await {
                         tracing::debug!(%error, "answering the server's request failed");
                     }
                 }
                 Err(error) => tracing::error!(%error, "an answer to the server could not be serialized"),
             }
         });
+    }
+}
+
+/// `future`'s output, unless `deadline` (the end of `timeout`; `None`
+/// for none) passes first.
+async fn within<F: std::future::Future>(
+    deadline: Option<tokio::time::Instant>,
+    timeout: Duration,
+    future: F,
+) -> Result<F::Output, Error> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, future).await.map_err(|_| Error::Timeout(timeout)),
+        None => Ok(future.await),
     }
 }
 

@@ -103,6 +103,7 @@ async fn resource_metadata(
         match serde_json::from_slice::<ResourceMetadata>(&answer.body) {
             Ok(metadata) => return Ok(Some(metadata)),
             Err(error) => {
+                let url = crate::error::redact_url(url.as_str());
                 return Err(invalid(format!("the protected resource metadata at `{url}` is not valid: {error}")));
             }
         }

@@ -54,7 +54,7 @@ fn clip(text: &str) -> String {
 
 /// Send `request` and read its answer.
 pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<Answer, Error> {
-    let response = request.send().await.map_err(|e| failed(format!("{what}: {}", crate::error::chain(&e))))?;
+    let response = request.send().await.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
     let status = response.status();
     if response.content_length().is_some_and(|n| n > MAX_BODY as u64) {
         return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
@@ -62,7 +62,7 @@ pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| failed(format!("{what}: {}", crate::error::chain(&e))))?;
+        let chunk = chunk.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
         if body.len() + chunk.len() > MAX_BODY {
             return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
         }

@@ -35,6 +35,10 @@ pub(crate) type StderrLine = Arc<dyn Fn(&str) + Send + Sync>;
 /// How much of a child's stderr is kept.
 const KEPT_LOG: usize = 64 * 1024;
 
+/// The longest line of a child's stderr kept (and heard): the rest of a
+/// longer one is dropped.
+const LOG_LINE: usize = 16 * 1024;
+
 /// How long a child is given to exit once its input is closed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
@@ -45,12 +49,20 @@ pub(crate) struct ChildWire {
 }
 
 /// How a child server is started, beyond its command line.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct ChildOptions {
     pub(crate) stderr: Stderr,
     pub(crate) on_line: Option<StderrLine>,
     /// Variables set in its environment (on top of this process's).
     pub(crate) env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    /// The longest line read from it.
+    pub(crate) max_line: usize,
+}
+
+impl Default for ChildOptions {
+    fn default() -> Self {
+        ChildOptions { stderr: Stderr::default(), on_line: None, env: Vec::new(), max_line: super::DEFAULT_MAX_MESSAGE }
+    }
 }
 
 impl ChildWire {
@@ -80,13 +92,21 @@ impl ChildWire {
             tokio::spawn(keep_log(stderr, log.clone(), on_line));
             log
         });
-        Ok(ChildWire { lines: Lines::start(stdout, stdin, inbox), child: tokio::sync::Mutex::new(Some(child)), log })
+        Ok(ChildWire {
+            lines: Lines::start(stdout, stdin, inbox, options.max_line),
+            child: tokio::sync::Mutex::new(Some(child)),
+            log,
+        })
     }
 }
 
 async fn keep_log(stderr: tokio::process::ChildStderr, log: Arc<Mutex<VecDeque<u8>>>, on_line: Option<StderrLine>) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+    let keep = |line: &[u8], cut: bool| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let mut line = String::from_utf8_lossy(line).into_owned();
+        if cut {
+            line.push('…');
+        }
         if let Some(on_line) = &on_line {
             on_line(&line);
         }
@@ -94,6 +114,32 @@ async fn keep_log(stderr: tokio::process::ChildStderr, log: Arc<Mutex<VecDeque<u
         log.extend(line.bytes().chain([b'\n']));
         let excess = log.len().saturating_sub(KEPT_LOG);
         log.drain(..excess);
+    };
+    // Read to the end whatever comes (a line without end, bytes that are
+    // not UTF-8): a child whose stderr is not read blocks on it.
+    let mut reader = BufReader::new(stderr);
+    let (mut line, mut cut) = (Vec::new(), false);
+    loop {
+        let available = match reader.fill_buf().await {
+            Ok(available) if !available.is_empty() => available,
+            _ => break,
+        };
+        let (part, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (&available[..at], Some(at + 1)),
+            None => (available, None),
+        };
+        let room = LOG_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&part[..part.len().min(room)]);
+        cut |= part.len() > room;
+        let used = found.unwrap_or(available.len());
+        reader.consume(used);
+        if found.is_some() {
+            keep(&line, cut);
+            (cut, line) = (false, Vec::new());
+        }
+    }
+    if !line.is_empty() {
+        keep(&line, cut);
     }
 }
 
@@ -135,7 +181,7 @@ mod tests {
         let hear = heard.clone();
         let on_line: StderrLine = Arc::new(move |line: &str| hear.lock().unwrap().push(line.to_owned()));
         let args = ["-c", "echo one >&2; echo two >&2"].map(std::ffi::OsString::from);
-        let options = ChildOptions { stderr: Stderr::Capture, on_line: Some(on_line), env: Vec::new() };
+        let options = ChildOptions { stderr: Stderr::Capture, on_line: Some(on_line), ..ChildOptions::default() };
         let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, Inbox::default()).unwrap();
         wire.close().await;
         for _ in 0..100 {
@@ -146,5 +192,27 @@ mod tests {
         }
         assert_eq!(*heard.lock().unwrap(), ["one", "two"]);
         assert_eq!(wire.server_log().as_deref(), Some("one\ntwo\n"));
+    }
+
+    #[tokio::test]
+    async fn a_stderr_line_without_end_or_utf_8_is_cut_and_the_log_read_on() {
+        // 1 MB without a newline, bytes that are not UTF-8, then a line.
+        let script = "head -c 1000000 /dev/zero | tr '\\0' x >&2; printf '\\n\\377\\n' >&2; echo after >&2";
+        let args = ["-c", script].map(std::ffi::OsString::from);
+        let options = ChildOptions { stderr: Stderr::Capture, ..ChildOptions::default() };
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, Inbox::default()).unwrap();
+        wire.close().await;
+        let mut log = String::new();
+        for _ in 0..200 {
+            log = wire.server_log().unwrap();
+            if log.ends_with("after\n") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 3, "{log:.100}");
+        assert_eq!(lines[0], format!("{}…", "x".repeat(LOG_LINE)));
+        assert_eq!(lines[1..], ["\u{fffd}", "after"]);
     }
 }

@@ -16,7 +16,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use tokio::sync::Notify;
 
-use super::sse::{Event, Parser};
+use super::sse::{Event, Parsed, Parser};
 use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
 
@@ -29,6 +29,11 @@ const STREAM_OPEN_WAIT: Duration = Duration::from_secs(5);
 /// How many times one message is sent again after its authorization
 /// changed (a new token, a wider scope).
 const MAX_AUTH_RETRIES: u32 = 3;
+/// The longest reconnection delay honoured: a server's `retry` of days
+/// would stall its stream for good.
+const MAX_RETRY: Duration = Duration::from_secs(60);
+/// How long closing waits for the server to delete its session.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// Credentials for an HTTP server: a header to send, and what to do when
 /// the server refuses them. The OAuth client implements it; so can any
@@ -44,10 +49,27 @@ pub trait Authorization: Send + Sync + 'static {
 }
 
 /// Options of an HTTP connection.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct HttpOptions {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) authorization: Option<Arc<dyn Authorization>>,
+    /// The largest answer body or event read.
+    pub(crate) max_message_bytes: usize,
+    /// The client's request timeout: the bound of the exchanges no
+    /// request waits on (deleting the session, a stream that answers no
+    /// request).
+    pub(crate) timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            headers: Vec::new(),
+            authorization: None,
+            max_message_bytes: super::DEFAULT_MAX_MESSAGE,
+            timeout: Duration::from_secs(60),
+        }
+    }
 }
 
 pub(crate) struct HttpWire {
@@ -59,6 +81,8 @@ struct Shared {
     url: String,
     headers: HeaderMap,
     authorization: Option<Arc<dyn Authorization>>,
+    max_message_bytes: usize,
+    timeout: Duration,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     inbox: Inbox,
@@ -72,6 +96,7 @@ impl HttpWire {
     pub(crate) fn new(url: &str, options: HttpOptions, inbox: Inbox) -> Result<HttpWire, Error> {
         let supported = url.starts_with("http://") || (cfg!(feature = "tls") && url.starts_with("https://"));
         if !supported {
+            let url = crate::error::redact_url(url);
             return Err(Error::transport(if url.starts_with("https://") {
                 format!("`{url}` needs TLS: enable the client's `tls` feature")
             } else {
@@ -92,6 +117,8 @@ impl HttpWire {
             url: url.to_owned(),
             headers,
             authorization: options.authorization,
+            max_message_bytes: options.max_message_bytes,
+            timeout: options.timeout,
             session: Mutex::new(None),
             version: Mutex::new(None),
             inbox,
@@ -148,11 +175,16 @@ impl Wire for HttpWire {
                 let delete =
                     shared.http.delete(&shared.url).headers(shared.headers.clone()).header(SESSION_ID, session);
                 let delete = shared.with_version(delete);
-                match delete.send().await {
-                    Ok(response)
+                match tokio::time::timeout(shared.timeout.min(CLOSE_WAIT), delete.send()).await {
+                    Ok(Ok(response))
                         if response.status().is_success() || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
-                    Ok(response) => tracing::debug!(status = %response.status(), "deleting the session was refused"),
-                    Err(error) => tracing::debug!(%error, "deleting the session failed"),
+                    Ok(Ok(response)) => {
+                        tracing::debug!(status = %response.status(), "deleting the session was refused")
+                    }
+                    Ok(Err(error)) => {
+                        tracing::debug!(error = crate::error::http_failure(error), "deleting the session failed");
+                    }
+                    Err(_) => tracing::debug!("the server did not answer the session's deletion in time"),
                 }
             }
         })
@@ -191,7 +223,7 @@ impl Shared {
         loop {
             let request = self.with_session(self.with_version(build().headers(self.headers.clone())));
             let request = self.with_authorization(request).await?;
-            let response = request.send().await.map_err(|e| Error::transport(crate::error::chain(&e)))?;
+            let response = request.send().await.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
             let status = response.status();
             let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
             let Some(authorization) = self.authorization.as_ref().filter(|_| refused) else { return Ok(response) };
@@ -239,13 +271,21 @@ impl Shared {
             // Held while the reader starts, so it cannot finish (and
             // forget itself) before it is listed.
             let mut streams = lock(&self.streams);
-            let reader = tokio::spawn(self.clone().read_stream(response, id.clone()));
-            if let Some(id) = id {
-                streams.insert(id, reader.abort_handle());
+            match id {
+                Some(id) => {
+                    let reader = tokio::spawn(self.clone().read_stream(response, Some(id.clone())));
+                    streams.insert(id, reader.abort_handle());
+                }
+                // A stream that answers no request (a server's odd answer
+                // to a notification) waits on no caller's deadline.
+                None => {
+                    let timeout = self.timeout;
+                    tokio::spawn(tokio::time::timeout(timeout, self.clone().read_stream(response, None)));
+                }
             }
             return Ok(());
         }
-        let body = response.bytes().await.map_err(|e| Error::transport(crate::error::chain(&e)))?;
+        let body = self.read_body(response).await?;
         // A JSON-RPC answer is the answer, whatever the status says; but
         // only an answer to this message: a refusal's error under an id of
         // the server's own (the Python SDK's 1.x says `"server-error"`)
@@ -283,19 +323,39 @@ impl Shared {
         Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
     }
 
+    /// An answer's body, up to the size limit: past it, the rest is not
+    /// read and the request fails.
+    async fn read_body(&self, response: reqwest::Response) -> Result<Vec<u8>, Error> {
+        let limit = self.max_message_bytes;
+        let what = "the server's answer";
+        if let Some(length) = response.content_length().filter(|&n| n > limit as u64) {
+            return Err(Error::too_large(what, usize::try_from(length).unwrap_or(usize::MAX), limit));
+        }
+        let mut body = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
+            if body.len() + chunk.len() > limit {
+                return Err(Error::too_large(what, body.len() + chunk.len(), limit));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
     /// Read a POST's event stream until the answer to `id`, reconnecting
     /// with `GET` and `Last-Event-ID` when the server ends it first.
     async fn read_stream(self: Arc<Self>, response: reqwest::Response, id: Option<RequestId>) {
         let mut cursor = Cursor::default();
-        let mut answered = self.drain(response, &mut cursor, id.as_ref()).await;
+        let mut drained = self.drain(response, &mut cursor, id.as_ref()).await;
         let mut failures = 0;
-        while !answered && !self.closed.load(Ordering::Acquire) {
+        while matches!(drained, Drained::Ended) && !self.closed.load(Ordering::Acquire) {
             let Some(last) = cursor.last_id.clone() else { break };
             tokio::time::sleep(cursor.retry).await;
             match self.resume(&last).await {
                 Ok(response) => {
                     failures = 0;
-                    answered = self.drain(response, &mut cursor, id.as_ref()).await;
+                    drained = self.drain(response, &mut cursor, id.as_ref()).await;
                 }
                 Err(error) => {
                     failures += 1;
@@ -308,9 +368,16 @@ impl Shared {
         }
         if let Some(id) = id {
             lock(&self.streams).remove(&id);
-            if !answered {
-                let why = "the server ended the answer's event stream before the answer, and it could not be resumed";
-                self.inbox.deliver(Inbound::Failed(id, Error::Closed(why.into())));
+            match drained {
+                Drained::Answered => {}
+                Drained::Ended => {
+                    let why =
+                        "the server ended the answer's event stream before the answer, and it could not be resumed";
+                    self.inbox.deliver(Inbound::Failed(id, Error::Closed(why.into())));
+                }
+                Drained::Failed(error) => {
+                    self.inbox.deliver(Inbound::Failed(id, error));
+                }
             }
         }
     }
@@ -326,19 +393,32 @@ impl Shared {
         }
     }
 
-    /// Deliver a stream's messages; whether the answer to `id` was one.
-    async fn drain(&self, response: reqwest::Response, cursor: &mut Cursor, id: Option<&RequestId>) -> bool {
+    /// Deliver a stream's messages, until the answer to `id`.
+    async fn drain(&self, response: reqwest::Response, cursor: &mut Cursor, id: Option<&RequestId>) -> Drained {
         let mut body = response.bytes_stream();
-        let mut parser = Parser::default();
+        let mut parser = Parser::new(self.max_message_bytes);
         loop {
             let chunk = tokio::select! {
                 chunk = body.next() => chunk,
-                () = self.closing.notified() => return true,
+                () = self.closing.notified() => return Drained::Answered,
             };
-            let Some(Ok(chunk)) = chunk else { return false };
-            for event in parser.feed(&chunk) {
-                if self.event(event, cursor, id).await {
-                    return true;
+            let Some(Ok(chunk)) = chunk else { return Drained::Ended };
+            for parsed in parser.feed(&chunk) {
+                match parsed {
+                    Parsed::Event(event) => {
+                        if self.event(event, cursor, id).await {
+                            return Drained::Answered;
+                        }
+                    }
+                    // A request's stream carries what serves that request:
+                    // an event too large to read fails it, at once.
+                    Parsed::TooLarge(size) => {
+                        let error = Error::too_large("an event from the server", size, self.max_message_bytes);
+                        if id.is_some() {
+                            return Drained::Failed(error);
+                        }
+                        tracing::warn!(%error, "skipped an event of the server's own stream");
+                    }
                 }
             }
         }
@@ -350,7 +430,7 @@ impl Shared {
             cursor.last_id = Some(last);
         }
         if let Some(retry) = event.retry {
-            cursor.retry = Duration::from_millis(retry);
+            cursor.retry = Duration::from_millis(retry).min(MAX_RETRY);
         }
         let mut answered = false;
         super::incoming::each(event.data.as_bytes(), |item| {
@@ -413,9 +493,25 @@ impl Shared {
                 () = tokio::time::sleep(cursor.retry) => {}
                 () = self.closing.notified() => return,
             }
-            next = self.open_stream(cursor.last_id.clone().as_deref()).await;
+            let last = cursor.last_id.clone();
+            next = tokio::select! {
+                opened = tokio::time::timeout(STREAM_OPEN_WAIT, self.open_stream(last.as_deref())) => {
+                    opened.unwrap_or_else(|_| Some(Err(Error::transport("the server took too long to open its stream"))))
+                }
+                () = self.closing.notified() => return,
+            };
         }
     }
+}
+
+/// How reading a stream ended.
+enum Drained {
+    /// With the answer to its request (or the client closed).
+    Answered,
+    /// Before the answer: resume it if it can be.
+    Ended,
+    /// Its request failed; nothing more is read.
+    Failed(Error),
 }
 
 /// Where a stream's reader is: the last event id seen and the server's

@@ -9,12 +9,13 @@ use futures_util::future::BoxFuture;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::Notify;
 
+use super::peek::{Kind, Peek};
 use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
 
-/// The longest line read from a server; a longer one is skipped (and
-/// logged) without being held in memory.
-pub(crate) const MAX_LINE: usize = 64 * 1024 * 1024;
+/// How much of a long line's buffer is kept for the next line: a server's
+/// one large answer does not hold its size for the connection's life.
+const KEPT_BUFFER: usize = 1 << 20;
 
 /// How many bytes may wait to be written before a sender waits too (a
 /// line is always taken when none wait, however long).
@@ -69,8 +70,9 @@ enum Offer {
 }
 
 impl Lines {
-    /// Start reading `reader` into `inbox` and writing to `writer`.
-    pub(crate) fn start<R, W>(reader: R, writer: W, inbox: Inbox) -> Lines
+    /// Start reading `reader` into `inbox` (lines of up to `max_line`
+    /// bytes) and writing to `writer`.
+    pub(crate) fn start<R, W>(reader: R, writer: W, inbox: Inbox, max_line: usize) -> Lines
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
@@ -85,7 +87,7 @@ impl Lines {
         };
         let out = Arc::new(Out { writing: Mutex::new(writing), backlog: Notify::new(), room: Notify::new() });
         tokio::spawn(write_backlog(out.clone()));
-        tokio::spawn(read_lines(BufReader::new(reader), inbox));
+        tokio::spawn(read_lines(BufReader::new(reader), inbox, max_line));
         Lines { out }
     }
 }
@@ -251,19 +253,28 @@ fn write_what_waits(writing: &mut Writing, cx: &mut Context<'_>) -> Poll<std::io
     Poll::Ready(Ok(false))
 }
 
-async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
+async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox, limit: usize) {
     let mut line = Vec::new();
     let why = loop {
-        match read_line(&mut reader, &mut line, MAX_LINE).await {
+        match read_line(&mut reader, &mut line, limit).await {
             Ok(Line::End) => break "the server closed its output".to_owned(),
-            Ok(Line::TooLong(size)) => {
-                tracing::warn!(size, limit = MAX_LINE, "skipped a message from the server longer than the limit");
+            Ok(Line::TooLong { size, kind }) => {
+                tracing::warn!(size, limit, ?kind, "a message from the server is longer than the limit; skipped");
+                // The framing is kept (the line was read to its end), so
+                // the connection goes on; what the line was fails at once.
+                let error = Error::too_large("a message from the server", size, limit);
+                if kind != Kind::Notification && !inbox.deliver(Inbound::Oversized(kind, error)) {
+                    return;
+                }
             }
             Ok(Line::Read) => {
                 let mut open = true;
                 super::incoming::each(&line, |item| open = open && inbox.deliver(item));
                 if !open {
                     return;
+                }
+                if line.capacity() > KEPT_BUFFER {
+                    line = Vec::new();
                 }
             }
             Err(error) => break format!("reading from the server failed: {error}"),
@@ -276,35 +287,55 @@ async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, inbox: Inbox) {
 #[derive(Debug, PartialEq)]
 enum Line {
     Read,
-    /// Longer than the limit (its size so far); skipped.
-    TooLong(usize),
+    /// Longer than the limit (`size` bytes, read to its end and dropped),
+    /// and what it was, as far as a scan of it tells.
+    TooLong {
+        size: usize,
+        kind: Kind,
+    },
     End,
 }
 
 /// Read one line into `line` (without its newline), holding at most
-/// `limit` bytes of it.
+/// `limit` bytes of it: a longer one is scanned as it passes
+/// ([`Peek`]) and dropped.
 async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> std::io::Result<Line> {
     line.clear();
     let mut skipped = 0;
+    let mut peek: Option<Peek> = None;
+    let done = |peek: Option<Peek>, skipped| match peek {
+        Some(peek) => Line::TooLong { size: skipped, kind: peek.kind() },
+        None => Line::Read,
+    };
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
-            return Ok(if line.is_empty() && skipped == 0 { Line::End } else { Line::Read });
+            return Ok(if line.is_empty() && peek.is_none() { Line::End } else { done(peek, skipped) });
         }
         let (part, found) = match available.iter().position(|&b| b == b'\n') {
             Some(at) => (&available[..at], Some(at + 1)),
             None => (available, None),
         };
-        if skipped > 0 || line.len() + part.len() > limit {
-            skipped += line.len() + part.len();
-            line.clear();
-        } else {
-            line.extend_from_slice(part);
+        match &mut peek {
+            Some(peek) => {
+                peek.feed(part);
+                skipped += part.len();
+            }
+            None if line.len() + part.len() > limit => {
+                let mut scan = Peek::default();
+                scan.feed(line);
+                scan.feed(part);
+                skipped = line.len() + part.len();
+                peek = Some(scan);
+                line.clear();
+                line.shrink_to(KEPT_BUFFER);
+            }
+            None => line.extend_from_slice(part),
         }
         let used = found.unwrap_or(available.len());
         reader.consume(used);
         if found.is_some() {
-            return Ok(if skipped > 0 { Line::TooLong(skipped) } else { Line::Read });
+            return Ok(done(peek, skipped));
         }
     }
 }
@@ -318,7 +349,7 @@ mod tests {
     fn narrow() -> (Lines, tokio::task::JoinHandle<String>) {
         let (client, server) = tokio::io::duplex(64);
         let (read, write) = tokio::io::split(client);
-        let lines = Lines::start(read, write, Inbox::default());
+        let lines = Lines::start(read, write, Inbox::default(), 1 << 20);
         let reading = tokio::spawn(async move {
             let mut text = String::new();
             tokio::io::AsyncReadExt::read_to_string(&mut tokio::io::split(server).0, &mut text).await.unwrap();
@@ -381,7 +412,7 @@ mod tests {
         // A stream wakes one waker: the one its last pending write left.
         let (client, server) = tokio::io::duplex(64);
         let (read, write) = tokio::io::split(client);
-        let lines = Lines::start(read, write, Inbox::default());
+        let lines = Lines::start(read, write, Inbox::default(), 1 << 20);
         // A burst longer than the pipe: 64 bytes go, the rest waits.
         lines.send(message("a".repeat(BURST))).await.unwrap();
         // The writer task takes it up and waits for the stream.
@@ -411,12 +442,16 @@ mod tests {
 
     #[tokio::test]
     async fn lines_longer_than_the_limit_are_skipped_and_the_next_is_read() {
-        let input = format!("{}\n{{\"a\":1}}\npartial", "x".repeat(100));
+        let input =
+            format!("{}\n{{\"a\":1}}\n{{\"id\":4,\"result\":\"{}\"}}\npartial", "x".repeat(100), "y".repeat(60));
         let mut reader = BufReader::with_capacity(16, input.as_bytes());
         let mut line = Vec::new();
-        assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::TooLong(100));
+        let read = read_line(&mut reader, &mut line, 50).await.unwrap();
+        assert_eq!(read, Line::TooLong { size: 100, kind: Kind::Unknown });
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
         assert_eq!(line, b"{\"a\":1}");
+        let read = read_line(&mut reader, &mut line, 50).await.unwrap();
+        assert_eq!(read, Line::TooLong { size: 80, kind: Kind::Answer(mcp_core::RequestId::Number(4)) });
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::Read);
         assert_eq!(line, b"partial");
         assert_eq!(read_line(&mut reader, &mut line, 50).await.unwrap(), Line::End);

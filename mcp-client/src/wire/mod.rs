@@ -8,6 +8,7 @@ pub(crate) mod child;
 pub(crate) mod http;
 pub(crate) mod incoming;
 pub(crate) mod lines;
+pub(crate) mod peek;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
 
@@ -19,6 +20,10 @@ use serde_json::value::RawValue;
 
 use crate::Error;
 use crate::session::Session;
+
+/// The largest message read from a server unless the builder says
+/// otherwise ([`ClientBuilder::max_message_bytes`](crate::ClientBuilder::max_message_bytes)).
+pub(crate) const DEFAULT_MAX_MESSAGE: usize = 64 << 20;
 
 /// One message to the server, serialized, with what an HTTP wire puts in
 /// its headers (a line wire ignores them).
@@ -45,6 +50,9 @@ pub(crate) enum Inbound {
     /// answer stream that ended early).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Failed(RequestId, Error),
+    /// A message over the size limit, dropped unread: what a scan of it
+    /// told, and the error for whatever waits on it.
+    Oversized(peek::Kind, Error),
     /// The connection is gone; nothing more comes.
     Closed(String),
 }
