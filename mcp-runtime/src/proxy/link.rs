@@ -592,6 +592,10 @@ impl Conn {
                     }
                 }
             });
+        let builder = match link.max_message_bytes {
+            Some(max) => builder.max_message_bytes(max),
+            None => builder,
+        };
         let connecting = (link.connect)(builder);
         let client = match tokio::time::timeout(link.connect_timeout, connecting).await {
             Ok(connected) => connected?,
