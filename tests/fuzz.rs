@@ -223,6 +223,8 @@ async fn scripted_server(stream: tokio::io::DuplexStream, lines: Vec<Vec<u8>>, d
         let result = match method {
             "server/discover" => json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
             "tools/call" => json!({"content": []}),
+            // For a gateway mounting it.
+            "tools/list" => json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
             _ => json!({}),
         };
         let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
@@ -294,4 +296,76 @@ fn any_server_output_ends_the_call_and_leaves_the_client_working() {
         .with_type::<ServerInput>()
         .with_iterations(iterations)
         .for_each(|input| runtime.block_on(exercise_client(input)));
+}
+
+/// A gateway's configuration, mutated: reading it never panics, and what
+/// it refuses it refuses as a configuration error.
+#[derive(Debug, TypeGenerator)]
+struct ConfigInput {
+    seed: u8,
+    edits: Vec<Edit>,
+}
+
+const CONFIG_SEEDS: &[&str] = &[
+    r#"{"mcpServers":{"calc":{"command":"calculator","args":["--stdio"],"env":{"A":"1"},"include":["add"]}}}"#,
+    r#"{"mcpServers":{"web":{"type":"http","url":"http://127.0.0.1:1/mcp?k=v","headers":{"X":"y"},"timeout":5,"connectTimeout":1.5,"maxSessions":3}}}"#,
+    r#"{"mcpServers":{"a":{"command":"x","exclude":["b"],"disabled":false,"autoApprove":[]},"b":{"url":"u","maxMessageBytes":10}}}"#,
+];
+
+#[test]
+fn any_gateway_configuration_is_read_or_refused_with_a_reason() {
+    let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2_000);
+    check!().with_type::<ConfigInput>().with_iterations(iterations).for_each(|input| {
+        let text = String::from_utf8_lossy(&build(CONFIG_SEEDS, input.seed, &input.edits)).into_owned();
+        match mcp_runtime::proxy::Config::from_json(&text) {
+            Ok(config) => {
+                let mounts = config.mounts();
+                assert_eq!(mounts.len(), config.names().count());
+            }
+            Err(error) => assert!(matches!(error, mcp_runtime::Error::InvalidConfig(_)), "{error:?}"),
+        }
+    });
+}
+
+/// A gateway mounting a scripted upstream that sends fuzzed lines during
+/// the first call: the gateway answers that call (a result or an error),
+/// and the next, whatever the upstream sent.
+async fn exercise_gateway(input: &ServerInput) {
+    let mut lines: Vec<Vec<u8>> = input.lines.iter().map(|(seed, edits)| build(SERVER_SEEDS, *seed, edits)).collect();
+    lines.push(input.raw.iter().copied().filter(|b| *b != b'\n').collect());
+    let (lines, dies) = (std::sync::Mutex::new(Some(lines)), input.dies);
+    let lines = std::sync::Arc::new(lines);
+    let upstream = mcp_runtime::proxy::Upstream::connect_with("scripted", move |builder| {
+        // The fuzzed lines go to the first connection; a reconnection is
+        // served plainly.
+        let script = lines.lock().unwrap().take();
+        async move {
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            let plain = script.is_none();
+            tokio::spawn(scripted_server(theirs, script.unwrap_or_default(), dies && !plain));
+            let (read, write) = tokio::io::split(ours);
+            builder.io(read, write).await
+        }
+    });
+    let mount = mcp_runtime::proxy::Mount::new("up", upstream).timeout(Duration::from_secs(5));
+    let mut client = Server::empty("gateway", "1").mount_with(mount).connect_in_memory().unwrap();
+    client.initialize().await.unwrap();
+    for _ in 0..2 {
+        let call = client.request("tools/call", json!({"name": "up_t", "arguments": {}}));
+        let answer = tokio::time::timeout(Duration::from_secs(20), call).await.expect("the gateway answers").unwrap();
+        assert!(answer.get("result").is_some() || answer.get("error").is_some(), "{answer}");
+    }
+    let pong = client.request("ping", json!({})).await.unwrap();
+    assert!(pong.get("result").is_some(), "{pong}");
+}
+
+#[test]
+fn any_upstream_output_leaves_the_gateway_answering() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    // A gateway per input: fewer inputs than the other targets by default.
+    let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(500);
+    check!()
+        .with_type::<ServerInput>()
+        .with_iterations(iterations)
+        .for_each(|input| runtime.block_on(exercise_gateway(input)));
 }
