@@ -317,3 +317,125 @@ async fn a_name_two_mounts_offer_goes_to_the_earlier_one_whichever_answers_first
         assert_eq!(answer["result"]["content"][0]["text"], "7", "round {round}: {answer}");
     }
 }
+
+/// A fake handshake upstream whose tools misbehave: `stall` never answers,
+/// `flood` sends a thousand log lines first, `garbage` lines that are no
+/// JSON-RPC first, `crash` ends the connection; anything else answers.
+async fn hostile(stream: tokio::io::DuplexStream) {
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        let Some(id) = message.get("id").cloned() else { continue };
+        let result = match message["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {}, "logging": {} },
+                "serverInfo": { "name": "hostile", "version": "1" }
+            }),
+            "tools/list" => {
+                let tools = ["stall", "flood", "garbage", "crash"]
+                    .map(|name| json!({ "name": name, "inputSchema": { "type": "object" } }));
+                json!({ "tools": tools })
+            }
+            "tools/call" => match message["params"]["name"].as_str().unwrap_or_default() {
+                "stall" => continue,
+                "crash" => return,
+                "flood" => {
+                    let log = json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                        "params": { "level": "info", "data": "x".repeat(100) } });
+                    for _ in 0..1_000 {
+                        if write.write_all(format!("{log}\n").as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                    json!({ "content": [{ "type": "text", "text": "flooded" }] })
+                }
+                _ => {
+                    let _ = write.write_all(b"no JSON\n{\"jsonrpc\": \"2.0\", \"id\": []}\n\x00\xff\n").await;
+                    json!({ "content": [{ "type": "text", "text": "after garbage" }] })
+                }
+            },
+            _ => json!({}),
+        };
+        let answer = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+        if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("VmRSS: 0 kB");
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+/// Many HTTP clients at once through a gateway with two well-behaved
+/// upstreams (one keeping per-session notes) and two hostile ones: every
+/// call answered, no note crossing between sessions, the hostile calls
+/// costing their callers a clear error each. `MCP_SOAK_SECONDS` makes it
+/// a soak (3 s in an ordinary run); the resident memory at its start,
+/// middle and end is printed (BENCHMARKS.md has a long run's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_clients_through_good_and_hostile_upstreams_lose_and_cross_nothing() {
+    let seconds: u64 = std::env::var("MCP_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let live = Arc::new(AtomicUsize::new(0));
+    let gateway = Server::empty("gateway", "1")
+        .mount("nb", notebook_upstream(live.clone()))
+        .mount("calc", Server::empty("calc", "1").tool(add::Tool))
+        .mount_with(Mount::new("bad", piped("bad", |s| Box::pin(hostile(s)))).timeout(Duration::from_millis(300)))
+        .mount_with(Mount::new("mute", piped("mute", |s| Box::pin(mute(s)))).connect_timeout(Duration::from_secs(1)));
+    let url = http_url(gateway).await;
+    let start = Instant::now();
+    let rss = Arc::new(std::sync::Mutex::new(vec![rss_kib()]));
+    let mut clients = tokio::task::JoinSet::new();
+    for n in 0..24u64 {
+        let (url, rss) = (url.clone(), rss.clone());
+        clients.spawn(async move {
+            let deadline = Instant::now() + Duration::from_secs(seconds);
+            let (mut calls, mut notes, mut mid) = (0u64, Vec::new(), false);
+            while Instant::now() < deadline {
+                // A session at a time, a few rounds each, then a new one.
+                let client = session_client().http(&url).await.expect("the gateway takes a session");
+                notes.clear();
+                for round in 0..5u64 {
+                    let note = format!("c{n}r{round}s{calls}");
+                    assert_eq!(text(&client.call("nb_remember", json!({ "note": note })).await.unwrap()), "noted");
+                    notes.push(note);
+                    let recalled = text(&client.call("nb_recall", json!({})).await.unwrap());
+                    assert_eq!(recalled, notes.join(", "), "client {n} recalled another session's notes");
+                    let sum = client.call("calc_add", json!({ "a": n, "b": calls })).await.unwrap();
+                    assert_eq!(text(&sum), (n + calls).to_string());
+                    let bad = ["bad_stall", "bad_flood", "bad_garbage", "bad_crash"][(calls % 4) as usize];
+                    let answer = client.call(bad, json!({})).await.expect("an answer, whatever the upstream did");
+                    if bad == "bad_stall" || bad == "bad_crash" {
+                        assert_eq!(answer.is_error, Some(true), "{bad}: {answer:?}");
+                    }
+                    calls += 4;
+                }
+                client.close().await;
+                if n == 0 && !mid && Instant::now() + Duration::from_secs(seconds) / 2 > deadline {
+                    mid = true;
+                    rss.lock().unwrap().push(rss_kib());
+                }
+            }
+            calls
+        });
+    }
+    let mut total = 0;
+    while let Some(calls) = clients.join_next().await {
+        total += calls.expect("a client failed");
+    }
+    rss.lock().unwrap().push(rss_kib());
+    assert!(
+        eventually(Duration::from_secs(5), || live.load(Ordering::SeqCst) <= 1).await,
+        "per-session upstream connections left open"
+    );
+    let rss = rss.lock().unwrap();
+    eprintln!(
+        "gateway soak: {total} calls from 24 clients in {:.1} s; RSS start/middle/end {:?} KiB",
+        start.elapsed().as_secs_f64(),
+        *rss
+    );
+}
