@@ -9,6 +9,11 @@
 //!   input-required results), mutated the same way, reach the client crate
 //!   in the middle of a call. Whatever arrives, the call ends (with a
 //!   result or an error), the client goes on working, and nothing panics.
+//! - The client's framing: any bytes, in chunks of any size and lines of
+//!   any length (some over its message limit, set small), in the middle
+//!   of a call over a pipe; and its event-stream reader: any bytes, and
+//!   the spec's events cut and spliced, as a call's HTTP answer stream in
+//!   chunks of any size. The call ends, and the client goes on working.
 //!
 //! CI runs 2,000 inputs of each. A long run: `MCP_FUZZ_ITERATIONS=10000000 cargo
 //! test --release -p mcp-tests --test fuzz`; a failure prints the input and
@@ -368,4 +373,218 @@ fn any_upstream_output_leaves_the_gateway_answering() {
         .with_type::<ServerInput>()
         .with_iterations(iterations)
         .for_each(|input| runtime.block_on(exercise_gateway(input)));
+}
+
+/// The client's framing: what a server writes, in chunks of any size and
+/// lines of any length (some over the client's message limit), in the
+/// middle of a call. The call ends, whatever came, and the client goes on.
+#[derive(Debug, TypeGenerator)]
+struct FramingInput {
+    /// Written one after another, each flushed on its own.
+    chunks: Vec<Vec<u8>>,
+    /// How many times the chunks are written: enough makes a line over
+    /// the limit.
+    repeat: u8,
+}
+
+/// The limit the framing and event-stream fuzzers give the client: small,
+/// so that inputs cross it.
+const FUZZ_LIMIT: usize = 256;
+
+async fn exercise_framing(input: &FramingInput) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 12);
+    let chunks = input.chunks.clone();
+    let repeat = usize::from(input.repeat % 8) + 1;
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut requests = BufReader::new(read).lines();
+        while let Ok(Some(line)) = requests.next_line().await {
+            let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+            let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else { continue };
+            if method == "tools/call" {
+                for chunk in std::iter::repeat_n(&chunks, repeat).flatten() {
+                    if write.write_all(chunk).await.is_err() || write.flush().await.is_err() {
+                        return;
+                    }
+                }
+                // What the fuzz left unfinished ends here.
+                if write.write_all(b"\n").await.is_err() {
+                    return;
+                }
+            }
+            let result = if method == "server/discover" {
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+            } else {
+                json!({"content": []})
+            };
+            let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+                return;
+            }
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = mcp_runtime_client::Client::builder()
+        .era(mcp_runtime_client::EraChoice::Version(mcp_core::ProtocolVersion::LATEST))
+        .max_message_bytes(FUZZ_LIMIT)
+        .io(read, write)
+        .await
+        .expect("discovery is not fuzzed");
+    let call = tokio::time::timeout(Duration::from_secs(10), client.call("t", json!({}))).await;
+    assert!(call.is_ok(), "a call ends whatever the server sends");
+    // A line over the limit whose id cannot be read fails every call
+    // waiting, and may be read while the next waits: one per line at most.
+    let lines = input.chunks.iter().flatten().filter(|b| **b == b'\n').count() * repeat + 2;
+    let mut pinged = None;
+    for _ in 0..lines {
+        pinged = tokio::time::timeout(Duration::from_secs(10), client.ping()).await.ok();
+        match &pinged {
+            Some(Err(mcp_runtime_client::Error::Limit(_) | mcp_runtime_client::Error::Server(_))) => {}
+            _ => break,
+        }
+    }
+    assert!(matches!(pinged, Some(Ok(()))), "the client goes on working: {pinged:?}");
+    client.close().await;
+}
+
+#[test]
+fn any_framing_ends_the_call_and_leaves_the_client_working() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2_000);
+    check!()
+        .with_type::<FramingInput>()
+        .with_iterations(iterations)
+        .for_each(|input| runtime.block_on(exercise_framing(input)));
+}
+
+/// The client's event-stream reader: a call's answer stream is the fuzz's
+/// bytes, in its chunks (each a chunk of the HTTP body), then a blank
+/// line and the answer. The call ends, whatever came, and the client goes
+/// on.
+#[derive(Debug, TypeGenerator)]
+struct StreamInput {
+    chunks: Vec<Vec<u8>>,
+    /// Seeds of events, cut and spliced as the framing fuzzer's lines are.
+    events: Vec<(u8, Vec<Edit>)>,
+}
+
+const EVENT_SEEDS: &[&str] = &[
+    "id: 1\nretry: 10\ndata:\n\n",
+    ": keep-alive\r\n",
+    "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":1}}\r\n\r\n",
+    "data: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n",
+    "id:\0x\rretry: x\rdata\r\r",
+    "data: {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}\n\n",
+];
+
+/// The body of the next answer stream, as chunks.
+type NextStream = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+
+/// An HTTP server whose every `tools/call` is answered with the event
+/// stream `next` holds, then the answer.
+async fn event_stream_server(next: NextStream) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let next = next.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = stream.into_split();
+                let mut read = BufReader::new(read);
+                loop {
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some((name, value)) = line.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if tokio::io::AsyncReadExt::read_exact(&mut read, &mut body).await.is_err() {
+                        return;
+                    }
+                    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let reply = match (message.get("id"), message["method"].as_str()) {
+                        (None, _) => b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec(),
+                        (Some(id), Some("tools/call")) => {
+                            let chunk =
+                                |bytes: &[u8]| [format!("{:x}\r\n", bytes.len()).as_bytes(), bytes, b"\r\n"].concat();
+                            let mut reply =
+                                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                                    .to_vec();
+                            let chunks = next.lock().unwrap().clone();
+                            for piece in chunks.iter().filter(|c| !c.is_empty()) {
+                                reply.extend(chunk(piece));
+                            }
+                            let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}});
+                            reply.extend(chunk(format!("\n\ndata: {answer}\n\n").as_bytes()));
+                            reply.extend(b"0\r\n\r\n");
+                            reply
+                        }
+                        (Some(id), _) => {
+                            let result = json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}});
+                            let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+                            format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                                body.len()
+                            )
+                            .into_bytes()
+                        }
+                    };
+                    if write.write_all(&reply).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+async fn exercise_stream(url: &str, next: &NextStream, input: &StreamInput) {
+    let mut chunks = input.chunks.clone();
+    // The seeds' events, split where the fuzz's chunks are.
+    let events: Vec<u8> = input.events.iter().flat_map(|(seed, edits)| build(EVENT_SEEDS, *seed, edits)).collect();
+    let mut rest = &events[..];
+    for size in input.chunks.iter().map(Vec::len).cycle().take(64) {
+        if rest.is_empty() {
+            break;
+        }
+        let (piece, after) = rest.split_at((size + 1).min(rest.len()));
+        chunks.push(piece.to_vec());
+        rest = after;
+    }
+    chunks.push(rest.to_vec());
+    *next.lock().unwrap() = chunks;
+    let client = mcp_runtime_client::Client::builder()
+        .era(mcp_runtime_client::EraChoice::Version(mcp_core::ProtocolVersion::LATEST))
+        .max_message_bytes(FUZZ_LIMIT)
+        .http(url)
+        .await
+        .expect("discovery is not fuzzed");
+    let call = tokio::time::timeout(Duration::from_secs(10), client.call("t", json!({}))).await;
+    assert!(call.is_ok(), "a call ends whatever its stream holds");
+    let pinged = tokio::time::timeout(Duration::from_secs(10), client.ping()).await;
+    assert!(matches!(pinged, Ok(Ok(()))), "the client goes on working: {pinged:?}");
+}
+
+#[test]
+fn any_event_stream_ends_the_call_and_leaves_the_client_working() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let next = NextStream::default();
+    let url = runtime.block_on(event_stream_server(next.clone()));
+    let iterations = std::env::var("MCP_FUZZ_ITERATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2_000);
+    check!()
+        .with_type::<StreamInput>()
+        .with_iterations(iterations)
+        .for_each(|input| runtime.block_on(exercise_stream(&url, &next, input)));
 }

@@ -12,6 +12,7 @@ mod arguments;
 mod ask;
 mod client;
 mod client_interop;
+mod client_limits;
 mod client_oauth;
 mod conformance;
 mod context;

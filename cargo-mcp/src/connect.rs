@@ -21,6 +21,8 @@ pub struct Connection {
     pub negotiated: Negotiated,
     /// Where the server is, for messages.
     pub endpoint: String,
+    /// `--timeout`: each request's, and each whole list's.
+    pub timeout: Duration,
     /// The URL of an HTTP server.
     url: Option<String>,
     /// The stderr of a server cargo mcp started.
@@ -83,7 +85,8 @@ impl Connection {
             }
         })?;
         let negotiated = client.negotiated();
-        Ok(Connection { client, negotiated, endpoint: target.describe(), url, log })
+        let timeout = Duration::from_secs(args.timeout.max(1));
+        Ok(Connection { client, negotiated, endpoint: target.describe(), timeout, url, log })
     }
 
     /// One request and its raw result.

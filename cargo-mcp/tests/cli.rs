@@ -578,3 +578,108 @@ fn serve_mounts_every_server_of_a_configuration_under_its_name() {
     assert!(bad.contains("server `fx`: give a `command` (with `args`) or a `url`"), "{bad}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An HTTP server that answers `server/discover`, and each `tools/list`
+/// after `delay` with one tool and a cursor never given before: a list
+/// without end.
+fn endless_list_server(delay: Duration) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let pages = Arc::new(AtomicU64::new(0));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let pages = pages.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("a second handle"));
+                let mut writer = stream;
+                loop {
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some((name, value)) = line.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let result = match message["method"].as_str() {
+                        Some("server/discover") => {
+                            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+                        }
+                        Some("tools/list") => {
+                            std::thread::sleep(delay);
+                            let page = pages.fetch_add(1, Ordering::Relaxed);
+                            let tool = json!({"name": format!("t{page}"), "inputSchema": {"type": "object"}});
+                            json!({"tools": [tool], "nextCursor": format!("c{page}")})
+                        }
+                        _ => json!({}),
+                    };
+                    let reply = match message.get("id") {
+                        None => "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned(),
+                        Some(id) => {
+                            let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+                            format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                                body.len()
+                            )
+                        }
+                    };
+                    if writer.write_all(reply.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+/// `cargo-mcp <args>`, which must end within `limit`.
+fn cargo_mcp_within(args: &[&str], limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-mcp"))
+        .args(args)
+        .env_remove("MCP_TRANSPORT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running cargo-mcp");
+    let deadline = Instant::now() + limit;
+    while child.try_wait().expect("waiting for cargo-mcp").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`cargo mcp {}` did not end within {limit:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Run(child.wait_with_output().expect("cargo-mcp's output"))
+}
+
+#[test]
+fn inspect_stops_reading_a_list_without_end() {
+    let url = endless_list_server(Duration::ZERO);
+    let args = ["inspect", "--url", &url, "--era", "modern"];
+    let said = cargo_mcp_within(&args, Duration::from_secs(60)).failure(1);
+    assert!(said.contains("`tools/list` has more than 1000 pages"), "{said}");
+    // Slow pages: the whole list has `--timeout`.
+    let url = endless_list_server(Duration::from_millis(300));
+    let args = ["inspect", "--url", &url, "--era", "modern", "--timeout", "2"];
+    let said = cargo_mcp_within(&args, Duration::from_secs(60)).failure(1);
+    assert!(said.contains("`tools/list` did not end within 2 s"), "{said}");
+}
