@@ -20,15 +20,17 @@
 //! that does, and the store keeps which session created which task, so a
 //! session's `tasks/list` is the same through every replica.
 //!
-//! Each task is bound to the authorization context that created it (see
-//! [`Binding`]): the issuer and subject of the request's access token,
-//! else its HTTP session, else nothing (stdio, stateless HTTP without
-//! OAuth, where the unguessable id is all that guards it). A request of
-//! another context is answered as for an unknown id. Each context runs at
-//! most [`Server::max_running_tasks_per_requestor`](crate::Server::max_running_tasks_per_requestor)
+//! Each task is bound to the authorization context that created it: the
+//! issuer and subject of the request's access token, else its HTTP
+//! session, else nothing (stdio, stateless HTTP without OAuth, where the
+//! unguessable id is all that guards it). The binding is part of the id,
+//! so any store keeps tasks apart; a request of another context is
+//! answered as for an unknown id. Each context runs at most
+//! [`Server::max_running_tasks_per_requestor`](crate::Server::max_running_tasks_per_requestor)
 //! tasks at once on a replica, so one client cannot take the store's
 //! whole capacity; the tasks of an HTTP session without OAuth are
-//! cancelled when the session ends, since no one can reach them after.
+//! cancelled when the session ends for good, since no one can reach them
+//! after.
 //!
 //! A 2025-11-25 client that did not declare the extension has the tasks of
 //! that version's core protocol (SEP-1686) instead: the same layer, store
@@ -298,6 +300,7 @@ impl Tasks {
     /// The requestor `key`'s HTTP session ended, and with it the only way
     /// to reach its tasks: those running here are stopped and marked
     /// cancelled.
+    #[cfg(feature = "http")]
     pub(crate) fn end_requestor(self: &Arc<Self>, key: &str) {
         let ended: Vec<Arc<Running>> = {
             let mut local = self.running();

@@ -113,6 +113,7 @@ impl Running {
     }
 
     /// The task as last written; `None` before the call became one.
+    #[cfg(feature = "http")]
     pub(crate) fn record(&self) -> Option<DetailedTask> {
         self.inner().record.clone()
     }
