@@ -570,3 +570,66 @@ async fn without_a_token_scopes_do_not_apply() {
     assert_eq!(whoami.is_error, Some(true));
     assert!(format!("{:?}", whoami.content).contains("Option<Claims>"), "{:?}", whoami.content);
 }
+
+/// Wait until stopped.
+#[tool(task = "optional")]
+async fn wait_for_ever() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+#[tokio::test]
+async fn another_principals_tasks_are_unknown_to_it_and_the_principals_own_in_any_session() {
+    use crate::task_isolation::unknown;
+    let a = Key::a();
+    let issuer = Issuer::start(&[&a]).await;
+    let mcp = Mcp::serving(server().tool(wait_for_ever::Tool), &issuer, |o| o).await;
+    let token = |sub: &str| {
+        let mut claims = mcp.claims(&issuer, "notes:read");
+        claims["sub"] = json!(sub);
+        a.sign(&claims)
+    };
+    let (ann_token, bob_token) = (token("ann"), token("bob"));
+
+    // The tasks extension, stateless (2026-07-28).
+    let modern = |method: &str, mut params: Value| {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        });
+        json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+    };
+    let (ann, bob) = (mcp.client(Some(&ann_token)), mcp.client(Some(&bob_token)));
+    let created = ann.message(&modern("tools/call", json!({"name": "wait_for_ever", "arguments": {}}))).await;
+    let id = created.last()["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
+    let answer = json!({"x": {"action": "decline"}});
+    for (method, params) in [
+        ("tasks/get", json!({"taskId": id})),
+        ("tasks/update", json!({"taskId": id, "inputResponses": answer})),
+        ("tasks/cancel", json!({"taskId": id})),
+    ] {
+        let refused = bob.message(&modern(method, params)).await;
+        assert_eq!(refused.last()["error"], unknown(&id), "{method}");
+    }
+    let task = ann.message(&modern("tasks/get", json!({"taskId": id}))).await.last()["result"].clone();
+    assert_eq!(task["status"], "working", "bob's requests touched nothing: {task}");
+
+    // 2025-11-25 sessions: bob's sees none of ann's; another of ann's does.
+    let mut ann = mcp.client(Some(&ann_token));
+    ann.initialize().await;
+    let created = ann.request("tools/call", json!({"name": "wait_for_ever", "arguments": {}, "task": {}})).await;
+    let id = created.last()["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
+    let mut bob = mcp.client(Some(&bob_token));
+    bob.initialize().await;
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = bob.request(method, json!({"taskId": id})).await;
+        assert_eq!(refused.last()["error"], unknown(&id), "{method}");
+    }
+    assert_eq!(bob.request("tasks/list", json!({})).await.last()["result"]["tasks"], json!([]));
+    let mut again = mcp.client(Some(&ann_token));
+    again.initialize().await;
+    let task = again.request("tasks/get", json!({"taskId": id})).await.last()["result"].clone();
+    assert_eq!(task["status"], "working", "{task}");
+    let cancelled = again.request("tasks/cancel", json!({"taskId": id})).await.last()["result"].clone();
+    assert_eq!(cancelled["status"], "cancelled");
+}

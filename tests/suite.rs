@@ -42,6 +42,7 @@ mod spans;
 mod startup;
 mod state;
 mod stdio;
+mod task_isolation;
 mod task_replicas;
 mod tasks;
 mod test_client;

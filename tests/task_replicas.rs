@@ -284,3 +284,24 @@ async fn the_redis_task_store_keeps_each_sessions_tasks_in_order_past_the_ones_g
     assert_eq!(other.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(), ["u1"]);
     assert!(store.owned("nobody", None, 10).await.unwrap().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn with_redis_down_task_requests_fail_within_a_bounded_time() {
+    let Some(redis) = start().await else { return };
+    let mut replica = Replica::start(&redis.url).await;
+    let id = replica.create("stuck").await;
+    drop(redis);
+    // The first request finds the connection dropped; the next ones wait
+    // for it to be made again, which is what must not take long.
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let answer = replica.request("tasks/get", json!({"taskId": id})).await;
+        let took = started.elapsed();
+        let error = &answer["error"];
+        assert_eq!(error["code"], -32603, "{answer}");
+        assert!(error["message"].as_str().unwrap().contains("the task store is unavailable"), "{answer}");
+        // The store's timeout is 2 s by default; without it each request
+        // waited about 9 s here for the connection's retries.
+        assert!(took < Duration::from_secs(6), "a tasks/get took {took:?} with Redis down: {answer}");
+    }
+}

@@ -242,6 +242,12 @@ impl Session {
         }
     }
 
+    /// The HTTP session's `Mcp-Session-Id`; `None` for stdio, memory and
+    /// stateless HTTP requests.
+    pub(crate) fn http_id(&self) -> Option<&Arc<str>> {
+        self.id.as_ref()
+    }
+
     /// The session of a client on the other end of `transport`.
     pub(crate) fn over(mut self, transport: &'static str) -> Self {
         self.transport = Some(transport);

@@ -73,6 +73,14 @@ impl Claims {
         self.text("client_id").or_else(|| self.text("azp"))
     }
 
+    /// Who the token speaks for, as one string: the issuer and the subject
+    /// (or, for a token without one, its client). HTTP sessions and tasks
+    /// are bound to it.
+    pub(crate) fn principal(&self) -> String {
+        let who = self.subject().or_else(|| self.client_id()).unwrap_or_default();
+        format!("{}\n{who}", self.issuer().unwrap_or_default())
+    }
+
     /// The scopes the token grants.
     pub fn scopes(&self) -> &[String] {
         &self.0.scopes

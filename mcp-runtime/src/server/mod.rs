@@ -66,6 +66,7 @@ pub struct Server {
     pub(crate) mounts: Vec<crate::proxy::Mount>,
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Duration,
+    tasks_per_requestor: usize,
     /// Where its skills come from, read when it starts.
     skills: Vec<crate::skills::Source>,
 }
@@ -118,6 +119,7 @@ impl Server {
             mounts: Vec::new(),
             task_store: None,
             task_ttl: Duration::from_secs(60 * 60),
+            tasks_per_requestor: 1000,
             skills: Vec::new(),
         }
     }
@@ -428,6 +430,21 @@ impl Server {
         self
     }
 
+    /// How many tasks one requestor may run at once on this server (1,000
+    /// by default, a tenth of the default store's capacity): past that its
+    /// calls are refused with an error naming the limit until one of its
+    /// tasks ends, so one client cannot take every other client's room.
+    ///
+    /// A requestor is what a task is bound to: the access token's issuer
+    /// and subject with OAuth, else the HTTP session. Requests that have
+    /// neither (stdio, stateless HTTP without OAuth) share one count, as
+    /// nothing tells them apart. Each replica counts the tasks it runs.
+    /// Ended tasks do not count; cancelled ones stop counting at once.
+    pub fn max_running_tasks_per_requestor(mut self, max: usize) -> Self {
+        self.tasks_per_requestor = max;
+        self
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.info
@@ -486,6 +503,7 @@ impl Server {
                 self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default())),
                 self.task_ttl,
                 TASK_POLL_INTERVAL,
+                self.tasks_per_requestor,
             )),
             skills,
         };

@@ -4,7 +4,9 @@
 //! 2025-11-25's, for a client of that version without it: `tasks/get` and
 //! `tasks/cancel` (the bare task), `tasks/result` (what the call would have
 //! answered, once it ends) and `tasks/list` (the session's tasks). Each
-//! unknown task id gets `-32602`.
+//! unknown task id gets `-32602`, and so does the id of another
+//! requestor's task (see [`Binding`]), with the same message: nothing
+//! tells a stranger the task exists.
 
 use std::sync::Arc;
 
@@ -12,7 +14,7 @@ use mcp_core::task::{self, DetailedTask, TaskIdParams, TaskStatus, UpdateTaskPar
 use mcp_core::{ErrorObject, JsonObject, ListToolsParams};
 use serde_json::Value;
 
-use super::{Flavour, TaskSignal, Tasks};
+use super::{Binding, Flavour, TaskSignal, Tasks};
 use crate::dispatch::reply::{Answer, Empty, Projection};
 use crate::dispatch::{Action, Incoming, parse};
 use crate::request::context::Cancellation;
@@ -61,7 +63,11 @@ where
     Action::Call(id, Box::pin(run), Cancellation::default())
 }
 
-async fn find(tasks: &Tasks, id: &str) -> Result<DetailedTask, ErrorObject> {
+/// The task `id`, if it is `binding`'s: another's is not looked for.
+async fn find(tasks: &Tasks, binding: &Binding, id: &str) -> Result<DetailedTask, ErrorObject> {
+    if !binding.admits(id) {
+        return Err(unknown(id));
+    }
     match tasks.store.get(id).await {
         Ok(Some(task)) => Ok(task),
         Ok(None) => Err(unknown(id)),
@@ -72,9 +78,9 @@ async fn find(tasks: &Tasks, id: &str) -> Result<DetailedTask, ErrorObject> {
 pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let (tasks, flavour) = tasks(request)?;
     let TaskIdParams { task_id, .. } = parse(params)?;
-    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let (id, projection, binding) = (request.id.clone(), request.projection.clone(), Binding::of(request));
     Ok(call(request, async move {
-        let task = find(&tasks, &task_id).await?;
+        let task = find(&tasks, &binding, &task_id).await?;
         Ok(match flavour {
             Flavour::Extension => projection.answer(id, task),
             Flavour::Core => projection.answer(id, CoreTask(task.for_2025_11_25())),
@@ -88,14 +94,14 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
 pub(crate) fn result(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let tasks = core_tasks(request)?;
     let TaskIdParams { task_id, .. } = parse(params)?;
-    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let (id, projection, binding) = (request.id.clone(), request.projection.clone(), Binding::of(request));
     Ok(call(request, async move {
         loop {
             // Registered before the read, so a write between the two wakes it.
             let changed = tasks.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            let task = find(&tasks, &task_id).await?;
+            let task = find(&tasks, &binding, &task_id).await?;
             match task.task.status {
                 TaskStatus::Completed => {
                     let mut result = task.result.unwrap_or_else(|| Value::Object(JsonObject::new()));
@@ -142,7 +148,7 @@ pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         }
     };
     let owner = request.session.owner();
-    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let (id, projection, binding) = (request.id.clone(), request.projection.clone(), Binding::of(request));
     let unavailable =
         |error: super::TaskStoreError| ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, error.to_string());
     Ok(call(request, async move {
@@ -151,6 +157,11 @@ pub(crate) fn list(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         let more = owned.len() > LIST_PAGE;
         let (mut page, mut gone) = (Vec::new(), Vec::new());
         for (_, task_id) in owned.iter().take(LIST_PAGE) {
+            // The session's own tasks are its binding's; this only makes
+            // sure, should a list and a binding ever disagree.
+            if !binding.admits(task_id) {
+                continue;
+            }
             match tasks.store.get(task_id).await.map_err(unavailable)? {
                 Some(task) => page.push(task.for_2025_11_25()),
                 None => gone.push(task_id.clone()),
@@ -184,9 +195,9 @@ pub(crate) fn update(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
         ));
     }
     let UpdateTaskParams { task_id, input_responses, .. } = parse(params)?;
-    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let (id, projection, binding) = (request.id.clone(), request.projection.clone(), Binding::of(request));
     Ok(call(request, async move {
-        let task = find(&tasks, &task_id).await?;
+        let task = find(&tasks, &binding, &task_id).await?;
         // Answers for an ended task are ignored: the extension acknowledges
         // every update of a known task. One running elsewhere gets them
         // from the replica running it.
@@ -205,9 +216,9 @@ pub(crate) fn update(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
 pub(crate) fn cancel(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let (tasks, flavour) = tasks(request)?;
     let TaskIdParams { task_id, .. } = parse(params)?;
-    let (id, projection) = (request.id.clone(), request.projection.clone());
+    let (id, projection, binding) = (request.id.clone(), request.projection.clone(), Binding::of(request));
     Ok(call(request, async move {
-        let mut task = find(&tasks, &task_id).await?;
+        let mut task = find(&tasks, &binding, &task_id).await?;
         if flavour == Flavour::Core && task.task.status.is_terminal() {
             let status = task.for_2025_11_25()["status"].as_str().unwrap_or_default().to_owned();
             return Err(ErrorObject::invalid_params(format!(
@@ -215,10 +226,7 @@ pub(crate) fn cancel(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
             )));
         }
         if !task.task.status.is_terminal() {
-            task.task.status = TaskStatus::Cancelled;
-            task.task.status_message = Some("cancelled by the client".into());
-            task.task.last_updated_at = super::now();
-            task.input_requests = None;
+            super::cancelled(&mut task, "cancelled by the client");
             tasks.write(task.clone()).await;
             if let Some(running) = tasks.local(&task_id) {
                 running.stop();

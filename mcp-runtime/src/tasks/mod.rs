@@ -20,6 +20,18 @@
 //! that does, and the store keeps which session created which task, so a
 //! session's `tasks/list` is the same through every replica.
 //!
+//! Each task is bound to the authorization context that created it: the
+//! issuer and subject of the request's access token, else its HTTP
+//! session, else nothing (stdio, stateless HTTP without OAuth, where the
+//! unguessable id is all that guards it). The binding is part of the id,
+//! so any store keeps tasks apart; a request of another context is
+//! answered as for an unknown id. Each context runs at most
+//! [`Server::max_running_tasks_per_requestor`](crate::Server::max_running_tasks_per_requestor)
+//! tasks at once on a replica, so one client cannot take the store's
+//! whole capacity; the tasks of an HTTP session without OAuth are
+//! cancelled when the session ends for good, since no one can reach them
+//! after.
+//!
 //! A 2025-11-25 client that did not declare the extension has the tasks of
 //! that version's core protocol (SEP-1686) instead: the same layer, store
 //! and methods, with that version's wire. It asks for a task itself
@@ -31,6 +43,7 @@
 //! requests carrying the task's id in `_meta`, the task `input_required`
 //! meanwhile.
 
+mod binding;
 pub(crate) mod methods;
 mod owners;
 #[cfg(feature = "redis")]
@@ -51,6 +64,7 @@ use mcp_core::task::{DetailedTask, Task, TaskStatus};
 use serde::Serialize;
 use serde_json::Value;
 
+pub(crate) use binding::Binding;
 #[cfg(feature = "redis")]
 pub(crate) use redis::Leases;
 pub use store::{MemoryTaskStore, OwnedTasks, TaskSignal, TaskStore, TaskStoreError};
@@ -116,7 +130,9 @@ pub(crate) struct Tasks {
     pub(crate) ttl: Duration,
     /// How often clients are told to poll.
     pub(crate) poll_interval: Duration,
-    running: Mutex<HashMap<String, Arc<Running>>>,
+    /// How many tasks one requestor may run here at once.
+    per_requestor: usize,
+    running: Mutex<Local>,
     /// Set once this replica listens for other replicas' signals.
     listening: tokio::sync::OnceCell<()>,
     /// Woken by every write, for `tasks/result` waiting for an end here
@@ -132,16 +148,43 @@ pub(crate) struct Tasks {
     prune_at: Mutex<HashMap<Arc<str>, usize>>,
 }
 
+/// The tasks running on this replica, and how many each requestor runs.
+#[derive(Default)]
+struct Local {
+    /// By id: the task and its requestor's [`Binding::key`].
+    tasks: HashMap<String, (Arc<Running>, Arc<str>)>,
+    /// By requestor key: its running tasks, those being created included.
+    /// A requestor with none has no entry.
+    counts: HashMap<Arc<str>, usize>,
+}
+
+impl Local {
+    fn release(&mut self, key: &str) {
+        if let Some(count) = self.counts.get_mut(key) {
+            *count -= 1;
+            if *count == 0 {
+                self.counts.remove(key);
+            }
+        }
+    }
+}
+
 /// How many task ids one session's list holds before the expired ones are
 /// pruned from it.
 const OWNED_PRUNE_AT: usize = 1024;
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Tasks {
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        ttl: Duration,
+        poll_interval: Duration,
+        per_requestor: usize,
+    ) -> Tasks {
         Tasks {
             store,
             ttl,
             poll_interval,
+            per_requestor,
             running: Mutex::default(),
             listening: tokio::sync::OnceCell::new(),
             changed: tokio::sync::Notify::new(),
@@ -217,17 +260,73 @@ impl Tasks {
         self.prune_at().insert(owner.clone(), OWNED_PRUNE_AT.max(2 * (all.len() - gone.len())));
     }
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, Local> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The task `id`, if it runs on this replica.
     pub(crate) fn local(&self, id: &str) -> Option<Arc<Running>> {
-        self.running().get(id).cloned()
+        self.running().tasks.get(id).map(|(running, _)| running.clone())
     }
 
+    /// The task `id` no longer runs here: its requestor may run another.
     fn forget(&self, id: &str) {
-        self.running().remove(id);
+        let mut local = self.running();
+        if let Some((_, key)) = local.tasks.remove(id) {
+            local.release(&key);
+        }
+    }
+
+    /// Count one more task for the requestor `key`, or refuse it when the
+    /// requestor runs as many as it may.
+    fn reserve(&self, key: &Arc<str>) -> Result<(), ErrorObject> {
+        let mut local = self.running();
+        let count = local.counts.entry(key.clone()).or_default();
+        if *count >= self.per_requestor {
+            let message = format!(
+                "too many running tasks: a client may run at most {} tasks at once here, and this one runs {count}; \
+                 wait for one to end, or cancel one",
+                self.per_requestor
+            );
+            if *count == 0 {
+                local.counts.remove(key);
+            }
+            return Err(ErrorObject::new(mcp_core::codes::INVALID_REQUEST, message));
+        }
+        *count += 1;
+        Ok(())
+    }
+
+    /// The requestor `key`'s HTTP session ended, and with it the only way
+    /// to reach its tasks: those running here are stopped and marked
+    /// cancelled.
+    #[cfg(feature = "http")]
+    pub(crate) fn end_requestor(self: &Arc<Self>, key: &str) {
+        let ended: Vec<Arc<Running>> = {
+            let mut local = self.running();
+            let ids: Vec<String> =
+                local.tasks.iter().filter(|(_, (_, k))| &**k == key).map(|(id, _)| id.clone()).collect();
+            let ended: Vec<Arc<Running>> =
+                ids.iter().filter_map(|id| local.tasks.remove(id)).map(|(running, _)| running).collect();
+            ended.iter().for_each(|_| local.release(key));
+            ended
+        };
+        if ended.is_empty() {
+            return;
+        }
+        for running in &ended {
+            running.stop();
+        }
+        tracing::info!(tasks = ended.len(), "cancelled the running tasks of an ended HTTP session");
+        let tasks = self.clone();
+        tokio::spawn(async move {
+            for running in ended {
+                if let Some(mut task) = running.record() {
+                    cancelled(&mut task, "cancelled: the session that created it ended");
+                    tasks.write(task).await;
+                }
+            }
+        });
     }
 
     /// Write `task` to the store; a failure is logged (the task goes on,
@@ -283,13 +382,13 @@ impl Tasks {
         }
     }
 
-    /// A new task, working, kept for `ttl` milliseconds when the client
-    /// asked for less than the server keeps tasks.
-    fn new_task(&self, ttl: Option<u64>) -> DetailedTask {
+    /// A new task of `binding`, working, kept for `ttl` milliseconds when
+    /// the client asked for less than the server keeps tasks.
+    fn new_task(&self, binding: &Binding, ttl: Option<u64>) -> DetailedTask {
         let now = now();
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let task = Task {
-            task_id: crate::random::hex_id::<16>(),
+            task_id: binding.new_id(),
             status: TaskStatus::Working,
             status_message: None,
             created_at: now.clone(),
@@ -323,6 +422,14 @@ async fn hear(tasks: Weak<Tasks>, mut signals: Option<BoxStream<'static, TaskSig
     }
 }
 
+/// Mark `task` cancelled, saying `why`.
+pub(crate) fn cancelled(task: &mut DetailedTask, why: &str) {
+    task.task.status = TaskStatus::Cancelled;
+    task.task.status_message = Some(why.into());
+    task.task.last_updated_at = now();
+    task.input_requests = None;
+}
+
 /// Now, as tasks' timestamps say it.
 fn now() -> String {
     let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
@@ -337,6 +444,8 @@ pub(crate) struct Plan {
     pub(crate) result: Box<dyn FnOnce(Reply) -> Option<Value> + Send>,
     /// Set when a 2025-11-25 client asked for the task (`params.task`).
     pub(crate) asked: Option<Asked>,
+    /// Who may follow the task.
+    pub(crate) binding: Binding,
 }
 
 /// A task a 2025-11-25 client asked for: it is created before the call is
@@ -402,11 +511,16 @@ where
     {
         return Detached::Now(answered);
     }
-    let Plan { tasks, running, result, asked } = plan;
+    let Plan { tasks, running, result, asked, binding } = plan;
+    let requestor = binding.key();
+    if let Err(refused) = tasks.reserve(&requestor) {
+        return Detached::Now(Err(refused));
+    }
     tasks.listen().await;
-    let record = tasks.new_task(asked.as_ref().and_then(|a| a.ttl));
+    let record = tasks.new_task(&binding, asked.as_ref().and_then(|a| a.ttl));
     let created = record.task.clone();
     if let Err(error) = tasks.store.create(record.clone()).await {
+        tasks.running().release(&requestor);
         if asked.is_some() {
             // The client waits for a task; a direct answer would confuse it.
             let message = format!("the call could not become a task: {error}");
@@ -421,7 +535,7 @@ where
         tasks.own(&asked.owner, &id).await;
     }
     running.became(tasks.clone(), record);
-    tasks.running().insert(id.clone(), running.clone());
+    tasks.running().tasks.insert(id.clone(), (running.clone(), requestor));
     // Questions asked in the first poll (handshake versions have no rounds).
     running.publish().await;
     let work = running.clone();
@@ -478,7 +592,7 @@ mod tests {
     #[tokio::test]
     async fn a_session_with_many_live_tasks_is_not_rescanned_on_every_create() {
         let store = Arc::new(Counting::default());
-        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100));
+        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100), 10);
         let count = 4 * OWNED_PRUNE_AT;
         for n in 0..count {
             let id = format!("t{n}");
@@ -498,7 +612,7 @@ mod tests {
     async fn expired_tasks_leave_a_list_the_replica_keeps_when_it_is_pruned() {
         // `Counting` keeps no owners: the replica keeps the list.
         let store = Arc::new(Counting::default());
-        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100));
+        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100), 10);
         let owner = Arc::from("1");
         for n in 0..OWNED_PRUNE_AT - 1 {
             let id = format!("t{n}");

@@ -17,6 +17,7 @@ use redis::aio::ConnectionManager;
 use super::{OwnedTasks, TaskSignal, TaskStore, TaskStoreError};
 use crate::tools::BoxFuture;
 use crate::transport::http::RedisStore;
+use crate::transport::http::redis_within as within;
 
 /// Why a task whose lease ran out failed.
 const STOPPED: &str = "the server running this task stopped";
@@ -111,7 +112,7 @@ impl RedisStore {
         self.leases.renewing.get_or_init(|| {
             let (leases, connection, prefix) =
                 (Arc::downgrade(&self.leases), self.connection.clone(), self.prefix.clone());
-            tokio::spawn(renew(leases, connection, prefix));
+            tokio::spawn(renew(leases, connection, prefix, self.timeout));
         });
     }
 
@@ -119,7 +120,8 @@ impl RedisStore {
     async fn replace(&self, task: &DetailedTask, leaseless: bool) -> Result<bool, TaskStoreError> {
         let id = &task.task.task_id;
         let terminal = task.task.status.is_terminal();
-        let written: i64 = redis::cmd("EVAL")
+        let mut update = redis::cmd("EVAL");
+        update
             .arg(UPDATE)
             .arg(2)
             .arg(self.task_key(id))
@@ -127,10 +129,8 @@ impl RedisStore {
             .arg(json(task)?)
             .arg(u8::from(terminal))
             .arg(task.task.ttl_ms.unwrap_or(0).max(1))
-            .arg(u8::from(leaseless))
-            .query_async(&mut self.connection.clone())
-            .await
-            .map_err(unavailable)?;
+            .arg(u8::from(leaseless));
+        let written: i64 = self.within(update.query_async(&mut self.connection.clone())).await.map_err(unavailable)?;
         if terminal {
             self.leases.held().remove(id);
         }
@@ -138,13 +138,10 @@ impl RedisStore {
     }
 
     async fn read(&self, id: &str) -> Result<Option<(DetailedTask, bool)>, TaskStoreError> {
-        let (json, terminal, leased): (Option<Vec<u8>>, Option<String>, bool) = redis::pipe()
-            .hget(self.task_key(id), "json")
-            .hget(self.task_key(id), "terminal")
-            .exists(self.lease_key(id))
-            .query_async(&mut self.connection.clone())
-            .await
-            .map_err(unavailable)?;
+        let mut pipe = redis::pipe();
+        pipe.hget(self.task_key(id), "json").hget(self.task_key(id), "terminal").exists(self.lease_key(id));
+        let (json, terminal, leased): (Option<Vec<u8>>, Option<String>, bool) =
+            self.within(pipe.query_async(&mut self.connection.clone())).await.map_err(unavailable)?;
         let Some(json) = json else { return Ok(None) };
         let task = serde_json::from_slice(&json)
             .map_err(|e| TaskStoreError::Unavailable(format!("a kept task is not a task: {e}")))?;
@@ -176,7 +173,7 @@ fn abandoned(mut task: DetailedTask) -> DetailedTask {
 
 /// Renew the leases of the tasks this process runs, while its stores live;
 /// a task found terminal (ended, or cancelled elsewhere) is let go.
-async fn renew(leases: Weak<Leases>, mut connection: ConnectionManager, prefix: String) {
+async fn renew(leases: Weak<Leases>, mut connection: ConnectionManager, prefix: String, timeout: Duration) {
     loop {
         let (lease, held) = {
             let Some(leases) = leases.upgrade() else { return };
@@ -185,15 +182,17 @@ async fn renew(leases: Weak<Leases>, mut connection: ConnectionManager, prefix: 
         tokio::time::sleep(Duration::from_millis(lease / 3)).await;
         let mut ended = Vec::new();
         for (id, record) in held {
-            let renewed: Result<i64, _> = redis::cmd("EVAL")
+            let mut renewal = redis::cmd("EVAL");
+            renewal
                 .arg(RENEW)
                 .arg(2)
                 .arg(format!("{prefix}:task:{id}"))
                 .arg(format!("{prefix}:task-lease:{id}"))
                 .arg(lease)
-                .arg(record)
-                .query_async(&mut connection)
-                .await;
+                .arg(record);
+            // Bounded, so one Redis outage does not hold up the renewals
+            // after it for the whole reconnection.
+            let renewed: Result<i64, _> = within(timeout, renewal.query_async(&mut connection)).await;
             match renewed {
                 Ok(0) => ended.push(id),
                 Ok(_) => {}
@@ -234,7 +233,7 @@ impl TaskStore for RedisStore {
             if !terminal {
                 pipe.pset_ex(self.lease_key(&id), "1", lease).ignore();
             }
-            pipe.query_async::<()>(&mut self.connection.clone()).await.map_err(unavailable)?;
+            self.within(pipe.query_async::<()>(&mut self.connection.clone())).await.map_err(unavailable)?;
             if !terminal {
                 self.leases.held().insert(id, record);
                 self.renew_leases();
@@ -266,22 +265,20 @@ impl TaskStore for RedisStore {
         Box::pin(async move {
             let message = serde_json::to_vec(&signal).map_err(|e| TaskStoreError::Unavailable(e.to_string()))?;
             let mut connection = self.connection.clone();
-            connection.publish::<_, _, ()>(self.task_channel(), message).await.map_err(unavailable)
+            self.within(connection.publish::<_, _, ()>(self.task_channel(), message)).await.map_err(unavailable)
         })
     }
 
     fn own<'a>(&'a self, owner: &'a str, task_id: &'a str) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
         Box::pin(async move {
-            let count: usize = redis::cmd("EVAL")
-                .arg(OWN)
+            let mut own = redis::cmd("EVAL");
+            own.arg(OWN)
                 .arg(2)
                 .arg(self.owner_key(owner))
                 .arg(format!("{}:task-owner-last", self.prefix))
                 .arg(task_id)
-                .arg(millis(OWNED_KEPT))
-                .query_async(&mut self.connection.clone())
-                .await
-                .map_err(unavailable)?;
+                .arg(millis(OWNED_KEPT));
+            let count: usize = self.within(own.query_async(&mut self.connection.clone())).await.map_err(unavailable)?;
             Ok(Some(count))
         })
     }
@@ -297,8 +294,8 @@ impl TaskStore for RedisStore {
             let from = after.map_or_else(|| "-inf".to_owned(), |after| format!("({after}"));
             // A negative count is "all of them".
             let count = i64::try_from(limit).unwrap_or(-1);
-            let (owned,): (Vec<(String, u64)>,) = redis::pipe()
-                .cmd("ZRANGEBYSCORE")
+            let mut pipe = redis::pipe();
+            pipe.cmd("ZRANGEBYSCORE")
                 .arg(&key)
                 .arg(from)
                 .arg("+inf")
@@ -307,10 +304,9 @@ impl TaskStore for RedisStore {
                 .arg(0)
                 .arg(count)
                 .pexpire(&key, i64::try_from(millis(OWNED_KEPT)).unwrap_or(i64::MAX))
-                .ignore()
-                .query_async(&mut self.connection.clone())
-                .await
-                .map_err(unavailable)?;
+                .ignore();
+            let (owned,): (Vec<(String, u64)>,) =
+                self.within(pipe.query_async(&mut self.connection.clone())).await.map_err(unavailable)?;
             Ok(Some(owned.into_iter().map(|(id, position)| (position, id)).collect()))
         })
     }
@@ -318,14 +314,14 @@ impl TaskStore for RedisStore {
     fn disown<'a>(&'a self, owner: &'a str, task_ids: &'a [String]) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let mut connection = self.connection.clone();
-            connection.zrem::<_, _, ()>(self.owner_key(owner), task_ids).await.map_err(unavailable)
+            self.within(connection.zrem::<_, _, ()>(self.owner_key(owner), task_ids)).await.map_err(unavailable)
         })
     }
 
     fn signals(&self) -> BoxFuture<'_, Result<Option<BoxStream<'static, TaskSignal>>, TaskStoreError>> {
         Box::pin(async move {
-            let mut pubsub = self.client.get_async_pubsub().await.map_err(unavailable)?;
-            pubsub.subscribe(self.task_channel()).await.map_err(unavailable)?;
+            let mut pubsub = self.within(self.client.get_async_pubsub()).await.map_err(unavailable)?;
+            self.within(pubsub.subscribe(self.task_channel())).await.map_err(unavailable)?;
             let signals = pubsub
                 .into_on_message()
                 .filter_map(|message| std::future::ready(serde_json::from_slice(message.get_payload_bytes()).ok()));

@@ -112,6 +112,12 @@ impl Running {
         let _ = self.task.set((tasks, id));
     }
 
+    /// The task as last written; `None` before the call became one.
+    #[cfg(feature = "http")]
+    pub(crate) fn record(&self) -> Option<DetailedTask> {
+        self.inner().record.clone()
+    }
+
     /// A key for the next question that names none.
     pub(crate) fn next_key(&self, kind: &str) -> String {
         let mut inner = self.inner();

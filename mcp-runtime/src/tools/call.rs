@@ -215,6 +215,7 @@ fn task_plan(
         running: Running::new(parts.cancellation.clone(), session),
         result: Box::new(result),
         asked,
+        binding: crate::tasks::Binding::of(request),
     }))
 }
 

@@ -42,6 +42,8 @@ use guard::AllowList;
 pub use oauth::OAuth;
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
+#[cfg(feature = "redis")]
+pub(crate) use store::redis_within;
 pub use store::{
     EventStore, Fanout, KeptEvent, LocalFanout, MemoryEventStore, MemorySessionStore, SessionStore, StoreError,
     StoreFuture,

@@ -242,9 +242,7 @@ impl HttpSession {
 /// Who a session opened with these claims belongs to: the issuer and the
 /// subject (or, for a token without one, its client).
 pub(crate) fn owner_of(claims: Option<&Claims>) -> Option<String> {
-    let claims = claims?;
-    let who = claims.subject().or_else(|| claims.client_id()).unwrap_or_default();
-    Some(format!("{}\n{who}", claims.issuer().unwrap_or_default()))
+    claims.map(Claims::principal)
 }
 
 /// The id of the idle session that was active longest ago, if any is idle.
@@ -262,13 +260,43 @@ pub(crate) struct Sessions {
     idle: Duration,
     max_queued: usize,
     sweeping: std::sync::Once,
+    /// The server's tasks, when they are bound to sessions (no OAuth):
+    /// a session that ends for good takes its running tasks with it.
+    tasks: Option<Arc<crate::tasks::Tasks>>,
+    /// Whether a session store keeps sessions for other replicas: one
+    /// ended here as idle or to make room may then go on elsewhere.
+    kept_elsewhere: bool,
 }
 
 impl Sessions {
     /// At most `max` sessions, ended after `idle`; each stream of theirs
     /// leaves at most `max_queued` bytes of notifications unread.
     pub(crate) fn new(max: usize, idle: Duration, max_queued: usize) -> Self {
-        Sessions { map: Mutex::default(), max, idle, max_queued, sweeping: std::sync::Once::new() }
+        Sessions {
+            map: Mutex::default(),
+            max,
+            idle,
+            max_queued,
+            sweeping: std::sync::Once::new(),
+            tasks: None,
+            kept_elsewhere: false,
+        }
+    }
+
+    /// Cancel the running tasks of each session that ends for good (they
+    /// are bound to it: no one else can reach them); a session `kept
+    /// elsewhere` ends for good only when deleted.
+    pub(crate) fn ending_tasks(mut self, tasks: Arc<crate::tasks::Tasks>, kept_elsewhere: bool) -> Self {
+        self.tasks = Some(tasks);
+        self.kept_elsewhere = kept_elsewhere;
+        self
+    }
+
+    /// The session `id` ended for good: its tasks go with it.
+    fn ended(&self, id: &str) {
+        if let Some(tasks) = &self.tasks {
+            tasks.end_requestor(&crate::tasks::Binding::Session(Arc::from(id)).key());
+        }
     }
 
     /// A session not yet listed: it is listed by [`insert`](Self::insert)
@@ -300,6 +328,9 @@ impl Sessions {
             if let Some(evicted) = map.remove(&oldest) {
                 tracing::info!(session = %oldest, "ending the least recently used idle HTTP session to make room");
                 evicted.end();
+                if !self.kept_elsewhere {
+                    self.ended(&oldest);
+                }
             }
         }
         // Two requests restoring one session at once: the first one listed
@@ -312,9 +343,12 @@ impl Sessions {
         lock(&self.map).get(id).cloned()
     }
 
-    /// End a session; `false` if there was none with this id.
+    /// End a session for good (it was deleted, here or on another
+    /// replica); `false` if none with this id was open here. Its tasks
+    /// running here are cancelled either way.
     pub(crate) fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.map).remove(id);
+        self.ended(id);
         removed.inspect(|session| session.end()).is_some()
     }
 
@@ -342,6 +376,9 @@ impl Sessions {
             if idle {
                 tracing::info!(session = %id, "ending an idle HTTP session");
                 session.end();
+                if !self.kept_elsewhere {
+                    self.ended(id);
+                }
             }
             !idle
         });

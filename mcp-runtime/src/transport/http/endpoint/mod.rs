@@ -86,7 +86,16 @@ pub(crate) struct Endpoint {
 impl Endpoint {
     pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Result<Self, Error> {
         let max_body = options.max_body.unwrap_or(limits.max_message_size);
-        let sessions = Arc::new(Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output));
+        let mut sessions = Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output);
+        #[cfg(feature = "oauth")]
+        let bound_to_principals = options.oauth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let bound_to_principals = false;
+        // With OAuth, tasks are bound to principals, who outlive sessions.
+        if !bound_to_principals {
+            sessions = sessions.ending_tasks(shared.tasks.clone(), options.stores.sessions.is_some());
+        }
+        let sessions = Arc::new(sessions);
         #[cfg(feature = "oauth")]
         let oauth = match options.oauth.clone() {
             Some(_) if options.token.is_some() => {

@@ -19,6 +19,8 @@ pub use fanout::{Fanout, LocalFanout};
 pub(crate) use fanout::{News, connect as connect_fanout};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
+#[cfg(feature = "redis")]
+pub(crate) use redis::within as redis_within;
 pub use sessions::{MemorySessionStore, SessionStore};
 
 /// What a store's methods return: they may go over the network.
