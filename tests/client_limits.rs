@@ -11,7 +11,7 @@ use std::time::Duration;
 use mcp_core::ProtocolVersion;
 use mcp_runtime_client::{Client, ClientBuilder, EraChoice, Error};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The size of the client's default message limit.
@@ -62,26 +62,7 @@ async fn connection(stream: TcpStream, script: Script) {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     loop {
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                return;
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if read.read_exact(&mut body).await.is_err() {
-            return;
-        }
+        let Some(body) = crate::common::raw_http::read_body(&mut read).await else { return };
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let reply = match message["method"].as_str() {
             Some("server/discover") => Reply::Result(discovered()),

@@ -21,6 +21,9 @@
 
 use std::time::Duration;
 
+#[path = "common/raw_http.rs"]
+mod raw_http;
+
 use bolero::{TypeGenerator, check};
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
@@ -492,26 +495,7 @@ async fn event_stream_server(next: NextStream) -> String {
                 let (read, mut write) = stream.into_split();
                 let mut read = BufReader::new(read);
                 loop {
-                    let mut length = 0;
-                    loop {
-                        let mut line = String::new();
-                        if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                            return;
-                        }
-                        let line = line.trim_end();
-                        if line.is_empty() {
-                            break;
-                        }
-                        if let Some((name, value)) = line.split_once(':')
-                            && name.eq_ignore_ascii_case("content-length")
-                        {
-                            length = value.trim().parse().unwrap_or(0);
-                        }
-                    }
-                    let mut body = vec![0; length];
-                    if tokio::io::AsyncReadExt::read_exact(&mut read, &mut body).await.is_err() {
-                        return;
-                    }
+                    let Some(body) = raw_http::read_body(&mut read).await else { return };
                     let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     let reply = match (message.get("id"), message["method"].as_str()) {
                         (None, _) => b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec(),

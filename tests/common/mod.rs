@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod memory;
+pub mod raw_http;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
