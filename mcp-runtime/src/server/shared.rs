@@ -62,7 +62,7 @@ pub(crate) struct Shared {
 
 /// How long serving waits for mounted servers to be reached.
 #[cfg(feature = "proxy")]
-pub(crate) const MOUNTS_AWAITED: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const MOUNTS_AWAITED: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Shared {
     /// Resolves once every mounted server was reached (or failed to be)
