@@ -85,11 +85,10 @@ pub(crate) fn bytes(size: usize) -> String {
 }
 
 /// `url` without what may be a secret: the userinfo (`user:password@`),
-/// the query (`?token=…`) and the fragment. Errors carry the result, and
-/// a gateway shows its errors to its own callers, who must not learn
-/// what is in its configuration.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn redact_url(url: &str) -> String {
+/// the query (`?token=…`) and the fragment. The client's errors carry the
+/// result, and a gateway names its upstreams this way to its own callers,
+/// who must not learn what is in its configuration.
+pub fn redact_url(url: &str) -> String {
     let url = &url[..url.find(['?', '#']).unwrap_or(url.len())];
     let Some(scheme_end) = url.find("://") else { return url.to_owned() };
     let rest = &url[scheme_end + 3..];

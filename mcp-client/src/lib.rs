@@ -43,7 +43,7 @@ mod wire;
 
 pub use api::{Call, Forward};
 pub use client::{Client, ClientBuilder, EraChoice};
-pub use error::Error;
+pub use error::{Error, redact_url};
 pub use session::{Era, Negotiated};
 pub use skills::LoadedSkill;
 pub use wire::child::Stderr;

@@ -3,14 +3,19 @@
 
 /// `N` random bytes as `2N` lowercase hex digits.
 pub(crate) fn hex_id<const N: usize>() -> String {
-    use std::fmt::Write;
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("the operating system's random number generator failed");
-    let mut id = String::with_capacity(2 * N);
+    hex(&bytes)
+}
+
+/// `bytes` as lowercase hex digits (a task id's tag too).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut hex = String::with_capacity(2 * bytes.len());
     for byte in bytes {
-        let _ = write!(id, "{byte:02x}");
+        let _ = write!(hex, "{byte:02x}");
     }
-    id
+    hex
 }
 
 #[cfg(test)]

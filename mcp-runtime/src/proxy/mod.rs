@@ -161,7 +161,7 @@ impl Upstream {
     {
         let url = url.into();
         let headers: Vec<(String, String)> = headers.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        Upstream::connect_with(redacted(&url), move |builder| {
+        Upstream::connect_with(mcp_runtime_client::redact_url(&url), move |builder| {
             let url = url.clone();
             let builder = headers.iter().fold(builder, |b, (k, v)| b.header(k.clone(), v.clone()));
             async move { builder.http(&url).await }
@@ -187,21 +187,7 @@ impl Upstream {
     }
 }
 
-/// `url` as callers may see it: without credentials, query or fragment.
-fn redacted(url: &str) -> String {
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    let url = &url[..end];
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    match scheme {
-        "" => format!("{host}{path}"),
-        scheme => format!("{scheme}://{host}{path}"),
-    }
-}
-
-/// `text` with every URL in it [`redacted`]: an upstream's errors (a
+/// `text` with every URL in it [redacted](mcp_runtime_client::redact_url): an upstream's errors (a
 /// connection of the user's making, a transport's) may name the URL they
 /// were sent to, and they reach callers.
 pub(crate) fn redact_urls(text: &str) -> String {
@@ -212,7 +198,7 @@ pub(crate) fn redact_urls(text: &str) -> String {
         let end =
             rest[at..].find(|c: char| c.is_whitespace() || "()<>\"'`,".contains(c)).map_or(rest.len(), |i| at + i);
         out.push_str(&rest[..start]);
-        out.push_str(&redacted(&rest[start..end]));
+        out.push_str(&mcp_runtime_client::redact_url(&rest[start..end]));
         rest = &rest[end..];
     }
     out.push_str(rest);
@@ -445,9 +431,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_lose_their_credentials_query_and_fragment() {
-        assert_eq!(redacted("https://u:p@host:8/a/b?key=s#f"), "https://host:8/a/b");
-        assert_eq!(redacted("http://host"), "http://host");
+    fn urls_in_text_lose_their_credentials_query_and_fragment() {
         assert_eq!(
             redact_urls("error sending request for url (http://u@h/mcp?k=SECRET): refused; see https://x.y/?q=1."),
             "error sending request for url (http://h/mcp): refused; see https://x.y/"

@@ -11,12 +11,12 @@
 //! requester cannot choose its binding, which comes from its verified
 //! token or its session, and the random part keeps ids unguessable.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::dispatch::Incoming;
+use crate::random::hex;
 
 /// Hex digits of an id's random part.
 const RANDOM: usize = 32;
@@ -92,13 +92,6 @@ impl Binding {
         hash.update(random.as_bytes());
         hex(&hash.finalize()[..TAG])
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(2 * bytes.len()), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
 }
 
 #[cfg(test)]
