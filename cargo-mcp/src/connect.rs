@@ -21,8 +21,6 @@ pub struct Connection {
     pub negotiated: Negotiated,
     /// Where the server is, for messages.
     pub endpoint: String,
-    /// `--timeout`: each request's, and each whole list's.
-    pub timeout: Duration,
     /// The URL of an HTTP server.
     url: Option<String>,
     /// The stderr of a server cargo mcp started.
@@ -85,13 +83,25 @@ impl Connection {
             }
         })?;
         let negotiated = client.negotiated();
-        let timeout = Duration::from_secs(args.timeout.max(1));
-        Ok(Connection { client, negotiated, endpoint: target.describe(), timeout, url, log })
+        Ok(Connection { client, negotiated, endpoint: target.describe(), url, log })
     }
 
     /// One request and its raw result.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Failure> {
-        match self.client.request(method, params).await {
+        let result = self.client.request(method, params).await;
+        self.failed(method, result).await
+    }
+
+    /// Every item of a paged list, as sent (`key` names each page's array),
+    /// within the client's bounds on lists.
+    pub async fn list(&self, method: &str, key: &str) -> Result<Vec<Value>, Failure> {
+        let listed = self.client.list_values(method, key).await;
+        self.failed(method, listed).await
+    }
+
+    /// `result`, its error made a failure that says what to do.
+    async fn failed<T>(&self, method: &str, result: Result<T, Error>) -> Result<T, Failure> {
+        match result {
             Ok(result) => Ok(result),
             Err(error) => {
                 // The stderr reader may still be draining the last lines.
@@ -223,6 +233,10 @@ fn failure(method: &str, error: Error, url: Option<&str>, log: Option<&ServerLog
                 _ => failure,
             }
         }
+        (Error::Limit(why), _) if why.contains("list_timeout") => {
+            Failure::new(why).hint("wait longer with --timeout SECONDS")
+        }
+        (Error::Limit(why), _) => Failure::new(why).hint("a server's lists must end: does its `nextCursor` ever stop?"),
         (error, _) => Failure::new(format!("`{method}` failed: {error}")),
     }
 }

@@ -681,5 +681,5 @@ fn inspect_stops_reading_a_list_without_end() {
     let url = endless_list_server(Duration::from_millis(300));
     let args = ["inspect", "--url", &url, "--era", "modern", "--timeout", "2"];
     let said = cargo_mcp_within(&args, Duration::from_secs(60)).failure(1);
-    assert!(said.contains("`tools/list` did not end within 2 s"), "{said}");
+    assert!(said.contains("`tools/list` took longer than 2s") && said.contains("--timeout"), "{said}");
 }

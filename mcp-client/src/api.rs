@@ -229,7 +229,7 @@ impl Client {
             }
             None
         };
-        let timeout = self.session.timeout;
+        let timeout = self.session.limits.timeout;
         let outcome = tokio::select! {
             acknowledged = tokio::time::timeout(timeout, acknowledged) => match acknowledged {
                 Ok(Some(id)) => Ok(Listening { id, _task: AbortOnDrop(task_handle) }),
@@ -344,6 +344,17 @@ impl Client {
         }
     }
 
+    /// Every item of a paged list (`tools/list`, `resources/list`, …) as
+    /// the server sent it, `key` naming the array in each page (`"tools"`):
+    /// for a list the typed methods do not cover, or to see all that they
+    /// leave out. Bounded as every list is
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages)
+    /// and the settings beside it), and a page without the array is a
+    /// protocol error.
+    pub async fn list_values(&self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
+        self.list_all(method, key).await
+    }
+
     pub(crate) async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
         futures_util::TryStreamExt::try_collect(self.pages(method, key)).await
     }
@@ -405,7 +416,10 @@ impl Client {
                     )));
                 }
                 let mut page = value(&page)?;
-                let list = page.get_mut(key).map(Value::take).unwrap_or(json!([]));
+                let list = page
+                    .get_mut(key)
+                    .map(Value::take)
+                    .ok_or_else(|| Error::protocol(format!("the answer to `{method}` has no `{key}` array")))?;
                 paging.items_seen = paging.items_seen.saturating_add(list.as_array().map_or(0, Vec::len));
                 if paging.items_seen > limits.list_items {
                     return Err(Error::Limit(format!(

@@ -360,8 +360,8 @@ impl ClientBuilder {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let inbox = Inbox::default();
-        let child = ChildOptions { max_line: self.limits.max_message_bytes, ..self.child.clone() };
-        let wire = ChildWire::spawn(program.as_ref(), &args, &child, inbox.clone())?;
+        let wire =
+            ChildWire::spawn(program.as_ref(), &args, &self.child, self.limits.max_message_bytes, inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 
@@ -369,12 +369,7 @@ impl ClientBuilder {
     #[cfg(feature = "http")]
     pub async fn http(self, url: &str) -> Result<Client, Error> {
         let inbox = Inbox::default();
-        let options = crate::wire::http::HttpOptions {
-            max_message_bytes: self.limits.max_message_bytes,
-            timeout: self.limits.timeout,
-            ..self.http.clone()
-        };
-        let wire = crate::wire::http::HttpWire::new(url, options, inbox.clone())?;
+        let wire = crate::wire::http::HttpWire::new(url, self.http.clone(), &self.limits, inbox.clone())?;
         self.open(Box::new(wire), inbox).await
     }
 

@@ -120,7 +120,6 @@ pub(crate) struct Session {
     next_id: AtomicI64,
     pub(crate) handlers: Handlers,
     pub(crate) client_info: Implementation,
-    pub(crate) timeout: Duration,
     pub(crate) limits: Limits,
     negotiated: RwLock<Option<Negotiated>>,
     /// What each request needs of the negotiation, cheap to read: set once.
@@ -157,7 +156,6 @@ impl Session {
             next_id: AtomicI64::new(0),
             handlers,
             client_info,
-            timeout: limits.timeout,
             limits,
             negotiated: RwLock::new(None),
             framing: std::sync::OnceLock::new(),
@@ -319,7 +317,7 @@ impl Session {
         // One deadline for the whole exchange: sending is waiting too (for
         // a full pipe, or for the whole of an HTTP exchange, whose answer
         // may stall or drip).
-        let timeout = options.timeout.unwrap_or(self.timeout);
+        let timeout = options.timeout.unwrap_or(self.limits.timeout);
         let deadline = tokio::time::Instant::now().checked_add(timeout);
         match self.wire.try_send(Outbound { bytes, id: Some(id), headers }) {
             Ok(sent) => sent?,
@@ -374,9 +372,10 @@ impl Session {
     /// (a server that takes an HTTP request and stalls would hold its
     /// sender, often a task of its own, for good).
     async fn send_within(&self, message: Outbound) -> Result<(), Error> {
-        match tokio::time::timeout(self.timeout, self.wire.send(message)).await {
+        let timeout = self.limits.timeout;
+        match tokio::time::timeout(timeout, self.wire.send(message)).await {
             Ok(sent) => sent,
-            Err(_) => Err(Error::Timeout(self.timeout)),
+            Err(_) => Err(Error::Timeout(timeout)),
         }
     }
 

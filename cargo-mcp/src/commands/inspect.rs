@@ -110,75 +110,25 @@ async fn list(connection: &Connection) -> Result<Definitions, Failure> {
     Ok(found)
 }
 
-/// How many pages one list may have: the client crate's default bound
-/// (`ClientBuilder::max_list_pages`).
-const MAX_PAGES: usize = 1_000;
-/// How many items one list may have: the client crate's default bound
-/// (`ClientBuilder::max_list_items`).
-const MAX_ITEMS: usize = 100_000;
-
-/// Every item of a paged list (`tools/list`, …), following `nextCursor`,
-/// each typed and as it was sent (the client's typed lists leave out what
-/// they cannot use, and the report shows everything); `key` is the
-/// array's field in each page. Bounded as the client's lists are: its
-/// pages, its items, no cursor twice, and the whole list within
-/// `--timeout`.
+/// Every item of a paged list (`tools/list`, …), each typed and as it was
+/// sent (the client's typed lists leave out what they cannot use, and the
+/// report shows everything); `key` is the array's field in each page.
+/// The client reads the pages, bounded as all its lists are (pages,
+/// items, no cursor twice, the whole list within `--timeout`).
 async fn pages<T: DeserializeOwned>(
     connection: &Connection,
     method: &str,
     key: &str,
 ) -> Result<Vec<(T, Value)>, Failure> {
-    let deadline = tokio::time::Instant::now() + connection.timeout;
-    let mut items = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut seen = std::collections::HashSet::new();
-    let mut pages = 0;
-    loop {
-        pages += 1;
-        if pages > MAX_PAGES {
-            return Err(Failure::new(format!(
-                "`{method}` has more than {MAX_PAGES} pages; cargo mcp stopped reading it"
-            ))
-            .hint("a server's pages must end: does its `nextCursor` ever stop?"));
-        }
-        let params = match &cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        };
-        let Ok(page) = tokio::time::timeout_at(deadline, connection.request(method, params)).await else {
-            return Err(Failure::new(format!(
-                "`{method}` did not end within {} s ({pages} pages read)",
-                connection.timeout.as_secs()
-            ))
-            .hint("wait longer with --timeout SECONDS"));
-        };
-        let page = page?;
-        let Some(array) = page.get(key).and_then(Value::as_array) else {
-            return Err(
-                Failure::new(format!("the answer to `{method}` has no `{key}` array")).detail(output::pretty(&page, 0))
-            );
-        };
-        if items.len() + array.len() > MAX_ITEMS {
-            return Err(Failure::new(format!(
-                "`{method}` has more than {MAX_ITEMS} items; cargo mcp stopped reading it"
-            )));
-        }
-        for raw in array {
-            let item = T::deserialize(raw).map_err(|e| {
-                Failure::new(format!("`{method}` sent an entry cargo mcp cannot read: {e}"))
-                    .detail(output::pretty(raw, 0))
-            })?;
-            items.push((item, raw.clone()));
-        }
-        cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
-        match &cursor {
-            None => return Ok(items),
-            Some(next) if !seen.insert(next.clone()) => {
-                return Err(Failure::new(format!("`{method}` sent the cursor {next:?} twice; its pages never end")));
-            }
-            Some(_) => {}
-        }
+    let listed = connection.list(method, key).await?;
+    let mut items = Vec::with_capacity(listed.len());
+    for raw in listed {
+        let item = T::deserialize(&raw).map_err(|e| {
+            Failure::new(format!("`{method}` sent an entry cargo mcp cannot read: {e}")).detail(output::pretty(&raw, 0))
+        })?;
+        items.push((item, raw));
     }
+    Ok(items)
 }
 
 /// Every client's problems with these definitions. Rules for prompts and

@@ -1,12 +1,12 @@
 //! The OAuth client's own HTTP: JSON documents read with a size limit,
 //! forms posted, and the errors a user can act on.
 
-use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
 use crate::Error;
+use crate::wire::http::{Unread, read_limited};
 
 /// The largest metadata, registration or token document read: far above
 /// any real one, small enough that a hostile server cannot exhaust memory.
@@ -56,18 +56,10 @@ fn clip(text: &str) -> String {
 pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<Answer, Error> {
     let response = request.send().await.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
     let status = response.status();
-    if response.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
-    }
-    let mut body = Vec::new();
-    let mut stream = response.bytes_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")));
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = read_limited(response, MAX_BODY).await.map_err(|unread| match unread {
+        Unread::TooLarge(_) => failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")),
+        Unread::Failed(error) => failed(format!("{what}: {}", crate::error::http_failure(error))),
+    })?;
     Ok(Answer { status, body })
 }
 

@@ -49,27 +49,22 @@ pub(crate) struct ChildWire {
 }
 
 /// How a child server is started, beyond its command line.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct ChildOptions {
     pub(crate) stderr: Stderr,
     pub(crate) on_line: Option<StderrLine>,
     /// Variables set in its environment (on top of this process's).
     pub(crate) env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
-    /// The longest line read from it.
-    pub(crate) max_line: usize,
-}
-
-impl Default for ChildOptions {
-    fn default() -> Self {
-        ChildOptions { stderr: Stderr::default(), on_line: None, env: Vec::new(), max_line: super::DEFAULT_MAX_MESSAGE }
-    }
 }
 
 impl ChildWire {
+    /// Start `program` and speak to it over its stdio, reading lines of up
+    /// to `max_line` bytes.
     pub(crate) fn spawn(
         program: &OsStr,
         args: &[std::ffi::OsString],
         options: &ChildOptions,
+        max_line: usize,
         inbox: Inbox,
     ) -> Result<ChildWire, Error> {
         let mut command = Command::new(program);
@@ -93,7 +88,7 @@ impl ChildWire {
             log
         });
         Ok(ChildWire {
-            lines: Lines::start(stdout, stdin, inbox, options.max_line),
+            lines: Lines::start(stdout, stdin, inbox, max_line),
             child: tokio::sync::Mutex::new(Some(child)),
             log,
         })
@@ -182,7 +177,7 @@ mod tests {
         let on_line: StderrLine = Arc::new(move |line: &str| hear.lock().unwrap().push(line.to_owned()));
         let args = ["-c", "echo one >&2; echo two >&2"].map(std::ffi::OsString::from);
         let options = ChildOptions { stderr: Stderr::Capture, on_line: Some(on_line), ..ChildOptions::default() };
-        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, Inbox::default()).unwrap();
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, 1 << 20, Inbox::default()).unwrap();
         wire.close().await;
         for _ in 0..100 {
             if heard.lock().unwrap().len() == 2 {
@@ -200,7 +195,7 @@ mod tests {
         let script = "head -c 1000000 /dev/zero | tr '\\0' x >&2; printf '\\n\\377\\n' >&2; echo after >&2";
         let args = ["-c", script].map(std::ffi::OsString::from);
         let options = ChildOptions { stderr: Stderr::Capture, ..ChildOptions::default() };
-        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, Inbox::default()).unwrap();
+        let wire = ChildWire::spawn(OsStr::new("sh"), &args, &options, 1 << 20, Inbox::default()).unwrap();
         wire.close().await;
         let mut log = String::new();
         for _ in 0..200 {

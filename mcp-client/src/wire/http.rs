@@ -19,6 +19,7 @@ use tokio::sync::Notify;
 use super::sse::{Event, Parsed, Parser};
 use super::{Inbound, Inbox, Outbound, Wire};
 use crate::Error;
+use crate::session::Limits;
 
 /// How long to wait before reconnecting when the server named no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -49,27 +50,10 @@ pub trait Authorization: Send + Sync + 'static {
 }
 
 /// Options of an HTTP connection.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct HttpOptions {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) authorization: Option<Arc<dyn Authorization>>,
-    /// The largest answer body or event read.
-    pub(crate) max_message_bytes: usize,
-    /// The client's request timeout: the bound of the exchanges no
-    /// request waits on (deleting the session, a stream that answers no
-    /// request).
-    pub(crate) timeout: Duration,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        HttpOptions {
-            headers: Vec::new(),
-            authorization: None,
-            max_message_bytes: super::DEFAULT_MAX_MESSAGE,
-            timeout: Duration::from_secs(60),
-        }
-    }
 }
 
 pub(crate) struct HttpWire {
@@ -93,7 +77,11 @@ struct Shared {
 }
 
 impl HttpWire {
-    pub(crate) fn new(url: &str, options: HttpOptions, inbox: Inbox) -> Result<HttpWire, Error> {
+    /// A connection to `url`, reading what `limits` allow: answers and
+    /// events of up to `max_message_bytes`, and the exchanges no request
+    /// waits on (deleting the session, a stream that answers no request)
+    /// within the request timeout.
+    pub(crate) fn new(url: &str, options: HttpOptions, limits: &Limits, inbox: Inbox) -> Result<HttpWire, Error> {
         let supported = url.starts_with("http://") || (cfg!(feature = "tls") && url.starts_with("https://"));
         if !supported {
             let url = crate::error::redact_url(url);
@@ -117,8 +105,8 @@ impl HttpWire {
             url: url.to_owned(),
             headers,
             authorization: options.authorization,
-            max_message_bytes: options.max_message_bytes,
-            timeout: options.timeout,
+            max_message_bytes: limits.max_message_bytes,
+            timeout: limits.timeout,
             session: Mutex::new(None),
             version: Mutex::new(None),
             inbox,
@@ -327,20 +315,10 @@ impl Shared {
     /// read and the request fails.
     async fn read_body(&self, response: reqwest::Response) -> Result<Vec<u8>, Error> {
         let limit = self.max_message_bytes;
-        let what = "the server's answer";
-        if let Some(length) = response.content_length().filter(|&n| n > limit as u64) {
-            return Err(Error::too_large(what, usize::try_from(length).unwrap_or(usize::MAX), limit));
-        }
-        let mut body = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
-            if body.len() + chunk.len() > limit {
-                return Err(Error::too_large(what, body.len() + chunk.len(), limit));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
+        read_limited(response, limit).await.map_err(|unread| match unread {
+            Unread::TooLarge(size) => Error::too_large("the server's answer", size, limit),
+            Unread::Failed(error) => Error::transport(crate::error::http_failure(error)),
+        })
     }
 
     /// Read a POST's event stream until the answer to `id`, reconnecting
@@ -502,6 +480,32 @@ impl Shared {
             };
         }
     }
+}
+
+/// Why a body was not read whole.
+pub(crate) enum Unread {
+    /// It is larger than the limit: this many bytes, announced or seen.
+    TooLarge(usize),
+    /// Reading it failed.
+    Failed(reqwest::Error),
+}
+
+/// `response`'s body, holding at most `limit` bytes of it: a larger one
+/// (announced by its `Content-Length`, or as it streams) is not read on.
+pub(crate) async fn read_limited(response: reqwest::Response, limit: usize) -> Result<Vec<u8>, Unread> {
+    if let Some(length) = response.content_length().filter(|&n| n > limit as u64) {
+        return Err(Unread::TooLarge(usize::try_from(length).unwrap_or(usize::MAX)));
+    }
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(Unread::Failed)?;
+        if body.len() + chunk.len() > limit {
+            return Err(Unread::TooLarge(body.len() + chunk.len()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// How reading a stream ended.
