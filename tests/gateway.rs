@@ -121,6 +121,13 @@ async fn what_an_upstream_kept_for_one_client_session_never_reaches_the_next() {
     let carol = session_client().http(&gateway).await.unwrap();
     assert_eq!(text(&carol.call("nb_recall", json!({})).await.unwrap()), "");
     assert_eq!(text(&bob.call("nb_recall", json!({})).await.unwrap()), "bob's", "bob keeps his own");
+
+    // A 2026-07-28 client has no session: it is never served on one that
+    // a client session holds.
+    let stateless = Client::builder().era(EraChoice::Version(ProtocolVersion::LATEST)).http(&gateway).await.unwrap();
+    let recalled = text(&stateless.call("nb_recall", json!({})).await.unwrap());
+    assert!(!recalled.contains("bob"), "a client without a session recalled: {recalled}");
+    assert_eq!(text(&bob.call("nb_recall", json!({})).await.unwrap()), "bob's");
 }
 
 #[tokio::test]
@@ -250,8 +257,29 @@ fn piped(label: &str, serve: fn(tokio::io::DuplexStream) -> futures_util::future
 
 #[tokio::test]
 async fn an_upstream_that_never_lists_holds_no_one_past_its_connect_timeout() {
+    let first_answer = |server: Server| async move {
+        let started = Instant::now();
+        let mut client = server.connect_in_memory().unwrap();
+        client.initialize().await.unwrap();
+        let tools = client.request("tools/list", json!({})).await.unwrap();
+        let names: Vec<String> = tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect();
+        (names, started.elapsed())
+    };
+    let calc = || Server::empty("calc", "1").tool(add::Tool);
+    // Takes the connection and never lists: its 1 s connect timeout bounds
+    // each listing (not the client's 60 s, nor the 10 s serving waits).
     let never_lists = Mount::new("mute", piped("mute", |s| Box::pin(mute(s)))).connect_timeout(Duration::from_secs(1));
-    // One that never even answers `initialize`, with the default 30 s.
+    let (names, waited) =
+        first_answer(Server::empty("gateway", "1").mount_with(never_lists).mount("calc", calc())).await;
+    assert_eq!(names, ["calc_add"], "the other mount is listed");
+    assert!(waited < Duration::from_secs(8), "the first answer waited {waited:?}");
+    // Never answers `initialize`, with the default 30 s to connect: serving
+    // starts without it, the others listed.
     let silent = Mount::new(
         "silent",
         piped("silent", |s| {
@@ -261,19 +289,8 @@ async fn an_upstream_that_never_lists_holds_no_one_past_its_connect_timeout() {
             })
         }),
     );
-    let server = Server::empty("gateway", "1")
-        .mount_with(never_lists)
-        .mount_with(silent)
-        .mount("calc", Server::empty("calc", "1").tool(add::Tool));
-    let started = Instant::now();
-    let mut client = server.connect_in_memory().unwrap();
-    client.initialize().await.unwrap();
-    let tools = client.request("tools/list", json!({})).await.unwrap();
-    let waited = started.elapsed();
-    let names: Vec<&str> =
-        tools["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["calc_add"], "the other mounts answer at once");
-    // Not the client's 60 s for the list, nor the silent one's 30 s to connect.
+    let (names, waited) = first_answer(Server::empty("gateway", "1").mount_with(silent).mount("calc", calc())).await;
+    assert_eq!(names, ["calc_add"], "the other mount is listed");
     assert!(waited < Duration::from_secs(20), "the first answer waited {waited:?}");
 }
 

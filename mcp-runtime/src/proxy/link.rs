@@ -43,15 +43,6 @@ pub(crate) struct Targets {
     pub(crate) announcer: Arc<Announcer>,
 }
 
-/// The keys a mount registered in each catalog.
-#[derive(Default)]
-struct Registered {
-    tools: BTreeSet<String>,
-    statics: BTreeSet<String>,
-    templates: BTreeSet<String>,
-    prompts: BTreeSet<String>,
-}
-
 /// One mounted upstream, shared by its proxied components.
 pub(crate) struct Link {
     pub(crate) label: String,
@@ -76,6 +67,10 @@ pub(crate) struct Link {
     claim: Mutex<Claim>,
     /// One connection per other client session, closed when it ends.
     sessions: Mutex<Vec<(Weak<Peer>, Arc<Conn>)>>,
+    /// Where the upstream keeps sessions, the connection of the callers
+    /// that have none (2026-07-28 clients): never one a client session
+    /// holds, whose upstream session keeps that client's state.
+    sessionless: Arc<Conn>,
     /// How many client sessions may have a connection of their own.
     max_sessions: usize,
     /// The largest message read from the upstream.
@@ -87,7 +82,9 @@ pub(crate) struct Link {
     stateful: AtomicBool,
     /// The upstream offers completions.
     pub(crate) completes: AtomicBool,
-    registered: Mutex<Registered>,
+    /// The URIs of the upstream's resources this mount serves, to
+    /// subscribe to.
+    statics: Mutex<BTreeSet<String>>,
     /// 2026-07-28 callers' calls to an upstream with sessions, across
     /// their rounds.
     parking: Parking,
@@ -130,12 +127,13 @@ impl Link {
             shared: Arc::default(),
             claim: Mutex::new(Claim::Free),
             sessions: Mutex::default(),
+            sessionless: Arc::default(),
             max_sessions: mount.max_sessions,
             max_message_bytes: mount.max_message_bytes,
             renew: Arc::default(),
             stateful: AtomicBool::new(false),
             completes: AtomicBool::new(false),
-            registered: Mutex::default(),
+            statics: Mutex::default(),
             parking: Parking::default(),
             ready: watch::channel(false).0,
             filter_checked: AtomicBool::new(false),
@@ -220,12 +218,16 @@ impl Link {
     }
 
     /// The connection for a request of `ctx`'s client, and its client:
-    /// the shared one for an upstream without sessions; else the shared
-    /// one for the first client session of each upstream session, and one
-    /// of its own (up to [`Mount::max_sessions`]) for every other.
+    /// the shared one for an upstream without sessions. For one with
+    /// sessions: the shared one for the first client session of each
+    /// upstream session, one of its own (up to [`Mount::max_sessions`])
+    /// for every other, and the sessionless one for callers without a
+    /// session.
     async fn connection(self: &Arc<Self>, ctx: &Context) -> Result<(Arc<Conn>, Client), ClientError> {
-        let Some(session) = ctx.session().filter(|_| self.stateful.load(Ordering::Relaxed)) else {
-            return Ok((self.shared.clone(), self.shared.client(self).await?.0));
+        let stateful = self.stateful.load(Ordering::Relaxed);
+        let Some(session) = ctx.session().filter(|_| stateful) else {
+            let conn = if stateful { &self.sessionless } else { &self.shared };
+            return Ok((conn.clone(), conn.client(self).await?.0));
         };
         let own = lock(&self.sessions).iter().find(|(peer, _)| peer.ptr_eq(&session)).map(|(_, c)| c.clone());
         if let Some(conn) = own {
@@ -342,7 +344,7 @@ impl Link {
                 let kept = listed.into_iter().filter(|t| self.filter.keeps(&[&t.name], t.meta.as_ref()));
                 kept.map(|t| Arc::new(ProxiedTool::new(self, self.rename(&t.name), t)) as Arc<dyn Tool>).collect()
             });
-            self.mirror(&self.targets.tools, |r| &mut r.tools, sources, "tools");
+            self.mirror(&self.targets.tools, sources, "tools");
         }
         if resources {
             let listed = if has_resources { self.bounded(client.list_resources()).await } else { Ok(Vec::new()) };
@@ -351,7 +353,9 @@ impl Link {
                 let kept = listed.into_iter().filter(|r| self.filter.keeps(&[&r.uri, &r.name], r.meta.as_ref()));
                 kept.map(|r| Arc::new(ProxiedResource::fixed(self, r)) as Arc<dyn Resource>).collect()
             });
-            self.mirror(&self.targets.statics, |r| &mut r.statics, sources, "resources");
+            if let Some(kept) = self.mirror(&self.targets.statics, sources, "resources") {
+                *lock(&self.statics) = kept;
+            }
             let listed =
                 if has_resources { self.bounded(client.list_resource_templates()).await } else { Ok(Vec::new()) };
             see(&mut listed.iter().flatten().flat_map(|t| [t.uri_template.as_str(), t.name.as_str()]), listed.is_ok());
@@ -360,7 +364,7 @@ impl Link {
                     listed.into_iter().filter(|t| self.filter.keeps(&[&t.uri_template, &t.name], t.meta.as_ref()));
                 kept.map(|t| Arc::new(ProxiedResource::template(self, t)) as Arc<dyn Resource>).collect()
             });
-            self.mirror(&self.targets.templates, |r| &mut r.templates, sources, "templates");
+            self.mirror(&self.targets.templates, sources, "templates");
         }
         if prompts {
             let listed = if has_prompts { self.bounded(client.list_prompts()).await } else { Ok(Vec::new()) };
@@ -369,7 +373,7 @@ impl Link {
                 let kept = listed.into_iter().filter(|p| self.filter.keeps(&[&p.name], p.meta.as_ref()));
                 kept.map(|p| Arc::new(ProxiedPrompt::new(self, self.rename(&p.name), p)) as Arc<dyn Prompt>).collect()
             });
-            self.mirror(&self.targets.prompts, |r| &mut r.prompts, sources, "prompts");
+            self.mirror(&self.targets.prompts, sources, "prompts");
         }
         if let Some(seen) = seen
             && !self.filter_checked.swap(true, Ordering::Relaxed)
@@ -380,22 +384,21 @@ impl Link {
         }
     }
 
-    /// Put `sources` (the upstream's `what`, as listed) in `catalog` in
-    /// place of what this mount put there before, or keep that and warn if
-    /// they could not be listed.
+    /// Make `sources` (the upstream's `what`, as listed) what this mount
+    /// offers in `catalog`, or keep what it offered and warn if they could
+    /// not be listed. The keys it serves now, if they were listed.
     fn mirror<K: Kind>(
         &self,
         catalog: &Catalog<K>,
-        slot: fn(&mut Registered) -> &mut BTreeSet<String>,
         sources: Result<Vec<Arc<K::Source>>, ClientError>,
         what: &str,
-    ) {
+    ) -> Option<BTreeSet<String>> {
         match sources {
-            Ok(sources) => {
-                let kept = catalog.replace(self.rank, sources, &self.label);
-                *slot(&mut lock(&self.registered)) = kept;
+            Ok(sources) => Some(catalog.replace(self.rank, sources, &self.label)),
+            Err(error) => {
+                tracing::warn!(upstream = %self.label, %error, "its {what} could not be listed");
+                None
             }
-            Err(error) => tracing::warn!(upstream = %self.label, %error, "its {what} could not be listed"),
         }
     }
 
@@ -419,8 +422,7 @@ impl Link {
         if offers.resources.as_ref().is_none_or(|r| r.subscribe != Some(true)) {
             return Vec::new();
         }
-        let registered = lock(&self.registered);
-        registered.statics.iter().filter_map(|uri| self.names.upstream_uri(uri)).take(MAX_SUBSCRIBED).collect()
+        lock(&self.statics).iter().filter_map(|uri| self.names.upstream_uri(uri)).take(MAX_SUBSCRIBED).collect()
     }
 
     /// Act on one of the upstream's notifications.

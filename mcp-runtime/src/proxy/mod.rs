@@ -40,11 +40,13 @@
 //! when the session ends (at most [`Mount::max_sessions`] at once); the
 //! first session uses the connection that mirrors the lists, which is
 //! closed and opened afresh when that session ends, so nothing the
-//! upstream kept for one client reaches another. A 2026-07-28 client in front of such an upstream
-//! gets the upstream's questions as input-required results, while the
-//! upstream call waits, parked, for the retry that brings the answer: it
-//! runs once, however many rounds the client takes. An upstream that exits or stops answering costs the
-//! calls in flight one clear error each; the next call reconnects, and
+//! upstream kept for one client reaches another. Callers without a
+//! session (2026-07-28 clients) share a connection of their own. Such a
+//! caller gets the upstream's questions as input-required results, while
+//! the upstream call waits, parked, for the retry that brings the answer:
+//! it runs once, however many rounds the client takes. An upstream that
+//! exits or stops answering costs the calls in flight one clear error
+//! each; the next call reconnects, and
 //! the lists are mirrored again once it is back. Other mounts go on
 //! answering throughout. Errors that reach callers name an upstream by
 //! its program or its URL without credentials, query or fragment.
