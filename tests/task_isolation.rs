@@ -21,6 +21,13 @@ async fn wait() -> String {
     unreachable!()
 }
 
+/// Rest a moment, then answer.
+#[tool(task = "optional")]
+async fn nap() -> String {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    "rested".into()
+}
+
 /// How many `hold` calls were stopped.
 static HOLDS_STOPPED: AtomicUsize = AtomicUsize::new(0);
 
@@ -98,17 +105,19 @@ async fn another_sessions_task_is_unknown_to_every_tasks_method() {
     assert_eq!(cancelled["status"], "cancelled");
 }
 
+/// A 2026-07-28 request of a client that declared the tasks extension.
+fn stateless(method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
 #[tokio::test]
 async fn stateless_clients_without_auth_follow_any_task_whose_id_they_know() {
     let url = serve(Server::empty("tasks", "1").tool(wait::Tool)).await;
-    let request = |method: &str, params: Value| {
-        let mut params = params;
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        });
-        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-    };
+    let request = stateless;
     let created = Client::new(&url).message(&request("tools/call", json!({"name": "wait", "arguments": {}}))).await;
     let id = created.last()["result"]["taskId"].as_str().expect("a task").to_owned();
     // Nothing tells stateless requests apart: the id is the key.
@@ -156,4 +165,18 @@ async fn a_session_runs_at_most_its_share_of_tasks_and_they_stop_when_it_ends() 
     until_stopped(3).await;
     let task = bob.request("tasks/get", json!({"taskId": bobs})).await.last()["result"].clone();
     assert_eq!(task["status"], "working", "another session's task runs on: {task}");
+}
+
+#[tokio::test]
+async fn a_call_past_its_requestors_task_limit_that_did_not_ask_for_a_task_is_answered_directly() {
+    let server = Server::empty("tasks", "1").tool(wait::Tool).tool(nap::Tool).max_running_tasks_per_requestor(1);
+    let url = serve(server).await;
+    let client = Client::new(&url);
+    let created = client.message(&stateless("tools/call", json!({"name": "wait", "arguments": {}}))).await;
+    assert_eq!(created.last()["result"]["resultType"], "task", "{created:?}");
+    // The one task this requestor may run is running: the server makes
+    // no second, and the call is answered as if tasks were not there.
+    let answered = client.message(&stateless("tools/call", json!({"name": "nap", "arguments": {}}))).await;
+    let result = &answered.last()["result"];
+    assert_eq!(result["content"][0]["text"], "rested", "{answered:?}");
 }

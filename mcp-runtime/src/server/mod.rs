@@ -431,9 +431,11 @@ impl Server {
     }
 
     /// How many tasks one requestor may run at once on this server (1,000
-    /// by default, a tenth of the default store's capacity): past that its
-    /// calls are refused with an error naming the limit until one of its
-    /// tasks ends, so one client cannot take every other client's room.
+    /// by default, a tenth of the default store's capacity; at least 1),
+    /// so one client cannot take every other client's room: past that, a
+    /// 2025-11-25 client asking for a task is refused with an error naming
+    /// the limit until one of its tasks ends, and a call the server would
+    /// have made a task goes on as a direct call.
     ///
     /// A requestor is what a task is bound to: the access token's issuer
     /// and subject with OAuth, else the HTTP session. Requests that have
@@ -441,7 +443,7 @@ impl Server {
     /// nothing tells them apart. Each replica counts the tasks it runs.
     /// Ended tasks do not count; cancelled ones stop counting at once.
     pub fn max_running_tasks_per_requestor(mut self, max: usize) -> Self {
-        self.tasks_per_requestor = max;
+        self.tasks_per_requestor = max.max(1);
         self
     }
 

@@ -288,9 +288,6 @@ impl Tasks {
                  wait for one to end, or cancel one",
                 self.per_requestor
             );
-            if *count == 0 {
-                local.counts.remove(key);
-            }
             return Err(ErrorObject::new(mcp_core::codes::INVALID_REQUEST, message));
         }
         *count += 1;
@@ -514,7 +511,13 @@ where
     let Plan { tasks, running, result, asked, binding } = plan;
     let requestor = binding.key();
     if let Err(refused) = tasks.reserve(&requestor) {
-        return Detached::Now(Err(refused));
+        // As when the store is full: a client that asked for a task hears
+        // why it gets none; a call the server chose to detach goes on as a
+        // direct call, which holds no room in the store.
+        if asked.is_some() {
+            return Detached::Now(Err(refused));
+        }
+        return Detached::Now(call.await);
     }
     tasks.listen().await;
     let record = tasks.new_task(&binding, asked.as_ref().and_then(|a| a.ttl));
