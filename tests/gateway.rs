@@ -335,53 +335,6 @@ async fn a_name_two_mounts_offer_goes_to_the_earlier_one_whichever_answers_first
     }
 }
 
-/// A fake handshake upstream whose tools misbehave: `stall` never answers,
-/// `flood` sends a thousand log lines first, `garbage` lines that are no
-/// JSON-RPC first, `crash` ends the connection; anything else answers.
-async fn hostile(stream: tokio::io::DuplexStream) {
-    let (read, mut write) = tokio::io::split(stream);
-    let mut lines = BufReader::new(read).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
-        let Some(id) = message.get("id").cloned() else { continue };
-        let result = match message["method"].as_str().unwrap_or_default() {
-            "initialize" => json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": { "tools": {}, "logging": {} },
-                "serverInfo": { "name": "hostile", "version": "1" }
-            }),
-            "tools/list" => {
-                let tools = ["stall", "flood", "garbage", "crash"]
-                    .map(|name| json!({ "name": name, "inputSchema": { "type": "object" } }));
-                json!({ "tools": tools })
-            }
-            "tools/call" => match message["params"]["name"].as_str().unwrap_or_default() {
-                "stall" => continue,
-                "crash" => return,
-                "flood" => {
-                    let log = json!({ "jsonrpc": "2.0", "method": "notifications/message",
-                        "params": { "level": "info", "data": "x".repeat(100) } });
-                    for _ in 0..1_000 {
-                        if write.write_all(format!("{log}\n").as_bytes()).await.is_err() {
-                            return;
-                        }
-                    }
-                    json!({ "content": [{ "type": "text", "text": "flooded" }] })
-                }
-                _ => {
-                    let _ = write.write_all(b"no JSON\n{\"jsonrpc\": \"2.0\", \"id\": []}\n\x00\xff\n").await;
-                    json!({ "content": [{ "type": "text", "text": "after garbage" }] })
-                }
-            },
-            _ => json!({}),
-        };
-        let answer = json!({ "jsonrpc": "2.0", "id": id, "result": result });
-        if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
-            return;
-        }
-    }
-}
-
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("VmRSS: 0 kB");
@@ -401,7 +354,10 @@ async fn many_clients_through_good_and_hostile_upstreams_lose_and_cross_nothing(
     let gateway = Server::empty("gateway", "1")
         .mount("nb", notebook_upstream(live.clone()))
         .mount("calc", Server::empty("calc", "1").tool(add::Tool))
-        .mount_with(Mount::new("bad", piped("bad", |s| Box::pin(hostile(s)))).timeout(Duration::from_millis(300)))
+        .mount_with(
+            Mount::new("bad", piped("bad", |s| Box::pin(crate::proxy::misbehaving(s))))
+                .timeout(Duration::from_millis(300)),
+        )
         .mount_with(Mount::new("mute", piped("mute", |s| Box::pin(mute(s)))).connect_timeout(Duration::from_secs(1)));
     let url = http_url(gateway).await;
     let start = Instant::now();

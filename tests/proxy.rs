@@ -208,7 +208,7 @@ async fn changes_of_a_mounted_server_reach_the_clients() {
 /// misbehave: `crash` ends the connection, `stall` never answers, `flood`
 /// sends a flood of log messages first, `garbage` sends lines that are no
 /// JSON-RPC first; `ok` answers.
-async fn misbehaving(stream: tokio::io::DuplexStream) {
+pub(crate) async fn misbehaving(stream: tokio::io::DuplexStream) {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (read, mut write) = tokio::io::split(stream);
     let mut lines = BufReader::new(read).lines();
