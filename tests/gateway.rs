@@ -333,6 +333,27 @@ async fn a_name_two_mounts_offer_goes_to_the_earlier_one_whichever_answers_first
             client.request("tools/call", json!({ "name": "op", "arguments": { "a": 2, "b": 5 } })).await.unwrap();
         assert_eq!(answer["result"]["content"][0]["text"], "7", "round {round}: {answer}");
     }
+
+    // The earlier mount drops the name: the next one offering it serves it.
+    let first = Server::empty("a", "1").tool(add::Tool);
+    let first_tools = first.tools_handle();
+    let server = Server::empty("gateway", "1")
+        .mount_with(Mount::new("one", first).rename("add", "op"))
+        .mount_with(Mount::new("two", Server::empty("b", "1").tool(mul::Tool)).rename("mul", "op"));
+    let mut client = server.connect_in_memory().unwrap();
+    client.initialize().await.unwrap();
+    let call = json!({ "name": "op", "arguments": { "a": 2, "b": 5 } });
+    assert_eq!(client.request("tools/call", call.clone()).await.unwrap()["result"]["content"][0]["text"], "7");
+    assert!(first_tools.remove("add"));
+    let mut answer = Value::Null;
+    for _ in 0..250 {
+        answer = client.request("tools/call", call.clone()).await.unwrap();
+        if answer["result"]["content"][0]["text"] == "10" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(answer["result"]["content"][0]["text"], "10", "the second mount's `op` serves: {answer}");
 }
 
 fn rss_kib() -> u64 {

@@ -30,7 +30,7 @@ use super::{Mount, Upstream};
 use crate::error::Error;
 
 /// The keys an entry may have that this reads.
-pub const KEYS: &[&str] = &[
+const KEYS: &[&str] = &[
     "command",
     "args",
     "env",
@@ -50,7 +50,7 @@ pub const KEYS: &[&str] = &[
 /// Keys other clients' configuration files carry in an entry (their own
 /// approval lists and notes), accepted and not acted on, so one file
 /// serves both.
-pub const IGNORED_KEYS: &[&str] = &["autoApprove", "alwaysAllow", "description"];
+const IGNORED_KEYS: &[&str] = &["autoApprove", "alwaysAllow", "description"];
 
 /// The servers of a configuration, by the name each is mounted under, in
 /// the file's order.
