@@ -210,6 +210,21 @@ async fn updates_follow_subscriptions() {
     assert_eq!(client.subscribe("nothing://here").await.unwrap_err().code, -32002);
 }
 
+#[tokio::test]
+async fn a_session_subscribes_to_a_bounded_number_of_resources() {
+    let mut client = TestClient::connect(Server::empty("resources", "1").resource(note::Resource)).await.unwrap();
+    for n in 0..1_024 {
+        client.subscribe(&format!("notes://n{n}")).await.unwrap();
+    }
+    let refused = client.subscribe("notes://one-more").await.unwrap_err();
+    assert_eq!(refused.code, -32600);
+    assert!(refused.message.contains("at most 1024 resources"), "{}", refused.message);
+    // One already subscribed to is no more; one dropped makes room.
+    client.subscribe("notes://n7").await.unwrap();
+    client.unsubscribe("notes://n7").await.unwrap();
+    client.subscribe("notes://one-more").await.unwrap();
+}
+
 /// Serve `server` over HTTP on a free loopback port; its endpoint's URL.
 async fn serve_http(server: Server) -> String {
     let router = server.http_router(mcp_runtime::transport::HttpOptions::new()).unwrap();
@@ -295,6 +310,20 @@ async fn a_listen_stream_follows_the_resources_it_names() {
     let changed = client.recv().await.unwrap().unwrap();
     assert_eq!(changed["method"], "notifications/resources/list_changed");
     assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+}
+
+#[tokio::test]
+async fn a_listen_stream_follows_a_bounded_number_of_resources_and_says_which() {
+    let mut client = Server::empty("resources", "1").resource(note::Resource).connect_in_memory().unwrap();
+    let uris: Vec<String> = (0..1_100).map(|n| format!("notes://n{n}")).collect();
+    let listen = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+        "_meta": modern_meta(),
+        "notifications": {"resourceSubscriptions": uris}
+    }});
+    client.send(&listen).await.unwrap();
+    let ack = client.recv().await.unwrap().unwrap();
+    let followed = ack["params"]["notifications"]["resourceSubscriptions"].as_array().unwrap().len();
+    assert_eq!(followed, 1_024);
 }
 
 #[tokio::test]

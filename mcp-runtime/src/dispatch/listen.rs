@@ -66,12 +66,15 @@ pub(crate) fn listen(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
         .into_iter()
         .filter(|kind| offered.contains(*kind) && notifications.get(kind.filter_key()) == Some(&Value::Bool(true)))
         .fold(Kinds::default(), Kinds::with);
-    // Resources this server has; a URI it cannot read is not followed.
+    // Resources this server has; a URI it cannot read is not followed, nor
+    // one past the first `MAX_SUBSCRIPTIONS` (the acknowledgement says
+    // which are).
     let uris: HashSet<String> = match notifications.get(RESOURCE_SUBSCRIPTIONS) {
         Some(Value::Array(uris)) if offered.contains(ListKind::Resources) => uris
             .iter()
             .filter_map(Value::as_str)
             .filter(|uri| crate::resources::methods::readable(request, uri))
+            .take(crate::resources::methods::MAX_SUBSCRIPTIONS)
             .map(str::to_owned)
             .collect(),
         _ => HashSet::new(),

@@ -122,9 +122,25 @@ pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> R
         return Err(not_found(&uri, None, request.version));
     };
     request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;
-    request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(uri);
+    let mut subscribed = request.session.resource_subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+    if subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains(&uri) {
+        return Err(ErrorObject::new(
+            codes::INVALID_REQUEST,
+            format!(
+                "a session subscribes to at most {MAX_SUBSCRIPTIONS} resources at once; unsubscribe from one first"
+            ),
+        ));
+    }
+    subscribed.insert(uri);
+    drop(subscribed);
     Ok(request.reply(Empty {}))
 }
+
+/// How many resources one session may be subscribed to, and one
+/// `subscriptions/listen` stream follow: a template matches any number of
+/// URIs, and each is kept (and copied into the session's record for other
+/// replicas).
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1_024;
 
 pub(crate) fn unsubscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let ResourceUri { uri, .. } = parse(params)?;
