@@ -39,7 +39,8 @@ fn main() -> Result<(), Error> {
         ))
         .layer(Logging::default())
         .mount_config(&config);
-    let Some(addr) = flag("--http") else { return server.run_stdio() };
+    // Its flags (`--config`, `--http`) are its own: none is left for `run_stdio`.
+    let Some(addr) = flag("--http") else { return server.args(Vec::<String>::new()).run_stdio() };
     let mut options = HttpOptions::new();
     if let Ok(token) = std::env::var("GATEWAY_TOKEN") {
         options = options.bearer_token(token);

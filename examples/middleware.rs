@@ -90,7 +90,11 @@ impl Cache {
 }
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    let read_only = std::env::args().any(|a| a == "--read-only");
+    // `--read-only` is this program's flag: it takes it and hands the rest
+    // (`--http ADDR`, `--help`) to `run_blocking`, which refuses a flag it
+    // does not know.
+    let (read_only, rest): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|arg| arg == "--read-only");
+    let read_only = !read_only.is_empty();
     let cache = Cache::default();
     let stock = Stock(Mutex::new(BTreeMap::from([("apple".into(), 3), ("pear".into(), 0)])));
     Server::new("inventory", "1.0.0")
@@ -145,5 +149,6 @@ fn main() -> Result<(), mcp_runtime::Error> {
                 Ok(reply)
             }
         }))
+        .args(rest)
         .run_blocking()
 }

@@ -30,3 +30,52 @@ fn an_explicitly_empty_or_dynamic_server_is_not_warned_about() {
         assert!(!stderr.contains("use empty_server as _"), "{arg}: {stderr}");
     }
 }
+
+/// `program args…` run with its stdin closed: (exit success, stdout, stderr).
+fn run(program: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let mut command = Command::new(program);
+    command.args(args).stdin(Stdio::null()).env_remove("MCP_TRANSPORT").env_remove("MCP_HTTP_ADDR");
+    let output = command.output().expect("the server runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.success(), text(&output.stdout), text(&output.stderr))
+}
+
+#[test]
+fn a_server_answers_help_and_version_on_stdout_and_exits() {
+    let calculator = crate::common::example("calculator");
+    for flag in ["--help", "-h"] {
+        let (ok, stdout, stderr) = run(&calculator, &[flag]);
+        assert!(ok, "{flag}: {stderr}");
+        assert!(stdout.starts_with("calculator "), "{flag}: {stdout}");
+        for part in ["Usage: calculator [--http ADDR]", "MCP_TRANSPORT", "MCP_HTTP_ADDR", "MCP_LOG", "--version"] {
+            assert!(stdout.contains(part), "{flag}: {part} missing from:\n{stdout}");
+        }
+        // It did not start serving.
+        assert!(!stderr.contains("serving MCP"), "{flag}: {stderr}");
+    }
+    let (ok, stdout, _) = run(&calculator, &["--version"]);
+    assert!(ok);
+    assert_eq!(stdout, format!("calculator {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn an_unknown_flag_exits_non_zero_with_the_usage() {
+    let calculator = crate::common::example("calculator");
+    let (ok, stdout, stderr) = run(&calculator, &["--verbose"]);
+    assert!(!ok, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("unknown flag `--verbose`"), "{stderr}");
+    assert!(stderr.contains("Usage: calculator [--http ADDR]"), "{stderr}");
+    let (ok, _, stderr) = run(&calculator, &["--hlep"]);
+    assert!(!ok && stderr.contains("did you mean `--help`?"), "{stderr}");
+}
+
+#[test]
+fn a_stdio_only_server_offers_no_http_in_its_usage_and_refuses_it() {
+    let server = std::path::Path::new(env!("CARGO_BIN_EXE_empty-server"));
+    let (ok, stdout, stderr) = run(server, &["empty", "--help"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("Usage: empty-server\n") && !stdout.contains("--http"), "{stdout}");
+    let (ok, _, stderr) = run(server, &["empty", "--http", "127.0.0.1:0"]);
+    assert!(!ok && stderr.contains("serves stdio only"), "{stderr}");
+}

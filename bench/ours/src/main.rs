@@ -110,5 +110,6 @@ fn main() -> Result<(), mcp_runtime::Error> {
         let runtime = tokio::runtime::Runtime::new().map_err(mcp_runtime::Error::Runtime)?;
         return runtime.block_on(server.serve_http(addr.as_str()));
     }
-    server.run_stdio()
+    // Its flags are its own: none is left for `run_stdio`.
+    server.args(Vec::<String>::new()).run_stdio()
 }

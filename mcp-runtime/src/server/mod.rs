@@ -69,6 +69,8 @@ pub struct Server {
     tasks_per_requestor: usize,
     /// Where its skills come from, read when it starts.
     skills: Vec<crate::skills::Source>,
+    /// The command line `run` reads, when not the process's ([`args`](Self::args)).
+    args: Option<Vec<std::ffi::OsString>>,
 }
 
 impl Server {
@@ -121,6 +123,7 @@ impl Server {
             task_ttl: Duration::from_secs(60 * 60),
             tasks_per_requestor: 1000,
             skills: Vec::new(),
+            args: None,
         }
     }
 

@@ -4,7 +4,8 @@
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{Server, launch};
+use super::Server;
+use super::launch::{Launch, Offer};
 use crate::error::Error;
 use crate::logging;
 use crate::transport::connection;
@@ -49,11 +50,19 @@ impl Server {
     ///
     /// Inside an async runtime, call `serve_stdio().await` instead; this
     /// returns an error there rather than blocking a runtime thread.
-    pub fn run_stdio(self) -> Result<(), Error> {
+    ///
+    /// It reads the command line as [`run`](Self::run) does, less `--http`:
+    /// `--help` and `--version` are answered, any other flag refused.
+    pub fn run_stdio(mut self) -> Result<(), Error> {
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(Error::Runtime(std::io::Error::other(
                 "`run_stdio` starts its own runtime and cannot run inside one; use `serve_stdio().await`",
             )));
+        }
+        match self.launch(Offer::StdioOnly).map_err(Error::Launch)? {
+            Launch::Help => return self.print(self.usage(Offer::StdioOnly)),
+            Launch::Version => return self.print(self.version_line()),
+            Launch::Stdio | Launch::Http { .. } => {}
         }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
         runtime.block_on(self.serve_stdio())
@@ -64,7 +73,9 @@ impl Server {
     /// `--http ADDR` (or `--http=ADDR`), or the environment has
     /// `MCP_TRANSPORT=http`, which serves Streamable HTTP (as
     /// [`serve_http`](Self::serve_http)) at `MCP_HTTP_ADDR`, `127.0.0.1:8000`
-    /// if unset. Other arguments are left for the program to read.
+    /// if unset. `--help` and `--version` print the usage or the version
+    /// and return; any other flag is an error showing the usage (a program
+    /// with flags of its own hands over the rest with [`args`](Self::args)).
     ///
     /// ```no_run
     /// #[tokio::main]
@@ -78,11 +89,21 @@ impl Server {
     /// and `cargo mcp run --http ADDR` serves it over HTTP unchanged. A
     /// missing address or an unknown `MCP_TRANSPORT` is an error, and so is
     /// HTTP when this crate's `http` feature is off.
-    pub async fn run(self) -> Result<(), Error> {
-        match launch::Launch::of_this_process().map_err(Error::Launch)? {
-            launch::Launch::Stdio => self.serve_stdio().await,
-            launch::Launch::Http { addr, asked_by } => self.serve_http_launched(&addr, asked_by).await,
+    pub async fn run(mut self) -> Result<(), Error> {
+        match self.launch(Offer::Both).map_err(Error::Launch)? {
+            Launch::Stdio => self.serve_stdio().await,
+            Launch::Http { addr, asked_by } => self.serve_http_launched(&addr, asked_by).await,
+            Launch::Help => self.print(self.usage(Offer::Both)),
+            Launch::Version => self.print(self.version_line()),
         }
+    }
+
+    /// Answers `--help` or `--version` on stdout, which is the person's
+    /// here: no client is on the other end.
+    fn print(&self, text: String) -> Result<(), Error> {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush()).map_err(Error::Runtime)
     }
 
     #[cfg(feature = "http")]
@@ -108,18 +129,23 @@ impl Server {
     ///     mcp_runtime::Server::new("adder", "1.0.0").run_blocking()
     /// }
     /// ```
-    pub fn run_blocking(self) -> Result<(), Error> {
+    pub fn run_blocking(mut self) -> Result<(), Error> {
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(Error::Runtime(std::io::Error::other(
                 "`run_blocking` starts its own runtime and cannot run inside one; use `run().await`",
             )));
         }
-        match launch::Launch::of_this_process().map_err(Error::Launch)? {
-            launch::Launch::Stdio => self.run_stdio(),
-            launch::Launch::Http { addr, asked_by } => {
+        match self.launch(Offer::Both).map_err(Error::Launch)? {
+            Launch::Stdio => {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                runtime.map_err(Error::Runtime)?.block_on(self.serve_stdio())
+            }
+            Launch::Http { addr, asked_by } => {
                 let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
                 runtime.map_err(Error::Runtime)?.block_on(self.serve_http_launched(&addr, asked_by))
             }
+            Launch::Help => self.print(self.usage(Offer::Both)),
+            Launch::Version => self.print(self.version_line()),
         }
     }
 
