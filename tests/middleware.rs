@@ -256,7 +256,13 @@ async fn the_logging_layer_logs_each_request_with_its_time_and_outcome() {
     assert_eq!(lines.len(), 2, "{log}");
     assert!(lines[0].contains("method=\"tools/call\"") && lines[0].contains("name=\"add\""), "{}", lines[0]);
     assert!(lines[0].contains("elapsed_ms=") && lines[0].contains("outcome=\"ok\""), "{}", lines[0]);
-    assert!(lines[1].contains("outcome=\"error -32603: cannot render\""), "{}", lines[1]);
+    assert!(lines[1].contains("outcome=\"error -32602: cannot render\""), "{}", lines[1]);
+    // Milliseconds to the microsecond, without a float's rounding noise.
+    for line in &lines {
+        let elapsed = line.split("elapsed_ms=").nth(1).and_then(|rest| rest.split(' ').next()).unwrap();
+        let decimals = elapsed.split_once('.').map_or(0, |(_, fraction)| fraction.len());
+        assert!(elapsed.parse::<f64>().is_ok() && decimals <= 3, "{line}");
+    }
     // Arguments stay out of the log.
     assert!(!lines[0].contains("\"a\""), "{}", lines[0]);
 }

@@ -210,7 +210,7 @@ async fn bad_arguments_are_invalid_params_naming_each() {
 async fn failures_show_public_text_and_mask_internals() {
     let mut client = TestClient::connect(server().show_internal_errors(false)).await.unwrap();
     let shown = client.get_prompt("fragile", &[("how", "shown")]).await.unwrap_err();
-    assert_eq!((shown.code, shown.message.as_str()), (-32603, "pick another topic"));
+    assert_eq!((shown.code, shown.message.as_str()), (-32602, "pick another topic"));
     for how in ["internal", "panic"] {
         let masked = client.get_prompt("fragile", &[("how", how)]).await.unwrap_err();
         assert!(masked.message.starts_with("internal error (incident "), "{how}: {}", masked.message);

@@ -79,3 +79,14 @@ fn a_stdio_only_server_offers_no_http_in_its_usage_and_refuses_it() {
     let (ok, _, stderr) = run(server, &["empty", "--http", "127.0.0.1:0"]);
     assert!(!ok && stderr.contains("serves stdio only"), "{stderr}");
 }
+
+#[tokio::test]
+async fn an_address_that_cannot_be_served_is_named_in_the_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let busy = mcp_runtime::Server::empty("busy", "1").serve_http(addr.as_str()).await.unwrap_err().to_string();
+    assert!(busy.contains(&format!("cannot listen on {addr}:")), "{busy}");
+    assert!(busy.contains("another program listens there"), "{busy}");
+    let invalid = mcp_runtime::Server::empty("bad", "1").serve_http("127.0.0.1:99999").await.unwrap_err().to_string();
+    assert!(invalid.contains("cannot listen on 127.0.0.1:99999:"), "{invalid}");
+}

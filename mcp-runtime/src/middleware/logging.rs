@@ -9,7 +9,8 @@ use super::{Around, ErrorObject, Invocation, Next, Reply};
 use crate::tools::BoxFuture;
 
 /// Logs each request at INFO with `tracing` when its answer is ready:
-/// `method`, `name` (the tool, prompt or URI), `elapsed_ms`, and the
+/// `method`, `name` (the tool, prompt or URI), `elapsed_ms` (to the
+/// microsecond: `elapsed_ms=0.042`), and the
 /// `outcome` (`ok`, `tool error`, `input required`, or the protocol
 /// error's code and message). Arguments are not logged: they may hold
 /// what a log must not.
@@ -23,7 +24,11 @@ impl Around for Logging {
         let (method, name) = (invocation.kind().method(), invocation.name().to_owned());
         let started = Instant::now();
         Box::pin(next.run(invocation).map(move |answer| {
-            let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+            // Whole microseconds over a thousand: milliseconds with three
+            // decimals that print as such (`0.007`), where the float of
+            // the seconds times a thousand prints its rounding noise
+            // (`0.0069500000000000004`).
+            let elapsed_ms = started.elapsed().as_micros() as f64 / 1000.0;
             let outcome = match &answer {
                 Ok(Reply::Tool(result)) if result.is_error() => "tool error".to_owned(),
                 Ok(Reply::InputRequired(_)) => "input required".to_owned(),

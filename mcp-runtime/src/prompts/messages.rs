@@ -62,30 +62,49 @@ impl<T: IntoPromptResult, E: Into<PromptError>> IntoPromptResult for Result<T, E
 }
 
 /// Why a prompt could not be rendered. [`PromptError::new`]'s message is
-/// shown to the client (say what to change); any other error converts with
-/// `?` into an internal one, logged in full and shown only as "internal
-/// error" with an incident id.
+/// shown to the client (say what to change) as the caller's mistake, the
+/// protocol's invalid-params error (`-32602`), as a resource that is not
+/// there is; any other error converts with `?` into an internal one
+/// (`-32603`), logged in full and shown only as "internal error" with an
+/// incident id.
 pub struct PromptError {
     pub(crate) message: String,
     pub(crate) internal: Option<Box<dyn std::error::Error + Send + Sync>>,
-    /// The arguments were at fault (the protocol's invalid-params error).
-    pub(crate) arguments: bool,
+    pub(crate) fault: Fault,
+}
+
+/// Whose fault a failed rendering is, which picks its error code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The request, as the prompt says: invalid params, the message shown.
+    Request,
+    /// The arguments, missing or not of their type: invalid params, the
+    /// message shown after the prompt's name.
+    Arguments,
+    /// The server (an internal error, or a rendering past its time).
+    Server,
 }
 
 impl PromptError {
-    /// An error whose message is shown to the client.
+    /// An error whose message is shown to the client: the request was at
+    /// fault (a topic the prompt cannot take, say), sent as invalid params.
     pub fn new(message: impl Into<String>) -> Self {
-        PromptError { message: message.into(), internal: None, arguments: false }
+        PromptError { message: message.into(), internal: None, fault: Fault::Request }
     }
 
     /// The arguments are at fault: missing, or not of their type.
     pub(crate) fn arguments(message: String) -> Self {
-        PromptError { message, internal: None, arguments: true }
+        PromptError { message, internal: None, fault: Fault::Arguments }
+    }
+
+    /// The server is at fault, and the message says how (a time limit).
+    pub(crate) fn server(message: String) -> Self {
+        PromptError { message, internal: None, fault: Fault::Server }
     }
 
     /// An error whose details are logged but never shown to the client.
     pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        PromptError { message: "internal error".into(), internal: Some(error.into()), arguments: false }
+        PromptError { message: "internal error".into(), internal: Some(error.into()), fault: Fault::Server }
     }
 
     /// What the client sees.

@@ -6,6 +6,7 @@ use mcp_core::{ErrorObject, GetPromptParams, GetPromptResult, JsonObject, codes,
 use serde_json::json;
 
 use super::PromptError;
+use super::messages::Fault;
 use crate::client::rounds::Retry;
 use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse, span};
@@ -54,7 +55,7 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
         }
         Outcome::TimedOut(limit) => Err(get_error(
             &name,
-            PromptError::new(format!("rendering timed out after {}", invoke::seconds(limit))),
+            PromptError::server(format!("rendering timed out after {}", invoke::seconds(limit))),
             show_details,
         )),
     };
@@ -68,12 +69,15 @@ pub(crate) fn get(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<
 
 /// A failed rendering as the client sees it.
 fn get_error(name: &str, error: PromptError, show_details: bool) -> ErrorObject {
-    if error.arguments {
-        return ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message));
-    }
-    match &error.internal {
-        None => ErrorObject::new(codes::INTERNAL_ERROR, error.message).with_data(json!({ "prompt": name })),
-        Some(internal) => {
+    match (&error.internal, error.fault) {
+        (None, Fault::Arguments) => ErrorObject::invalid_params(format!("prompt `{name}`: {}", error.message)),
+        (None, Fault::Request) => {
+            ErrorObject::new(codes::INVALID_PARAMS, error.message).with_data(json!({ "prompt": name }))
+        }
+        (None, Fault::Server) => {
+            ErrorObject::new(codes::INTERNAL_ERROR, error.message).with_data(json!({ "prompt": name }))
+        }
+        (Some(internal), _) => {
             let text = crate::incident::masked("a prompt failed", &internal.to_string(), &error, show_details);
             ErrorObject::new(codes::INTERNAL_ERROR, text)
         }

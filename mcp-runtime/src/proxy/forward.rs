@@ -239,16 +239,16 @@ impl Prompt for ProxiedPrompt {
     fn get(&self, request: RequestParts) -> BoxFuture<'static, Rendered> {
         let (link, name) = (self.link.clone(), self.upstream.clone());
         Box::pin(async move {
-            let link = upgrade(&link).map_err(PromptError::new)?;
+            let link = upgrade(&link).map_err(PromptError::server)?;
             let mut params = JsonObject::new();
             params.insert("name".into(), json!(name));
             params.insert("arguments".into(), Value::Object(request.arguments.clone()));
             let result = link.forward(request, methods::PROMPTS_GET, params).await.map_err(|error| match &error {
                 ClientError::Server(e) if e.code == codes::INVALID_PARAMS => PromptError::arguments(e.message.clone()),
-                _ => PromptError::new(link.describe(&error)),
+                _ => PromptError::server(link.describe(&error)),
             })?;
             serde_json::from_value::<GetPromptResult>(result).map_err(|error| {
-                PromptError::new(format!("the mounted server `{}` answered with no prompt: {error}", link.label))
+                PromptError::server(format!("the mounted server `{}` answered with no prompt: {error}", link.label))
             })
         })
     }

@@ -28,6 +28,7 @@ mod sessions;
 mod sse;
 mod store;
 
+use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -312,6 +313,33 @@ impl HttpOptions {
     }
 }
 
+/// A listener on the first of `addr`'s addresses that binds, or an error
+/// naming the address (tokio's own says only `invalid port value` or
+/// `Address already in use`, which leaves a user of many servers guessing).
+async fn bind(addr: impl ToSocketAddrs + fmt::Debug) -> Result<TcpListener, Error> {
+    let named = format!("{addr:?}");
+    let named = named.trim_matches('"');
+    let failed = |address: &dyn fmt::Display, error: std::io::Error| {
+        let hint = match error.kind() {
+            std::io::ErrorKind::AddrInUse => " (another program listens there: stop it, or pick another port)",
+            std::io::ErrorKind::AddrNotAvailable => " (no interface of this machine has that address)",
+            std::io::ErrorKind::PermissionDenied => " (ports below 1024 need privileges: pick a higher one)",
+            _ => "",
+        };
+        Error::Io(std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}{hint}")))
+    };
+    let addresses = tokio::net::lookup_host(addr).await.map_err(|error| failed(&named, error))?;
+    let mut last = None;
+    for address in addresses {
+        match TcpListener::bind(address).await {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last = Some(failed(&address, error)),
+        }
+    }
+    let none = || failed(&named, std::io::Error::new(std::io::ErrorKind::InvalidInput, "it names no address"));
+    Err(last.unwrap_or_else(none))
+}
+
 impl Server {
     /// Serve over Streamable HTTP on `addr` with the default
     /// [`HttpOptions`] until the process ends. Bind to loopback
@@ -322,13 +350,20 @@ impl Server {
     /// mcp_runtime::Server::new("calculator", "1.0.0").serve_http("127.0.0.1:8080").await
     /// # }
     /// ```
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), Error> {
+    pub async fn serve_http(self, addr: impl ToSocketAddrs + fmt::Debug) -> Result<(), Error> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
 
     /// [`serve_http`](Self::serve_http) with options.
-    pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> Result<(), Error> {
-        let listener = TcpListener::bind(addr).await?;
+    ///
+    /// An address that does not resolve or cannot be bound is an error
+    /// naming it: `cannot listen on 127.0.0.1:8000: Address already in use`.
+    pub async fn serve_http_with(
+        self,
+        addr: impl ToSocketAddrs + fmt::Debug,
+        options: HttpOptions,
+    ) -> Result<(), Error> {
+        let listener = bind(addr).await?;
         self.serve_http_on(listener, options).await
     }
 
