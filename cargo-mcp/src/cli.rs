@@ -62,7 +62,8 @@ Examples:
   cargo mcp inspect                              the package's only binary
   cargo mcp inspect --example calculator         an example, built first
   cargo mcp inspect --json --example calculator  one JSON document, for scripts
-  cargo mcp inspect --deny all                   exit status 1 if any client has a problem
+  cargo mcp inspect --deny all                   exit status 1 if any client has an error
+  cargo mcp inspect --deny all --deny-warnings   … or a warning
   cargo mcp inspect --format openai              the tools as OpenAI function definitions
   cargo mcp inspect --deny visual-studio,cursor  … if one of these has
   cargo mcp inspect --url http://127.0.0.1:3001/mcp
@@ -177,9 +178,12 @@ pub struct InspectArgs {
     /// Print one JSON document (definitions and problems) instead of text
     #[arg(long)]
     pub json: bool,
-    /// Exit with status 1 when one of these clients has a problem (ids separated by commas, or `all`)
+    /// Exit with status 1 when one of these clients has an error: it would reject a tool or fail (ids separated by commas, or `all`)
     #[arg(long, value_name = "CLIENT,…", value_delimiter = ',')]
     pub deny: Vec<String>,
+    /// With --deny, count those clients' warnings too (a tool they mishandle, or that fails in some of their releases)
+    #[arg(long, requires = "deny")]
+    pub deny_warnings: bool,
     /// Print only the tools, as a model API's tool definitions: openai, anthropic or gemini
     #[arg(long, value_name = "API", conflicts_with = "json")]
     pub format: Option<String>,

@@ -22,6 +22,12 @@ impl Style {
         Style { colour: std::io::stderr().is_terminal() && wants_colour() }
     }
 
+    /// No colour, whatever the terminal: for tests.
+    #[cfg(test)]
+    pub fn plain() -> Self {
+        Style { colour: false }
+    }
+
     fn paint(&self, code: &str, text: &str) -> String {
         if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }

@@ -242,6 +242,13 @@ impl Kind {
         }
     }
 
+    fn plural(self) -> &'static str {
+        match self {
+            Kind::Bin => "binaries",
+            Kind::Example => "examples",
+        }
+    }
+
     fn cargo_kind(self) -> &'static str {
         match self {
             Kind::Bin => "bin",
@@ -295,8 +302,8 @@ fn choose<'m>(metadata: &'m Metadata, args: &BuildArgs) -> Result<(&'m Package, 
             let mut all: Vec<&str> = packages.iter().flat_map(|p| p.targets_of(kind)).collect();
             all.sort_unstable();
             let list = if all.is_empty() { "none".to_owned() } else { all.join(", ") };
-            let noun = kind.noun();
-            Err(Failure::new(format!("no {noun} named `{name}`")).hint(format!("{noun}s are: {list}")))
+            Err(Failure::new(format!("no {} named `{name}`", kind.noun()))
+                .hint(format!("{} are: {list}", kind.plural())))
         }
         several => {
             let names: Vec<String> = several.iter().map(|p| p.name.clone()).collect();

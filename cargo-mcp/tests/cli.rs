@@ -160,10 +160,10 @@ fn inspect_lists_every_kind_of_definition_and_each_clients_verdict() {
     }
     let verdicts = &out[out.find("Clients").expect("a clients section")..];
     assert!(verdicts.contains("Claude Code            all clear"), "{verdicts}");
-    assert!(verdicts.contains("Claude Desktop         3 problems"), "{verdicts}");
+    assert!(verdicts.contains("Claude Desktop         2 errors, 1 warning"), "{verdicts}");
     assert!(verdicts.contains("tool draw, inputSchema.$defs.Shape.oneOf: `oneOf` is not part of Gemini"), "{verdicts}");
-    assert!(verdicts.contains("tool count, outputSchema:"), "{verdicts}");
-    assert!(verdicts.contains("Visual Studio Copilot  1 problem"), "{verdicts}");
+    assert!(verdicts.contains("warning tool count, outputSchema:"), "{verdicts}");
+    assert!(verdicts.contains("Visual Studio Copilot  1 error"), "{verdicts}");
     assert!(verdicts.contains("tool legacy.lookup, name:"), "{verdicts}");
     assert!(verdicts.contains("fix: rename the tool with letters, digits"), "{verdicts}");
 }
@@ -206,19 +206,42 @@ fn inspect_json_is_one_document_of_definitions_and_problems() {
 #[test]
 fn deny_fails_only_when_a_named_client_has_a_problem() {
     let denied = against_fixture(&["inspect", "--deny", "visual-studio"], &[]).failure(1);
-    assert!(denied.contains("Visual Studio Copilot would have problems with this server (--deny)"), "{denied}");
+    assert!(
+        denied.contains("Visual Studio Copilot would have problems with this server: 1 error (--deny counts errors)"),
+        "{denied}"
+    );
     against_fixture(&["inspect", "--deny", "claude-code,codex"], &[]).success();
     against_fixture(&["inspect", "--deny", "all", "--json"], &["--clean"]).success();
     // In JSON the problems are in the document, not "above": no such hint.
     let json = against_fixture(&["inspect", "--deny", "all", "--json"], &[]);
     let stderr = json.failure(1);
-    assert!(stderr.contains("would have problems with this server (--deny)"), "{stderr}");
+    assert!(stderr.contains("would have problems with this server: "), "{stderr}");
     assert!(!stderr.contains("hint:") && !stderr.contains("above"), "{stderr}");
     let doc: Value = serde_json::from_str(&json.stdout()).expect("stdout is one JSON document");
     assert!(!doc["problems"].as_array().unwrap().is_empty());
     against_fixture(&["inspect", "--deny", "visual-studio"], &["--clean"]).success();
     let unknown = against_fixture(&["inspect", "--deny", "notepad"], &[]).failure(2);
     assert!(unknown.contains("`notepad` is not a client") && unknown.contains("visual-studio"), "{unknown}");
+}
+
+#[test]
+fn deny_counts_errors_and_warnings_only_when_asked() {
+    // Output schemas (structured output, the advice): Claude Desktop's
+    // trouble with them is a warning, shown and not counted by `--deny all`.
+    let shown = against_fixture(&["inspect", "--deny", "all"], &["--structured"]).success();
+    let line = shown.lines().find(|l| l.contains("Claude Desktop")).unwrap();
+    assert!(line.trim_start().starts_with('!') && line.contains(" warning"), "{line}");
+    assert!(shown.contains("warning tool count, outputSchema:"), "{shown}");
+    let strict = against_fixture(&["inspect", "--deny", "all", "--deny-warnings"], &["--structured"]).failure(1);
+    assert!(strict.contains("Claude Desktop would have problems with this server: "), "{strict}");
+    assert!(strict.contains("warning") && strict.contains("--deny-warnings"), "{strict}");
+    let doc = against_fixture(&["inspect", "--json"], &["--structured"]).json();
+    let desktop = doc["clients"].as_array().unwrap().iter().find(|c| c["id"] == "claude-desktop").unwrap().clone();
+    assert_eq!(desktop["errors"], 0, "{desktop}");
+    assert!(desktop["warnings"].as_u64().unwrap() >= 1, "{desktop}");
+    assert!(doc["problems"].as_array().unwrap().iter().all(|p| p["severity"] == "warning"), "{doc}");
+    // `--deny-warnings` alone is a usage error: it qualifies `--deny`.
+    against_fixture(&["inspect", "--deny-warnings"], &["--structured"]).failure(2);
 }
 
 #[test]
@@ -230,6 +253,9 @@ fn inspect_builds_an_example_of_the_project() {
     // Every example of the workspace can be named, from any of its folders.
     assert!(missing.contains("examples are: ") && missing.contains("fixture-server"), "{missing}");
     assert!(missing.contains("calculator"), "{missing}");
+    let binary = cargo_mcp(&["inspect", "--bin", "no-such-server"]).failure(1);
+    assert!(binary.contains("no binary named `no-such-server`"), "{binary}");
+    assert!(binary.contains("binaries are: "), "{binary}");
 }
 
 #[test]
@@ -513,7 +539,7 @@ fn internal_errors_show_the_servers_log_of_their_incident() {
 }
 
 #[test]
-fn a_mistyped_http_flag_is_refused_and_the_servers_own_flags_pass() {
+fn a_mistyped_http_flag_is_refused_and_the_servers_own_flags_are_its_own() {
     let direct = Command::new(fixture()).args(["--htpp", "127.0.0.1:0"]).stdin(Stdio::null()).output().unwrap();
     let said = String::from_utf8_lossy(&direct.stderr);
     assert!(!direct.status.success(), "{said}");
@@ -524,9 +550,14 @@ fn a_mistyped_http_flag_is_refused_and_the_servers_own_flags_pass() {
     // `cargo mcp run`'s own flag is clap's to check.
     let own = cargo_mcp(&["run", "--example", "fixture-server", "--htpp", "127.0.0.1:0"]).failure(2);
     assert!(own.contains("--http"), "{own}");
-    // A flag of the server's own, further from `--http`, still passes.
-    let sum = against_fixture(&["call", "add", "a=1", "b=2"], &["--http-port", "9"]).success();
+    // A flag the server takes itself (and hands `run` the rest) passes; one
+    // it does not know is refused with the usage.
+    let sum = against_fixture(&["call", "add", "a=1", "b=2"], &["--clean"]).success();
     assert_eq!(sum.trim(), "3");
+    let unknown = Command::new(fixture()).args(["--http-port", "9"]).stdin(Stdio::null()).output().unwrap();
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(!unknown.status.success() && said.contains("unknown flag `--http-port`"), "{said}");
+    assert!(said.contains("Usage: "), "{said}");
 }
 
 #[test]

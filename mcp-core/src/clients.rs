@@ -87,11 +87,26 @@ impl KnownClient {
     }
 }
 
+/// How badly a client takes a problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The client rejects the definition, drops the tool, or fails the
+    /// request or the session: a user of that client cannot use it.
+    Error,
+    /// The client mishandles it but the tool still works in part (a field
+    /// read as a string, a bound rounded), or it has been seen to fail in
+    /// some releases and not others.
+    Warning,
+}
+
 /// One thing one client rejects or mishandles.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// The client.
     pub client: KnownClient,
+    /// Whether the client fails on it or only mishandles it.
+    pub severity: Severity,
     /// What it is in: `tool add`, `prompt review`, …
     pub item: String,
     /// Where in it, as a path of keys: `inputSchema.properties.shape.oneOf`
@@ -101,6 +116,24 @@ pub struct Problem {
     pub message: String,
     /// How to fix it in the server's code.
     pub fix: String,
+}
+
+/// How many errors and warnings: `1 error`, `2 errors, 1 warning`,
+/// `1 warning` (empty for none).
+pub fn tally<'p>(problems: impl IntoIterator<Item = &'p Problem>) -> String {
+    let (mut errors, mut warnings) = (0, 0);
+    for problem in problems {
+        match problem.severity {
+            Severity::Error => errors += 1,
+            Severity::Warning => warnings += 1,
+        }
+    }
+    let counted = |n: usize, noun: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {noun}")),
+        n => Some(format!("{n} {noun}s")),
+    };
+    [counted(errors, "error"), counted(warnings, "warning")].into_iter().flatten().collect::<Vec<_>>().join(", ")
 }
 
 /// The problems every client has with one tool, as `tools/list` sends it.
@@ -163,10 +196,21 @@ struct Found {
 }
 
 impl Found {
+    /// An error of each of `clients`.
     fn add(&mut self, clients: &[KnownClient], path: &str, message: &str, fix: &str) {
+        self.push(Severity::Error, clients, path, message, fix);
+    }
+
+    /// A warning of each of `clients`.
+    fn warn(&mut self, clients: &[KnownClient], path: &str, message: &str, fix: &str) {
+        self.push(Severity::Warning, clients, path, message, fix);
+    }
+
+    fn push(&mut self, severity: Severity, clients: &[KnownClient], path: &str, message: &str, fix: &str) {
         for &client in clients {
             self.problems.push(Problem {
                 client,
+                severity,
                 item: self.item.clone(),
                 path: path.to_owned(),
                 message: message.to_owned(),
@@ -247,9 +291,10 @@ fn tool_name(tool: &Tool, found: &mut Found) {
 /// fails its calls before they reach the server (PrefectHQ/fastmcp#2654;
 /// anthropics/claude-code#80105, Claude Desktop 1.24012). Reported because
 /// it has recurred across releases; a server that serves Claude Desktop
-/// users turns output schemas off.
+/// users turns output schemas off. A warning, not an error: it comes and
+/// goes with releases, and structured output is otherwise the advice.
 fn output_schema_declared(found: &mut Found) {
-    found.add(
+    found.warn(
         &[KnownClient::ClaudeDesktop],
         "outputSchema",
         "tools that declare an `outputSchema` have been greyed out, or their calls failed without reaching the server",
@@ -445,10 +490,11 @@ fn openai_object_without_properties(at: &At<'_>, found: &mut Found) {
     found.add(&[KnownClient::Codex], at.path, "an object schema without `properties` is rejected", &fix);
 }
 
-/// Codex turns an `anyOf` field into a plain string (openai/codex#13768).
+/// Codex turns an `anyOf` field into a plain string (openai/codex#13768): a
+/// warning, as the tool stays usable with string values.
 fn openai_nested_any_of(at: &At<'_>, found: &mut Found) {
     if !at.root && at.place == Place::Input && at.schema.contains_key("anyOf") {
-        found.add(
+        found.warn(
             &[KnownClient::Codex],
             &at.key("anyOf"),
             "an `anyOf` field is turned into a plain string",
@@ -489,7 +535,7 @@ fn claude_code_nullable(at: &At<'_>, found: &mut Found) {
 /// clients): the client validates a different range than the server, and
 /// near the bound cannot send the value it means. Reported for the clients
 /// that run on JavaScript; Codex (Rust) and Visual Studio (.NET) read the
-/// bound exactly.
+/// bound exactly. A warning: only values near the bound are affected.
 fn javascript_integer_bounds(at: &At<'_>, found: &mut Found) {
     if type_of(at.schema) != Some("integer") {
         return;
@@ -499,7 +545,7 @@ fn javascript_integer_bounds(at: &At<'_>, found: &mut Found) {
         let Some(bound) = at.schema.get(key).filter(|b| b.as_f64().is_some_and(|b| b.abs() > limit)) else {
             continue;
         };
-        found.add(
+        found.warn(
             JAVASCRIPT,
             &at.key(key),
             &format!("`{key}` {bound} is beyond ±(2^53 − 1), which a JavaScript number holds exactly"),

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mcp_core::clients::{self, KnownClient, Problem};
+use mcp_core::clients::{self, KnownClient, Problem, Severity};
 use mcp_core::{ProtocolVersion, Tool};
 
 use crate::server::Server;
@@ -40,10 +40,20 @@ pub fn check_clients(server: &Server) -> ClientReport {
 
 /// What each client has against a server's tools: made by
 /// [`check_clients`]. Its `Display` lists the problems per client, each with
-/// its fix.
+/// its severity and fix.
+///
+/// A problem is an [error](Severity::Error) (the client rejects the tool or
+/// fails the request) or a [warning](Severity::Warning) (it mishandles it
+/// but the tool works, or fails only in some releases, such as Claude
+/// Desktop and output schemas). Only errors count against
+/// [`is_clear`](Self::is_clear) and the asserts, unless
+/// [`deny_warnings`](Self::deny_warnings) says otherwise: structured output
+/// (`Json<T>`) is the advice, and one client's intermittent trouble with it
+/// must not fail every test.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientReport {
     problems: Vec<Problem>,
+    deny_warnings: bool,
 }
 
 impl ClientReport {
@@ -52,30 +62,44 @@ impl ClientReport {
     /// them.
     pub fn for_tools(tools: &[Tool]) -> ClientReport {
         let listed: Vec<Tool> = tools.iter().map(|t| t.for_version(ProtocolVersion::LATEST)).collect();
-        ClientReport { problems: clients::check_tools(&listed) }
+        ClientReport { problems: clients::check_tools(&listed), deny_warnings: false }
     }
 
-    /// Whether no client has a problem.
+    /// Count warnings as errors too: `check_clients(&server).deny_warnings().assert_clear()`.
+    pub fn deny_warnings(mut self) -> Self {
+        self.deny_warnings = true;
+        self
+    }
+
+    /// Whether `problem` counts against the clear verdicts.
+    fn counts(&self, problem: &Problem) -> bool {
+        problem.severity == Severity::Error || self.deny_warnings
+    }
+
+    /// Whether no client has a problem that counts (an error, or any
+    /// problem after [`deny_warnings`](Self::deny_warnings)).
     pub fn is_clear(&self) -> bool {
-        self.problems.is_empty()
+        !self.problems.iter().any(|p| self.counts(p))
     }
 
-    /// Whether `client` has no problem.
+    /// Whether `client` has no problem that counts.
     pub fn is_clear_for(&self, client: KnownClient) -> bool {
-        self.problems.iter().all(|p| p.client != client)
+        !self.problems.iter().any(|p| p.client == client && self.counts(p))
     }
 
-    /// Every problem, client by client in the order tools are listed.
+    /// Every problem, warnings included, client by client in the order
+    /// tools are listed.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
 
-    /// The problems of one client.
+    /// The problems of one client, warnings included.
     pub fn problems_for(&self, client: KnownClient) -> Vec<&Problem> {
         self.problems.iter().filter(|p| p.client == client).collect()
     }
 
-    /// The clients with at least one problem, in [`KnownClient::ALL`] order.
+    /// The clients with at least one problem that counts, in
+    /// [`KnownClient::ALL`] order.
     pub fn clients_with_problems(&self) -> Vec<KnownClient> {
         KnownClient::ALL.into_iter().filter(|c| !self.is_clear_for(*c)).collect()
     }
@@ -91,27 +115,34 @@ impl ClientReport {
     /// schema some of them cannot take).
     #[track_caller]
     pub fn assert_clear_for(&self, clients: &[KnownClient]) {
-        let concerned =
-            ClientReport { problems: self.problems.iter().filter(|p| clients.contains(&p.client)).cloned().collect() };
-        if !concerned.is_clear() {
-            panic!("some clients would reject or mishandle these tools:\n{concerned}");
+        if clients.iter().all(|c| self.is_clear_for(*c)) {
+            return;
         }
+        let problems =
+            self.problems.iter().filter(|p| clients.contains(&p.client) && self.counts(p)).cloned().collect();
+        let concerned = ClientReport { problems, deny_warnings: self.deny_warnings };
+        panic!("some clients would reject or mishandle these tools:\n{concerned}");
     }
 }
 
 impl fmt::Display for ClientReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_clear() {
+        if self.problems.is_empty() {
             return f.write_str("no client has a problem with these tools");
         }
-        for client in self.clients_with_problems() {
+        for client in KnownClient::ALL {
             let problems = self.problems_for(client);
-            let count =
-                if problems.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", problems.len()) };
-            writeln!(f, "{} ({}): {count}", client.name(), client.id())?;
+            if problems.is_empty() {
+                continue;
+            }
+            writeln!(f, "{} ({}): {}", client.name(), client.id(), clients::tally(problems.iter().copied()))?;
             for p in problems {
                 let place = if p.path.is_empty() { p.item.clone() } else { format!("{}, {}", p.item, p.path) };
-                writeln!(f, "  - {place}: {}", p.message)?;
+                let severity = match p.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                };
+                writeln!(f, "  - {severity}: {place}: {}", p.message)?;
                 writeln!(f, "    fix: {}", p.fix)?;
             }
         }
@@ -143,12 +174,12 @@ mod tests {
         let text = report.to_string();
         assert!(
             text.starts_with(
-                "Cursor (cursor): 1 problem\n  - tool notes.find, inputSchema.properties.n.type: a list of types"
+                "Cursor (cursor): 1 error\n  - error: tool notes.find, inputSchema.properties.n.type: a list of types"
             ),
             "{text}"
         );
         assert!(
-            text.contains("Visual Studio Copilot (visual-studio): 1 problem\n  - tool notes.find, name:"),
+            text.contains("Visual Studio Copilot (visual-studio): 1 error\n  - error: tool notes.find, name:"),
             "{text}"
         );
         assert!(text.contains("    fix: use the portable schema profile"), "{text}");
@@ -156,5 +187,26 @@ mod tests {
         let refused = std::panic::catch_unwind(|| report.assert_clear_for(&[KnownClient::Cursor])).unwrap_err();
         let message = refused.downcast_ref::<String>().unwrap();
         assert!(message.contains("Cursor (cursor)") && !message.contains("Gemini"), "{message}");
+    }
+
+    #[test]
+    fn warnings_are_shown_but_count_only_when_denied() {
+        // An output schema: Claude Desktop has greyed such tools out in some
+        // releases, a warning.
+        let mut structured = tool("stats", json!({"type": "object", "properties": {}}));
+        structured.output_schema =
+            Some(json!({"type": "object", "properties": {"n": {"type": "integer"}}}).as_object().unwrap().clone());
+        let report = ClientReport::for_tools(&[structured]);
+        assert!(report.is_clear() && report.clients_with_problems().is_empty());
+        report.assert_clear();
+        let text = report.to_string();
+        assert!(
+            text.starts_with("Claude Desktop (claude-desktop): 1 warning\n  - warning: tool stats, outputSchema:"),
+            "{text}"
+        );
+        let strict = report.deny_warnings();
+        assert!(!strict.is_clear() && !strict.is_clear_for(KnownClient::ClaudeDesktop));
+        assert_eq!(strict.clients_with_problems(), [KnownClient::ClaudeDesktop]);
+        assert!(std::panic::catch_unwind(|| strict.assert_clear()).is_err());
     }
 }

@@ -88,7 +88,9 @@ fn arguments(json: Option<&str>, pairs: &[String]) -> Result<JsonObject, Failure
 }
 
 /// The content blocks, then the structured content unless a text block
-/// already says the same JSON.
+/// already says the same JSON. When both are shown, each is headed by its
+/// name, so a reader knows which is which (a model reads the content; a
+/// program, the structured content).
 fn render(result: &CallToolResult, style: &Style) -> String {
     let mut parts = Vec::new();
     for block in &result.content {
@@ -99,10 +101,12 @@ fn render(result: &CallToolResult, style: &Style) -> String {
         }
         parts.push(output::content(block, style));
     }
-    if let Some(structured) = &result.structured_content {
-        parts.push(output::pretty(structured, 0));
+    let Some(structured) = &result.structured_content else { return parts.join("\n") };
+    let structured = output::pretty(structured, 0);
+    if parts.is_empty() {
+        return structured;
     }
-    parts.join("\n")
+    format!("{}\n{}\n{}\n{structured}", style.dim("content:"), parts.join("\n"), style.dim("structured content:"))
 }
 
 #[cfg(test)]
@@ -124,6 +128,9 @@ mod tests {
             structured_content: Some(json!({"n": 1})),
             ..Default::default()
         };
-        assert_eq!(render(&result, &Style::stdout()), "note\n{\n  \"n\": 1\n}");
+        let shown = render(&result, &Style::plain());
+        assert_eq!(shown, "content:\nnote\nstructured content:\n{\n  \"n\": 1\n}");
+        let alone = CallToolResult { content: vec![Content::text(r#"{"n": 1}"#)], ..result };
+        assert_eq!(render(&alone, &Style::plain()), "{\n  \"n\": 1\n}");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_core::clients::{self, KnownClient, Problem};
+use mcp_core::clients::{self, KnownClient, Problem, Severity};
 use mcp_core::providers::{self, Provider};
 use mcp_core::{Prompt, Resource, ResourceTemplate, Tool, methods};
 use mcp_runtime_client::Era;
@@ -61,12 +61,19 @@ pub async fn run(args: InspectArgs) -> Result<ExitCode, Failure> {
         }
     }
     connection.close().await;
-    let failing: Vec<&str> =
-        deny.iter().filter(|client| problems.iter().any(|p| p.client == **client)).map(|c| c.name()).collect();
-    if failing.is_empty() {
+    let counted = |p: &&Problem| deny.contains(&p.client) && (p.severity == Severity::Error || args.deny_warnings);
+    let counted: Vec<&Problem> = problems.iter().filter(counted).collect();
+    if counted.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let failure = Failure::new(format!("{} would have problems with this server (--deny)", failing.join(", ")));
+    let failing: Vec<&str> =
+        deny.iter().filter(|client| counted.iter().any(|p| p.client == **client)).map(|c| c.name()).collect();
+    let what = if args.deny_warnings { "--deny with --deny-warnings" } else { "--deny counts errors" };
+    let failure = Failure::new(format!(
+        "{} would have problems with this server: {} ({what})",
+        failing.join(", "),
+        clients::tally(counted.iter().copied())
+    ));
     // Only the text report shows the problems "above"; JSON carries its
     // own `problems`, and scripts want no prose.
     Err(match report {
@@ -148,7 +155,12 @@ fn document(connection: &Connection, found: &Definitions, problems: &[Problem]) 
     let raw = |items: Vec<&Value>| Value::Array(items.into_iter().cloned().collect());
     let clients: Vec<Value> = KnownClient::ALL
         .iter()
-        .map(|c| json!({"id": c.id(), "name": c.name(), "allClear": !problems.iter().any(|p| p.client == *c)}))
+        .map(|c| {
+            let theirs = problems.iter().filter(|p| p.client == *c);
+            let errors = theirs.clone().filter(|p| p.severity == Severity::Error).count();
+            let warnings = theirs.count() - errors;
+            json!({"id": c.id(), "name": c.name(), "allClear": errors + warnings == 0, "errors": errors, "warnings": warnings})
+        })
         .collect();
     json!({
         "server": connection.negotiated.server_info,
@@ -254,15 +266,23 @@ fn text(connection: &Connection, found: &Definitions, problems: &[Problem], styl
             out.push_str(&format!("  {} {name}  {}\n", style.green("✓"), style.green("all clear")));
             continue;
         }
-        let count = if theirs.len() == 1 { "1 problem".to_owned() } else { format!("{} problems", theirs.len()) };
-        out.push_str(&format!("  {} {name}  {}\n", style.red("✗"), style.red(&count)));
+        let count = clients::tally(theirs.iter().copied());
+        if theirs.iter().any(|p| p.severity == Severity::Error) {
+            out.push_str(&format!("  {} {name}  {}\n", style.red("✗"), style.red(&count)));
+        } else {
+            out.push_str(&format!("  {} {name}  {}\n", style.yellow("!"), style.yellow(&count)));
+        }
         for problem in theirs {
             let place = if problem.path.is_empty() {
                 problem.item.clone()
             } else {
                 format!("{}, {}", problem.item, problem.path)
             };
-            out.push_str(&format!("      {}: {}\n", style.bold(&place), problem.message));
+            let severity = match problem.severity {
+                Severity::Error => style.red("error"),
+                Severity::Warning => style.yellow("warning"),
+            };
+            out.push_str(&format!("      {severity} {}: {}\n", style.bold(&place), problem.message));
             out.push_str(&format!("        {} {}\n", style.yellow("fix:"), problem.fix));
         }
     }
