@@ -498,3 +498,62 @@ async fn template_variables_complete_from_their_types_and_functions() {
         "this week"
     );
 }
+
+/// A profile with fields that may be `None`, and `null`s that mean
+/// something: a list's element, a map's value, a JSON value.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sparse {
+    name: String,
+    nickname: Option<String>,
+    address: Option<Address>,
+    scores: Vec<Option<u8>>,
+    tags: std::collections::BTreeMap<String, Option<String>>,
+    extra: Value,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Address {
+    city: String,
+    zip: Option<String>,
+}
+
+fn sparse() -> Sparse {
+    Sparse {
+        name: "Ada".into(),
+        nickname: None,
+        address: Some(Address { city: "London".into(), zip: None }),
+        scores: vec![Some(3), None],
+        tags: [("team".to_owned(), None)].into(),
+        extra: Value::Null,
+    }
+}
+
+/// The sparse profile, as a resource.
+#[resource("profiles://sparse")]
+fn sparse_resource() -> Json<Sparse> {
+    Json(sparse())
+}
+
+/// The sparse profile, as a tool's structured output.
+#[tool]
+fn sparse_tool() -> Json<Sparse> {
+    Json(sparse())
+}
+
+#[tokio::test]
+async fn json_output_leaves_none_out_alike_in_resources_and_tools() {
+    let server = Server::empty("sparse", "1").resource(sparse_resource::Resource).tool(sparse_tool::Tool);
+    let mut client = TestClient::connect(server).await.unwrap();
+    let read = client.read_resource("profiles://sparse").await.unwrap();
+    let resource: Value = serde_json::from_str(&text(&read)).unwrap();
+    let expected = json!({
+        "name": "Ada",
+        "address": {"city": "London"},
+        "scores": [3, null],
+        "tags": {"team": null},
+        "extra": null,
+    });
+    assert_eq!(resource, expected);
+    let called = client.call_tool("sparse_tool", json!({})).await.unwrap();
+    assert_eq!(called.structured_content, Some(expected));
+}

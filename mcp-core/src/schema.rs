@@ -797,7 +797,7 @@ mod tests {
     #[test]
     fn an_internally_tagged_enum_is_one_object_whose_fields_say_which_kind_needs_them() {
         let expected = json!({"type": "object", "properties": {
-            "kind": {"type": "string", "enum": ["circle", "rect", "at", "none"]},
+            "kind": {"type": "string", "enum": ["circle", "rect", "at", "none"], "description": "- circle: A circle."},
             "r": {"description": "The radius.\nRequired when kind is \"circle\".", "type": "number"},
             "w": {"type": "number", "description": "Required when kind is \"rect\"."},
             "h": {"type": "number", "description": "Required when kind is \"rect\"."},
@@ -814,14 +814,16 @@ mod tests {
         let raw = json!({"oneOf": [
             {"type": "string", "enum": ["Empty"]},
             {"type": "object", "properties": {"Circle": {"type": "object", "properties": {"r": {"type": "number"}},
-                "required": ["r"]}}, "required": ["Circle"], "additionalProperties": false},
+                "required": ["r"]}}, "required": ["Circle"], "additionalProperties": false,
+                "description": "A round shape."},
             {"type": "object", "properties": {"Pair": {"type": "array", "prefixItems": [
                 {"type": "integer", "format": "int32"}, {"type": "integer", "format": "int32"}],
                 "minItems": 2, "maxItems": 2}}, "required": ["Pair"], "additionalProperties": false}
         ], "description": "A shape."});
         let int32 = json!({"type": "integer", "maximum": 2147483647, "minimum": -2147483648});
         let properties = json!({
-            "Circle": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+            "Circle": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"],
+                "description": "A round shape."},
             "Pair": {"type": "array", "prefixItems": [int32, int32], "minItems": 2, "maxItems": 2, "items": int32}
         });
         let description =

@@ -16,6 +16,8 @@ struct Variant<'a> {
     /// `additionalProperties: false` (an externally tagged variant,
     /// `deny_unknown_fields`); only the checked schema still has it.
     closed: bool,
+    /// The variant's doc comment, which would be lost with its branch.
+    description: Option<&'a str>,
 }
 
 /// Which variant a field belongs to: the tag's name and that variant's value.
@@ -86,6 +88,7 @@ fn variant(branch: &Value) -> Option<Variant<'_>> {
         properties,
         required: required(branch),
         closed: branch.get("additionalProperties") == Some(&false.into()),
+        description: branch.get("description").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()),
     })
 }
 
@@ -158,6 +161,16 @@ fn merge_objects(
         if let Some(description) = variants[0].properties[*name].get("description") {
             schema.insert("description".into(), description.clone());
         }
+        // What each kind means (its variant's doc), where models read it, as
+        // a documented unit enum's values are described.
+        let meanings: Vec<String> = variants
+            .iter()
+            .zip(values)
+            .filter_map(|(variant, value)| Some(format!("- {}: {}", value.as_str()?, variant.description?)))
+            .collect();
+        if !meanings.is_empty() {
+            append_description(&mut schema, &meanings.join("\n"));
+        }
         properties.insert((*name).to_owned(), Value::Object(schema));
         required.push(Value::from(*name));
     }
@@ -168,6 +181,16 @@ fn merge_objects(
         let schemas: Vec<&Value> = users.iter().map(|&i| &variants[i].properties[name]).collect();
         let whens: Vec<Option<Condition<'_>>> = users.iter().map(|&i| conditions[i]).collect();
         let mut schema = merge_field(&schemas, &whens, purpose);
+        // A field of one variant only, which has no other (an externally
+        // tagged variant: `{"circle": {…}}`), carries that variant's doc.
+        if let ([only], Value::Object(schema)) = (users.as_slice(), &mut schema)
+            && tag.is_none()
+            && variants[*only].properties.len() == 1
+            && let Some(description) = variants[*only].description
+            && schema.get("description").and_then(Value::as_str) != Some(description)
+        {
+            append_description(schema, description);
+        }
         let required_by: Vec<usize> = users.iter().copied().filter(|&i| variants[i].required.contains(&name)).collect();
         if required_by.len() == variants.len() {
             required.push(Value::from(name));

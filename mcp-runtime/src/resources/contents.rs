@@ -10,7 +10,7 @@ use mcp_core::ResourceContents;
 use serde::Serialize;
 
 use crate::request::Rejection;
-use crate::tools::Json;
+use crate::tools::{Json, StructuredOutput};
 
 /// A value a `#[resource]` function can return. `uri` is the URI being
 /// read; `mime_type` the one the resource declares, if any.
@@ -43,10 +43,22 @@ impl IntoResourceContents for &str {
 }
 
 /// JSON text: `application/json` unless the resource declares another type.
-impl<T: Serialize> IntoResourceContents for Json<T> {
+/// A `None` field is left out, as in a tool's `Json<T>` output: one rule
+/// for all structured output, read back by serde as the same `None`.
+impl<T: StructuredOutput> IntoResourceContents for Json<T> {
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ResourceError> {
-        let json = serde_json::to_string(&self.0).map_err(ResourceError::internal)?;
-        Ok(vec![text(uri, mime_type, "application/json", json)])
+        let mut value = serde_json::to_value(&self.0).map_err(ResourceError::internal)?;
+        // The schema is made only for a value that holds a `null` (most do
+        // not), and says which of them are `None` fields and which mean
+        // something (a list's element, a map's value, a `Value`).
+        if mcp_core::schema::contains_null(&value) {
+            let raw = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
+            let shaped = mcp_core::schema::output_schema(mcp_core::schema::SchemaProfile::Portable, raw.into());
+            if let Ok(serde_json::Value::Object(schema)) = shaped {
+                mcp_core::schema::omit_optional_nulls(&mut value, &schema);
+            }
+        }
+        Ok(vec![text(uri, mime_type, "application/json", value.to_string())])
     }
 }
 

@@ -15,7 +15,8 @@ use crate::request::Rejection;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool result",
-    note = "a tool returns text (`String`, `&str`, numbers, `bool`, `char`), `()`, `Json<T>` for structured output, `Content`, `Vec<Content>`, `CallToolResult`, or a `Result<T, E>` of those whose error converts into `ToolError`"
+    note = "to return data (a struct, or a list of values as `Json<Vec<T>>`), wrap it in `Json`: structured output, for `T: serde::Serialize + schemars::JsonSchema`",
+    note = "a tool also returns text (`String`, `&str`, numbers, `bool`, `char`), `()`, `Content` or `Vec<Content>` (content blocks), `CallToolResult`, or a `Result<T, E>` of those whose error converts into `ToolError`"
 )]
 pub trait IntoToolResult {
     /// The result sent to the client.
@@ -41,6 +42,10 @@ impl IntoToolResult for Content {
     }
 }
 
+// Not recommended in errors: a `-> Vec<String>` that does not compile is
+// meant as structured output (`Json<Vec<String>>`, the first note), and
+// rustc would otherwise point at this impl as the one to match.
+#[diagnostic::do_not_recommend]
 impl IntoToolResult for Vec<Content> {
     fn into_tool_result(self) -> CallToolResult {
         CallToolResult::success(self)
@@ -180,7 +185,7 @@ pub struct Json<T>(pub T);
 /// type without them gets this trait's message rather than a list of every
 /// `JsonSchema` type.
 #[diagnostic::on_unimplemented(
-    message = "`Json<{Self}>` cannot be returned from a tool: `{Self}` needs `serde::Serialize` and `JsonSchema` from schemars 1.x",
+    message = "`Json<{Self}>` is structured output: `{Self}` needs `serde::Serialize` and `JsonSchema` from schemars 1.x",
     label = "`{Self}` is not structured output",
     note = "derive them: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1.x, the version mcp-runtime uses (a `JsonSchema` derived with schemars 0.8 does not count)"
 )]
