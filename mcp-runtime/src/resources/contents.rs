@@ -7,7 +7,6 @@ use std::fmt;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use mcp_core::ResourceContents;
-use serde::Serialize;
 
 use crate::request::Rejection;
 use crate::tools::{Json, StructuredOutput};
