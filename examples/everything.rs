@@ -114,7 +114,7 @@ fn static_binary() -> Vec<u8> {
 }
 
 /// What the template resource holds for one id.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct TemplateData {
     id: String,
