@@ -64,7 +64,7 @@ pub(crate) struct Link {
     /// The task support of an in-process upstream's tools.
     task_support: Option<Arc<super::TaskSupportOf>>,
     /// What to check when the upstream never answers, for the log.
-    hint: Option<String>,
+    pub(crate) hint: Option<String>,
     targets: Targets,
     /// The connection that mirrors the lists, and serves every call of
     /// an upstream without sessions.
@@ -598,39 +598,6 @@ async fn mirror(link: Weak<Link>) {
     }
 }
 
-/// How long an upstream may take to answer its handshake before the log
-/// says so (the connection goes on waiting, up to its connect timeout).
-const SILENT_AFTER: Duration = Duration::from_secs(3);
-
-/// `connecting`, within the link's connect timeout; an upstream still
-/// silent after [`SILENT_AFTER`] is reported in the log at once, with what
-/// to check, rather than only when the timeout ends: a command that starts
-/// but does not speak MCP (a typo'd script waiting on stdin) looks alive.
-async fn connect_telling(
-    link: &Link,
-    connecting: impl Future<Output = Result<Client, ClientError>>,
-) -> Result<Client, ClientError> {
-    let limit = link.connect_timeout;
-    let connecting = tokio::time::timeout(limit, connecting);
-    tokio::pin!(connecting);
-    if limit > SILENT_AFTER {
-        tokio::select! {
-            connected = &mut connecting => return connected.unwrap_or(Err(ClientError::Timeout(limit))),
-            () = tokio::time::sleep(SILENT_AFTER) => {
-                let check = link.hint.as_deref().unwrap_or("check how it is reached: does it speak MCP?");
-                tracing::warn!(
-                    upstream = %link.label,
-                    "`{}` has not answered the handshake in {} s; {check} (waiting up to {} s)",
-                    link.label,
-                    SILENT_AFTER.as_secs(),
-                    limit.as_secs_f64(),
-                );
-            }
-        }
-    }
-    connecting.await.unwrap_or(Err(ClientError::Timeout(limit)))
-}
-
 /// Resolves when the link's shared connection was closed on purpose (never
 /// once the link is gone).
 async fn renewed(link: &Weak<Link>) {
@@ -722,7 +689,7 @@ impl Conn {
             true => builder.extension(mcp_core::task::EXTENSION, serde_json::json!({})),
             false => builder,
         };
-        let client = connect_telling(link, (link.connect)(builder)).await?;
+        let client = super::connect::telling(link, (link.connect)(builder)).await?;
         tokio::spawn(pass_on_logs(Arc::downgrade(self), client.notifications().boxed()));
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         *slot = Some((client.clone(), generation));

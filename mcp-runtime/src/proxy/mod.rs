@@ -61,6 +61,7 @@
 //! upstream comes up first.
 
 mod config;
+mod connect;
 mod forward;
 mod import;
 mod link;
