@@ -20,6 +20,8 @@ mod dispatch;
 mod dynamic;
 mod eras;
 mod gateway;
+mod gateway_handshake;
+mod gateway_tasks;
 mod hardening;
 mod host;
 mod http;

@@ -42,6 +42,7 @@ const KEYS: &[&str] = &[
     "include",
     "exclude",
     "timeout",
+    "taskTimeout",
     "connectTimeout",
     "maxSessions",
     "maxMessageBytes",
@@ -83,6 +84,8 @@ struct Entry {
     exclude: Vec<String>,
     /// Seconds a forwarded request may take ([`Mount::timeout`]).
     timeout: Option<f64>,
+    /// Seconds a call may take once it is a task ([`Mount::task_timeout`]).
+    task_timeout: Option<f64>,
     /// Seconds connecting and the first lists may take
     /// ([`Mount::connect_timeout`]).
     connect_timeout: Option<f64>,
@@ -208,7 +211,10 @@ impl Entry {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return fail("a name is letters, digits, `_` and `-` (it prefixes the server's tools)".into());
         }
-        if let Err(why) = seconds("timeout", self.timeout).and(seconds("connectTimeout", self.connect_timeout)) {
+        let timeouts = seconds("timeout", self.timeout)
+            .and(seconds("taskTimeout", self.task_timeout))
+            .and(seconds("connectTimeout", self.connect_timeout));
+        if let Err(why) = timeouts {
             return fail(why);
         }
         if self.max_sessions == Some(0) || self.max_message_bytes == Some(0) {
@@ -245,6 +251,9 @@ impl Entry {
         if let Ok(Some(timeout)) = seconds("timeout", self.timeout) {
             mount = mount.timeout(timeout);
         }
+        if let Ok(Some(timeout)) = seconds("taskTimeout", self.task_timeout) {
+            mount = mount.task_timeout(timeout);
+        }
         if let Ok(Some(timeout)) = seconds("connectTimeout", self.connect_timeout) {
             mount = mount.connect_timeout(timeout);
         }
@@ -266,7 +275,7 @@ mod tests {
     fn entries_are_commands_or_urls_and_mistakes_say_what_to_write() {
         let config = Config::from_json(
             r#"{"mcpServers": {
-                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}, "timeout": 5},
+                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}, "timeout": 5, "taskTimeout": 60},
                 "calc": {"command": "calculator", "args": ["--stdio"], "env": {"A": "1"}, "autoApprove": []},
                 "off": {"command": "x", "disabled": true}
             }}"#,
@@ -274,6 +283,7 @@ mod tests {
         .unwrap();
         assert_eq!(config.names().collect::<Vec<_>>(), ["web", "calc"], "the file's order");
         assert_eq!(config.mounts()[0].timeout, Duration::from_secs(5));
+        assert_eq!(config.mounts()[0].task_timeout, Duration::from_secs(60));
         for (json, says) in [
             (r#"{"servers": {}}"#, "mcpServers"),
             (r#"{"mcpServers": {}}"#, "no server"),

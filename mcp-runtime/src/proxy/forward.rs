@@ -17,6 +17,7 @@ use crate::prompts::{Prompt, PromptDefinition, PromptError, Rendered};
 use crate::request::{Needs, RequestParts};
 use crate::resources::template::UriTemplate;
 use crate::resources::{Contents, Resource, ResourceDefinition, ResourceError, Variable};
+use crate::tasks::TaskSupport;
 use crate::tools::{BoxFuture, Tool, ToolDefinition};
 
 /// Where definitions of mounted components say they come from.
@@ -38,10 +39,15 @@ pub(crate) struct ProxiedTool {
 
 impl ProxiedTool {
     pub(crate) fn new(link: &Arc<Link>, name: String, mut tool: mcp_core::Tool) -> ProxiedTool {
+        // Its support as the upstream has it, and as this server lists it
+        // (see the `tasks` module for how such calls run).
+        let task_support = link.task_support(&tool);
         let upstream = std::mem::replace(&mut tool.name, name);
-        // The upstream's own task-augmented calls are not forwarded: its
-        // tools are called directly here.
-        tool.execution = None;
+        tool.execution = match task_support {
+            TaskSupport::Never => None,
+            TaskSupport::Optional => Some(JsonObject::from_iter([("taskSupport".into(), json!("optional"))])),
+            TaskSupport::Required => Some(JsonObject::from_iter([("taskSupport".into(), json!("required"))])),
+        };
         link.names.view_of(&mut tool);
         let definition = ToolDefinition {
             rust_path: origin(link, &upstream),
@@ -54,7 +60,7 @@ impl ProxiedTool {
             scopes: link.scopes(ScopeOf::Tool, &upstream),
             checked_input: None,
             forwarded: true,
-            task_support: crate::tasks::TaskSupport::Never,
+            task_support,
             // Its upstream may ask, through this server.
             reaches_client: true,
         };
@@ -74,10 +80,8 @@ impl Tool for ProxiedTool {
                 Ok(link) => link,
                 Err(why) => return CallToolResult::error_text(why),
             };
-            let mut params = JsonObject::new();
-            params.insert("name".into(), json!(name));
-            params.insert("arguments".into(), Value::Object(request.arguments.clone()));
-            match link.forward(request, methods::TOOLS_CALL, params).await {
+            let arguments = request.arguments.clone();
+            match link.call_tool(request, &name, arguments).await {
                 Ok(result) => serde_json::from_value(result).unwrap_or_else(|error| {
                     CallToolResult::error_text(format!(
                         "the mounted server `{}` answered with something that is not a tool result: {error}",

@@ -4,6 +4,7 @@
 //! catalogs, and its announcements passed on.
 
 use std::collections::BTreeSet;
+use std::future::IntoFuture;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -26,6 +27,7 @@ use crate::prompts::catalog::Prompts;
 use crate::request::{Context, FromRequest, RequestParts};
 use crate::resources::Resource;
 use crate::resources::catalog::{Statics, Templates};
+use crate::tasks::running::Running;
 use crate::tools::Tool;
 use crate::tools::catalog::Tools;
 
@@ -53,10 +55,16 @@ pub(crate) struct Link {
     filter: Filter,
     renames: Vec<(String, String)>,
     connect: Connect,
-    connect_timeout: Duration,
-    timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) timeout: Duration,
+    /// What bounds a call once it is a task here ([`Mount::task_timeout`]).
+    pub(crate) task_timeout: Duration,
     /// The scopes of an in-process upstream's components.
     scopes: Option<Arc<super::Scopes>>,
+    /// The task support of an in-process upstream's tools.
+    task_support: Option<Arc<super::TaskSupportOf>>,
+    /// What to check when the upstream never answers, for the log.
+    pub(crate) hint: Option<String>,
     targets: Targets,
     /// The connection that mirrors the lists, and serves every call of
     /// an upstream without sessions.
@@ -71,6 +79,10 @@ pub(crate) struct Link {
     /// that have none (2026-07-28 clients): never one a client session
     /// holds, whose upstream session keeps that client's state.
     sessionless: Arc<Conn>,
+    /// The connection that declares the tasks extension, where an upstream
+    /// without sessions runs the calls this server runs as tasks: opened
+    /// on the first such call (see [`super::tasks`]).
+    pub(crate) tasking: Arc<Conn>,
     /// How many client sessions may have a connection of their own.
     max_sessions: usize,
     /// The largest message read from the upstream.
@@ -79,9 +91,11 @@ pub(crate) struct Link {
     /// session ended), so the lists are mirrored from the next one.
     renew: Arc<tokio::sync::Notify>,
     /// The upstream keeps sessions (it spoke a handshake era).
-    stateful: AtomicBool,
+    pub(crate) stateful: AtomicBool,
     /// The upstream offers completions.
     pub(crate) completes: AtomicBool,
+    /// The upstream offers the tasks extension (or 2025-11-25's tasks).
+    pub(crate) offers_tasks: AtomicBool,
     /// The URIs of the upstream's resources this mount serves, to
     /// subscribe to.
     statics: Mutex<BTreeSet<String>>,
@@ -122,17 +136,22 @@ impl Link {
             connect: mount.upstream.connect,
             connect_timeout: mount.connect_timeout,
             timeout: mount.timeout,
+            task_timeout: mount.task_timeout,
             scopes: mount.upstream.scopes.clone(),
+            task_support: mount.upstream.task_support.clone(),
+            hint: mount.upstream.hint.clone(),
             targets,
             shared: Arc::default(),
             claim: Mutex::new(Claim::Free),
             sessions: Mutex::default(),
             sessionless: Arc::default(),
+            tasking: Arc::new(Conn { declares_tasks: true, ..Conn::default() }),
             max_sessions: mount.max_sessions,
             max_message_bytes: mount.max_message_bytes,
             renew: Arc::default(),
             stateful: AtomicBool::new(false),
             completes: AtomicBool::new(false),
+            offers_tasks: AtomicBool::new(false),
             statics: Mutex::default(),
             parking: Parking::default(),
             ready: watch::channel(false).0,
@@ -165,33 +184,76 @@ impl Link {
         method: &str,
         params: JsonObject,
     ) -> Result<Value, ClientError> {
+        let running = parts.task.clone();
         let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
-        let (conn, client) = self.connection(&ctx).await?;
+        self.forward_for(&ctx, running.as_deref(), method, params).await
+    }
+
+    /// [`forward`](Self::forward) for `ctx`'s request, which `running`
+    /// (if any) may have made a task of this server.
+    pub(crate) async fn forward_for(
+        self: &Arc<Self>,
+        ctx: &Context,
+        running: Option<&Running>,
+        method: &str,
+        params: JsonObject,
+    ) -> Result<Value, ClientError> {
+        let (conn, client) = self.connection(ctx).await?;
         if self.stateful.load(Ordering::Relaxed) && !ctx.protocol_version().uses_handshake() {
             // The upstream asks on its session and waits; the client
             // answers with a later retry: the call waits in between.
-            let parked = self.parking.forward(&ctx, &conn, client, method, params, self.timeout).await;
+            let parked = self.parking.forward(ctx, &conn, client, method, params, self.timeout).await;
             if let Err(ClientError::Closed(_)) = &parked {
                 conn.reset().await;
             }
             return parked.map(own_envelope);
         }
         let _caller = conn.enter(ctx.clone());
-        let mut forward = client.forward(method, params).timeout(self.timeout);
+        let result = self.bounded_for(running, self.relayed(ctx, client.forward(method, params)).into_future()).await;
+        if let Err(ClientError::Closed(_)) = &result {
+            conn.reset().await;
+        }
+        result.map(own_envelope)
+    }
+
+    /// `forward` with `ctx`'s progress and questions passed on, and no
+    /// deadline of its own: [`bounded_for`](Self::bounded_for) sets it.
+    pub(crate) fn relayed<'a>(
+        &self,
+        ctx: &Context,
+        mut forward: mcp_runtime_client::Forward<'a>,
+    ) -> mcp_runtime_client::Forward<'a> {
+        forward = forward.timeout(self.timeout.max(self.task_timeout));
         if ctx.meta().is_some_and(|m| m.contains_key("progressToken")) {
             let progress = ctx.clone();
             forward = forward.on_progress(move |p| progress.relay_progress(p.progress, p.total, p.message));
         }
         let asker = ctx.clone();
-        forward = forward.on_input(move |method, params| {
+        forward.on_input(move |method, params| {
             let ctx = asker.clone();
             async move { ask(&ctx, &method, params).await }
-        });
-        let result = forward.await;
-        if let Err(ClientError::Closed(_)) = &result {
-            conn.reset().await;
+        })
+    }
+
+    /// `work` within [`Mount::timeout`], or, once its call is a task of
+    /// this server (`running`), within [`Mount::task_timeout`] from its
+    /// start: a client that asked for a task said it will wait. Past the
+    /// bound `work` is dropped, which tells the upstream to stop.
+    pub(crate) async fn bounded_for<T>(
+        &self,
+        running: Option<&Running>,
+        work: impl Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        tokio::pin!(work);
+        tokio::select! {
+            done = &mut work => return done,
+            () = tokio::time::sleep(self.timeout) => {}
         }
-        result.map(own_envelope)
+        if !running.is_some_and(Running::is_task) || self.task_timeout <= self.timeout {
+            return Err(ClientError::Timeout(self.timeout));
+        }
+        let rest = self.task_timeout - self.timeout;
+        tokio::time::timeout(rest, work).await.unwrap_or(Err(ClientError::Timeout(self.task_timeout)))
     }
 
     /// A request on the shared connection, for what no one session asks
@@ -328,6 +390,10 @@ impl Link {
     async fn sync(self: &Arc<Self>, client: &Client, tools: bool, resources: bool, prompts: bool) {
         let offers = client.server_capabilities();
         self.completes.store(offers.completions.is_some(), Ordering::Relaxed);
+        let extensions = offers.other.get("extensions").and_then(Value::as_object);
+        let tasks =
+            extensions.is_some_and(|e| e.contains_key(mcp_core::task::EXTENSION)) || offers.other.contains_key("tasks");
+        self.offers_tasks.store(tasks, Ordering::Relaxed);
         let (has_tools, has_resources, has_prompts) =
             (offers.tools.is_some(), offers.resources.is_some(), offers.prompts.is_some());
         // Every name the upstream offers, to check the filter's against
@@ -402,6 +468,24 @@ impl Link {
         }
     }
 
+    /// Whether the upstream's tool `tool` may run as a task: as its
+    /// listing says (2025-11-25), as its server says (one of this
+    /// process), or, for one that lists no such thing (2026-07-28, where a
+    /// server decides which calls become tasks) but offers the tasks
+    /// extension, `Optional`: this server can run any of them as a task.
+    pub(crate) fn task_support(&self, tool: &mcp_core::Tool) -> crate::tasks::TaskSupport {
+        use crate::tasks::TaskSupport;
+        let listed = tool.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str);
+        match (listed, &self.task_support) {
+            (Some("optional"), _) => TaskSupport::Optional,
+            (Some("required"), _) => TaskSupport::Required,
+            (Some(_), _) => TaskSupport::Never,
+            (None, Some(of)) => of(&tool.name),
+            (None, None) if self.offers_tasks.load(Ordering::Relaxed) => TaskSupport::Optional,
+            (None, None) => TaskSupport::Never,
+        }
+    }
+
     /// The scopes the upstream's component `name` requires (none known
     /// for an upstream out of process: it checks its own).
     pub(crate) fn scopes(&self, kind: super::ScopeOf, name: &str) -> Vec<String> {
@@ -444,7 +528,7 @@ impl Link {
 
 /// A result without what the upstream's era put around it (its
 /// `resultType`, its own name in `_meta`): this server's era puts its own.
-fn own_envelope(mut result: Value) -> Value {
+pub(crate) fn own_envelope(mut result: Value) -> Value {
     if let Value::Object(result) = &mut result {
         result.remove("resultType");
         if let Some(Value::Object(meta)) = result.get_mut("_meta") {
@@ -538,6 +622,9 @@ pub(crate) struct Conn {
     generations: AtomicU64,
     callers: Mutex<Vec<Caller>>,
     next: AtomicU64,
+    /// It declares the tasks extension, so the upstream may answer a call
+    /// with a task (which only [`super::tasks`] follows).
+    declares_tasks: bool,
 }
 
 struct Caller {
@@ -574,7 +661,7 @@ impl Drop for Entered {
 impl Conn {
     /// The connection's client, connecting if there is none (or the last
     /// one ended).
-    async fn client(self: &Arc<Self>, link: &Link) -> Result<(Client, u64), ClientError> {
+    pub(crate) async fn client(self: &Arc<Self>, link: &Link) -> Result<(Client, u64), ClientError> {
         let mut slot = self.client.lock().await;
         if let Some((client, generation)) = slot.as_ref().filter(|(c, _)| c.closed().is_none()) {
             return Ok((client.clone(), *generation));
@@ -598,11 +685,11 @@ impl Conn {
             Some(max) => builder.max_message_bytes(max),
             None => builder,
         };
-        let connecting = (link.connect)(builder);
-        let client = match tokio::time::timeout(link.connect_timeout, connecting).await {
-            Ok(connected) => connected?,
-            Err(_) => return Err(ClientError::Timeout(link.connect_timeout)),
+        let builder = match self.declares_tasks {
+            true => builder.extension(mcp_core::task::EXTENSION, serde_json::json!({})),
+            false => builder,
         };
+        let client = super::connect::telling(link, (link.connect)(builder)).await?;
         tokio::spawn(pass_on_logs(Arc::downgrade(self), client.notifications().boxed()));
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         *slot = Some((client.clone(), generation));
@@ -610,7 +697,7 @@ impl Conn {
     }
 
     /// Forget the client, so the next request connects again.
-    async fn reset(&self) {
+    pub(crate) async fn reset(&self) {
         self.client.lock().await.take();
     }
 
@@ -634,7 +721,7 @@ impl Conn {
     }
 
     /// Note a call in flight for `ctx`'s client.
-    fn enter(self: &Arc<Self>, ctx: Context) -> Entered {
+    pub(crate) fn enter(self: &Arc<Self>, ctx: Context) -> Entered {
         self.enter_as(Target::Live(ctx))
     }
 

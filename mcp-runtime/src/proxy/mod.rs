@@ -29,6 +29,12 @@
 //! updates of the upstream's resources (each subscribed when listed, up to
 //! 256) reach this server's subscribers.
 //!
+//! A mounted tool keeps its upstream's task support, and a call a client
+//! makes a task runs as a task of this server, bounded by
+//! [`Mount::task_timeout`] rather than [`Mount::timeout`]; an upstream that
+//! offers tasks may run it as a task of its own, which this server follows
+//! and cancels with it (see the `tasks` submodule for why).
+//!
 //! # Connections
 //!
 //! An upstream that speaks 2026-07-28 keeps no session: one connection
@@ -55,11 +61,13 @@
 //! upstream comes up first.
 
 mod config;
+mod connect;
 mod forward;
 mod import;
 mod link;
 mod names;
 mod park;
+mod tasks;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -90,7 +98,15 @@ pub struct Upstream {
     /// (which sees no access token over its pipe, so the mounting server
     /// enforces them).
     pub(crate) scopes: Option<Arc<Scopes>>,
+    /// Whether each tool may run as a task, for a server of this process
+    /// (spoken to in 2026-07-28, whose listings leave it out).
+    pub(crate) task_support: Option<Arc<TaskSupportOf>>,
+    /// What to check when it is started but never answers, for the log.
+    pub(crate) hint: Option<String>,
 }
+
+/// A tool's task support, by name, as the server that defines it says.
+pub(crate) type TaskSupportOf = dyn Fn(&str) -> crate::tasks::TaskSupport + Send + Sync;
 
 /// The scopes a server's components require, by kind and name (a
 /// resource's URI), as the server that defines them says.
@@ -138,14 +154,19 @@ impl Upstream {
         // Its name only: arguments may carry secrets, and the label reaches
         // callers in errors.
         let label = Path::new(&program).file_name().unwrap_or(&program).to_string_lossy().into_owned();
-        Upstream::connect_with(label, move |builder| {
+        // The program only, as the label: its arguments may carry secrets.
+        let hint =
+            format!("check its command (`{}`) and arguments: does it speak MCP over stdio?", program.to_string_lossy());
+        let mut upstream = Upstream::connect_with(label, move |builder| {
             let (program, args) = (program.clone(), args.clone());
             // A gateway served over HTTP (`MCP_TRANSPORT=http`) must not
             // make the servers it speaks to over stdio serve HTTP too.
             let builder = builder.env("MCP_TRANSPORT", "stdio");
             let builder = env.iter().fold(builder, |b, (k, v)| b.env(k.clone(), v.clone()));
             async move { builder.command(program, args).await }
-        })
+        });
+        upstream.hint = Some(hint);
+        upstream
     }
 
     /// A server at a Streamable HTTP URL.
@@ -163,11 +184,15 @@ impl Upstream {
     {
         let url = url.into();
         let headers: Vec<(String, String)> = headers.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        Upstream::connect_with(mcp_runtime_client::redact_url(&url), move |builder| {
+        let label = mcp_runtime_client::redact_url(&url);
+        let hint = format!("check its URL ({label}): does an MCP server answer there?");
+        let mut upstream = Upstream::connect_with(label, move |builder| {
             let url = url.clone();
             let builder = headers.iter().fold(builder, |b, (k, v)| b.header(k.clone(), v.clone()));
             async move { builder.http(&url).await }
-        })
+        });
+        upstream.hint = Some(hint);
+        upstream
     }
 
     /// A connection of your own making: `connect` gets a builder that
@@ -180,7 +205,13 @@ impl Upstream {
         F: Fn(ClientBuilder) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Client, ClientError>> + Send + 'static,
     {
-        Upstream { label: label.into(), connect: Arc::new(move |builder| Box::pin(connect(builder))), scopes: None }
+        Upstream {
+            label: label.into(),
+            connect: Arc::new(move |builder| Box::pin(connect(builder))),
+            scopes: None,
+            task_support: None,
+            hint: None,
+        }
     }
 
     /// What the upstream is called in logs and errors.
@@ -230,6 +261,12 @@ impl From<Server> for Upstream {
                 .unwrap_or_default()
             }) as Arc<Scopes>
         });
+        let task_support = built.as_ref().ok().map(|(shared, _)| {
+            let shared = shared.clone();
+            Arc::new(move |name: &str| {
+                shared.tools.current().get(name).map(|e| e.definition.task_support).unwrap_or_default()
+            }) as Arc<TaskSupportOf>
+        });
         let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {
@@ -248,6 +285,7 @@ impl From<Server> for Upstream {
             }
         });
         upstream.scopes = scopes;
+        upstream.task_support = task_support;
         upstream
     }
 }
@@ -262,6 +300,7 @@ pub struct Mount {
     pub(crate) renames: Vec<(String, String)>,
     pub(crate) connect_timeout: Duration,
     pub(crate) timeout: Duration,
+    pub(crate) task_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) max_message_bytes: Option<usize>,
 }
@@ -314,6 +353,7 @@ impl Mount {
             renames: Vec::new(),
             connect_timeout: Duration::from_secs(30),
             timeout: Duration::from_secs(10 * 60),
+            task_timeout: Duration::from_secs(24 * 60 * 60),
             max_sessions: 64,
             max_message_bytes: None,
         }
@@ -359,6 +399,17 @@ impl Mount {
     /// server's own timeouts apply as well.
     pub fn timeout(mut self, timeout: Duration) -> Mount {
         self.timeout = timeout;
+        self
+    }
+
+    /// How long a call of a mounted tool may run once it is a task of
+    /// this server (its client asked for one, or declared the tasks
+    /// extension): a day by default. [`timeout`](Self::timeout) bounds the
+    /// call until it becomes a task; this bound replaces it after, since a
+    /// task is how a client says it will wait. Past it the task fails
+    /// with an error saying so, and the upstream is told to stop.
+    pub fn task_timeout(mut self, timeout: Duration) -> Mount {
+        self.task_timeout = timeout;
         self
     }
 
