@@ -338,6 +338,23 @@ pub struct Enums {
     speed: Speed,
 }
 
+/// Which things, every part optional but one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TypeGenerator)]
+pub struct Query {
+    color: Color,
+    speed: Option<Speed>,
+    limit: Option<u32>,
+}
+
+/// Optional structs and tagged enums, one and two levels down.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TypeGenerator)]
+pub struct Ticket {
+    filter: Option<Query>,
+    owner: Option<Internal>,
+    history: Vec<Option<Adjacent>>,
+    parent: Option<Box<Enums>>,
+}
+
 /// Bytes, as serde writes them (a list of numbers).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TypeGenerator)]
 pub struct Bytes(Vec<u8>);
@@ -359,7 +376,7 @@ pub struct Chain {
 /// For each `tool: Type`, a tool that takes a value of the type and
 /// answers it as structured output, and the property run over it.
 macro_rules! corpus {
-    ($servers:ident, $run:ident: $($tool:ident: $ty:ty),* $(,)?) => {
+    ($servers:ident, $run:ident, $broken:ident: $($tool:ident: $ty:ty),* $(,)?) => {
         $(
             #[doc = "Answer the value it was sent."]
             #[tool]
@@ -368,18 +385,23 @@ macro_rules! corpus {
             }
         )*
 
-        fn $servers(server: Server) -> Server {
+        pub(crate) fn $servers(server: Server) -> Server {
             server $(.tool($tool::Tool))*
         }
 
         fn $run() -> Vec<Property> {
             vec![$((stringify!($tool), holds::<$ty> as Check)),*]
         }
+
+        /// The property of `broken_leaves.rs`, over the same types.
+        pub(crate) fn $broken() -> Vec<Property> {
+            vec![$((stringify!($tool), crate::broken_leaves::holds::<$ty> as Check)),*]
+        }
     };
 }
 
 corpus! {
-    every_profile, every_profile_properties:
+    every_profile, every_profile_properties, every_profile_broken:
     plain: Plain,
     optional: Optional,
     nested_optional: NestedOptional,
@@ -415,10 +437,13 @@ corpus! {
     bytes: Bytes,
     optional_top_level: Option<Plain>,
     list_top_level: Vec<Option<Optional>>,
+    optional_internal: Option<Internal>,
+    optional_adjacent: Option<Adjacent>,
+    ticket: Ticket,
 }
 
 corpus! {
-    strict_only, strict_only_properties:
+    strict_only, strict_only_properties, strict_only_broken:
     tree: Tree,
     chain: Chain,
 }
@@ -426,15 +451,15 @@ corpus! {
 /// How many values each type is tried with: 200 in the edit-test loop
 /// (the corpus is some 40 types, each value two calls, in a debug build);
 /// CI sets 1,000, and a long run more.
-fn values_per_type() -> usize {
+pub(crate) fn values_per_type() -> usize {
     std::env::var("MCP_PROPERTY_VALUES").ok().and_then(|n| n.parse().ok()).unwrap_or(200)
 }
 
 /// The property's check for one type, given the tool that echoes it.
-type Check = fn(&Mutex<InMemoryClient>, &tokio::runtime::Runtime, &[Value], &str);
+pub(crate) type Check = fn(&Mutex<InMemoryClient>, &tokio::runtime::Runtime, &[Value], &str);
 
 /// A tool of the corpus and the check of its type.
-type Property = (&'static str, Check);
+pub(crate) type Property = (&'static str, Check);
 
 /// The property, for one type and the tool that echoes it.
 fn holds<T>(client: &Mutex<InMemoryClient>, runtime: &tokio::runtime::Runtime, tools: &[Value], tool: &str)
@@ -489,7 +514,7 @@ fn clear_for_clients(tools: &[Value]) {
 /// The types are shared out among a few threads, each with a server and a
 /// client of its own: the values are independent, and one thread at a
 /// time left the machine's other cores idle.
-fn run(corpus: fn(Server) -> Server, profile: SchemaProfile, properties: Vec<Property>) {
+pub(crate) fn run(corpus: fn(Server) -> Server, profile: SchemaProfile, properties: Vec<Property>) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
     std::thread::scope(|scope| {
         for worker in 0..workers {

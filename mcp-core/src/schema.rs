@@ -44,10 +44,10 @@
 //! - **Checked input** ([`checked_input_schema`]): what a call's arguments
 //!   are validated against, never narrower than what serde reads. It keeps
 //!   `null` wherever serde takes it, the type's own bounds, map values and
-//!   `additionalProperties: false`, and does not constrain a field whose
-//!   type depends on the variant; serde then reads the arguments into the
-//!   real type, so a wrong variant's fields get serde's own message
-//!   ("missing field `r`").
+//!   `additionalProperties: false`, and states what each variant of a
+//!   tagged enum needs (`if` the tag is its value, `then` its fields, with
+//!   their own types), so that a call missing a variant's field or sending
+//!   it with the wrong type is told so at the field's place.
 //! - **Output** ([`output_schema`]): advertised and validated by clients
 //!   against `structuredContent`, so clear for their rules like the input
 //!   and never narrower than what serde writes. A `None` field is an
@@ -805,7 +805,24 @@ mod tests {
             "y": {"type": "number", "description": "Required when kind is \"at\"."}
         }, "required": ["kind"]});
         assert_eq!(portable(internally_tagged()), expected);
-        // Serde checks each variant's fields, so the checked schema is the same.
+        // The checked schema adds what each kind needs, so that a call
+        // missing one of its fields is told which, at the field's place.
+        let when = |kind: &str, then: Value| json!({"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}, "then": then});
+        let mut expected = expected;
+        expected["allOf"] = json!([
+            when(
+                "circle",
+                json!({"properties": {"r": {"description": "The radius.", "type": "number"}}, "required": ["r"]})
+            ),
+            when(
+                "rect",
+                json!({"properties": {"w": {"type": "number"}, "h": {"type": "number"}}, "required": ["w", "h"]})
+            ),
+            when(
+                "at",
+                json!({"properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"]})
+            ),
+        ]);
         assert_eq!(checked(internally_tagged()), expected);
     }
 
@@ -832,10 +849,12 @@ mod tests {
             portable(raw.clone()),
             json!({"description": description, "type": "object", "properties": properties})
         );
-        // The string is a valid value too, so the checked schema sets no type.
+        // The string is a valid value too: the checked schema takes the
+        // unit variants' names as strings.
         assert_eq!(
             checked(raw),
-            json!({"description": description, "properties": properties, "additionalProperties": false})
+            json!({"description": description, "type": ["object", "string"], "properties": properties,
+                "additionalProperties": false, "allOf": [{"if": {"type": "string"}, "then": {"enum": ["Empty"]}}]})
         );
     }
 
@@ -864,7 +883,7 @@ mod tests {
     }
 
     #[test]
-    fn a_field_whose_type_depends_on_the_variant_is_advertised_as_the_first_and_not_checked() {
+    fn a_field_whose_type_depends_on_the_variant_is_advertised_as_the_first_and_checked_per_variant() {
         let raw = json!({"oneOf": [
             {"type": "object", "properties": {"kind": {"type": "string", "const": "a"},
                 "x": {"type": "integer", "format": "uint8"}}, "required": ["kind", "x"], "additionalProperties": false},
@@ -886,6 +905,12 @@ mod tests {
         let checked = checked(raw);
         assert_eq!(checked["properties"]["x"], json!({"description": note}));
         assert_eq!(checked["additionalProperties"], false);
+        // Each kind's own type for it is checked when that kind is sent.
+        assert_eq!(checked["allOf"][1]["then"]["properties"]["x"], json!({"type": "string"}));
+        assert_eq!(
+            checked["allOf"][2]["then"]["properties"]["x"],
+            json!({"type": "integer", "minimum": 0, "maximum": 65535})
+        );
     }
 
     #[test]

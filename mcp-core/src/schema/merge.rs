@@ -4,7 +4,7 @@
 //! fields in one object instead, and says in descriptions which variant
 //! needs which field.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::Purpose;
 use crate::jsonrpc::JsonObject;
@@ -69,8 +69,19 @@ pub(super) fn variants(map: &mut JsonObject, purpose: Purpose) {
     if let Some(note) = note {
         append_description(map, &note);
     }
-    if !strings.is_empty() && purpose.loose() {
-        // A unit variant is a plain string, which an object type would refuse.
+    if !strings.is_empty() && purpose == Purpose::Check {
+        // A unit variant is a plain string, one of those named.
+        map.insert("type".into(), json!(["object", "string"]));
+        let names = json!({"if": {"type": "string"}, "then": {"enum": strings}});
+        match map.get_mut("allOf") {
+            Some(Value::Array(rules)) => rules.push(names),
+            _ => {
+                map.insert("allOf".into(), json!([names]));
+            }
+        }
+    } else if !strings.is_empty() && purpose.loose() {
+        // A unit variant is a plain string, which an object type would
+        // refuse; clients refuse a type list.
         map.remove("type");
     }
 }
@@ -210,7 +221,34 @@ fn merge_objects(
     if purpose == Purpose::Check && variants.iter().all(|v| v.closed) {
         out.insert("additionalProperties".into(), false.into());
     }
+    if purpose == Purpose::Check
+        && let Some((name, values)) = tag
+    {
+        let rules: Vec<Value> =
+            variants.iter().zip(values).filter_map(|(variant, value)| variant_rule(name, value, variant)).collect();
+        if !rules.is_empty() {
+            out.insert("allOf".into(), Value::Array(rules));
+        }
+    }
     out
+}
+
+/// What one variant of a tagged enum asks of its fields, for the checked
+/// schema: `{"if": <the tag is its value>, "then": <its fields>}`. The
+/// merged object cannot say which fields a variant needs or which type a
+/// field has in it; with this, a call that gets them wrong is told so at
+/// the field's place instead of by serde without one.
+fn variant_rule(tag: &str, value: &Value, variant: &Variant<'_>) -> Option<Value> {
+    let mut properties = variant.properties.clone();
+    properties.remove(tag);
+    let required: Vec<&str> = variant.required.iter().copied().filter(|name| *name != tag).collect();
+    if properties.is_empty() && required.is_empty() {
+        return None;
+    }
+    Some(json!({
+        "if": {"properties": {tag: {"const": value}}, "required": [tag]},
+        "then": {"properties": properties, "required": required}
+    }))
 }
 
 /// One schema for a field several variants declare. The same schema stays;
@@ -351,6 +389,7 @@ fn absorb(map: &mut JsonObject, merged: JsonObject) {
                     }
                 }
             }
+            ("allOf", Some(Value::Array(own)), Value::Array(theirs)) => own.extend(theirs),
             (_, Some(_), _) => {}
             (_, None, value) => {
                 map.insert(key, value);

@@ -44,7 +44,10 @@ pub(crate) fn bind(function: &mut Function, uri: Option<&LitStr>, vars: &[Variab
                 params.iter().filter(|p| p.source == Source::Injected).map(|p| p.name.as_str()).collect();
             let ty = if var.query { "Option<T>" } else { "T" };
             let hint = match did_you_mean(&var.name, &names) {
-                Some(close) => format!("; did you mean to name the parameter `{close}` `{}`?", var.name),
+                Some(close) => format!(
+                    "; rename the parameter `{close}` to `{}` (a parameter reads the variable it is named after)",
+                    var.name
+                ),
                 None => {
                     format!("; add a parameter `{}: {ty}` (a parameter reads the variable it is named after)", var.name)
                 }

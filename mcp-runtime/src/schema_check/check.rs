@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use mcp_core::jsonrpc::{entry, member};
 use serde_json::{Map, Number, Value};
 
+use super::branch::Meant;
 use super::compile::{Compiled, Node, NodeId, Rules};
 use super::{Kind, Path, Problem, Segment};
 
@@ -88,12 +89,14 @@ impl<'s, 'v> Walk<'s, 'v> {
             step!(self.node(branch, value));
         }
         if !rules.any_of.is_empty() {
-            step!(rules.any_of.iter().any(|&b| self.fits(b, value)) || self.fail(value, Kind::AnyOf));
+            step!(
+                rules.any_of.iter().any(|&b| self.fits(b, value)) || self.unmatched(&rules.any_of, value, Kind::AnyOf)
+            );
         }
         if !rules.one_of.is_empty() {
             step!(match rules.one_of.iter().filter(|&&b| self.fits(b, value)).take(2).count() {
                 1 => true,
-                0 => self.fail(value, Kind::OneOfNone),
+                0 => self.unmatched(&rules.one_of, value, Kind::OneOfNone),
                 _ => self.fail(value, Kind::OneOfMany),
             });
         }
@@ -107,6 +110,36 @@ impl<'s, 'v> Walk<'s, 'v> {
             }
         }
         fits
+    }
+
+    /// A value that fits none of `branches`: the problems of the branch it
+    /// was meant for, at their own places, or `fallback` when no branch is
+    /// clearly meant (see [`Compiled::meant`]).
+    fn unmatched(&mut self, branches: &[NodeId], value: &'v Value, fallback: Kind<'s, 'v>) -> bool {
+        if !self.collect {
+            return false;
+        }
+        let schema = self.schema;
+        match schema.meant(branches, value) {
+            Meant::Branch(id) => {
+                let before = self.problems.len();
+                // The branch fails, so it tells something; should it not,
+                // the value still fails here.
+                if self.node(id, value) || self.problems.len() == before {
+                    self.fail(value, fallback);
+                }
+                false
+            }
+            Meant::UnknownTag { key, found, accepted } => {
+                self.path.push(Segment::Key(key));
+                self.fail(found, Kind::Tag(accepted));
+                self.path.pop();
+                false
+            }
+            Meant::MissingTag(name) => self.fail(value, Kind::Required(name)),
+            Meant::Types(types) => self.fail(value, Kind::Type(types)),
+            Meant::Unclear => self.fail(value, fallback),
+        }
     }
 
     fn number(&mut self, rules: &'s Rules, n: &Number, value: &'v Value) -> bool {
@@ -310,7 +343,7 @@ impl<'s, 'v> Walk<'s, 'v> {
 }
 
 impl Compiled {
-    fn fits(&self, id: NodeId, value: &Value) -> bool {
+    pub(super) fn fits(&self, id: NodeId, value: &Value) -> bool {
         Walk::new(self, false).node(id, value)
     }
 
@@ -395,7 +428,7 @@ fn is_multiple(n: &Number, step: &Number) -> bool {
 
 /// JSON equality, with numbers compared by value (`1` equals `1.0`), as
 /// `enum`, `const` and `uniqueItems` compare.
-fn equal(a: &Value, b: &Value) -> bool {
+pub(super) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b)),

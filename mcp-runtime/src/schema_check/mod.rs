@@ -29,8 +29,10 @@
 //! (`$dynamicRef` among them). Refused: a `$ref` outside the document or
 //! to an `$anchor`.
 
+mod branch;
 mod check;
 mod compile;
+mod integral;
 #[cfg(test)]
 mod tests;
 
@@ -53,6 +55,12 @@ impl Schema {
     /// Whether `value` fits, stopping at the first problem.
     pub(crate) fn is_valid(&self, value: &Value) -> bool {
         check::Walk::new(&self.compiled, false).node(0, value)
+    }
+
+    /// Makes each integral float in `value` (`5.0`) an integer where the
+    /// schema asks for an integer, as serde reads one; `value` must fit.
+    pub(crate) fn make_integral(&self, value: &mut Value) {
+        self.compiled.make_integral(0, value, 0);
     }
 
     /// Every problem with `value`, in the order the schema states its rules
@@ -130,6 +138,10 @@ pub(crate) enum Kind<'s, 'v> {
     Never,
     Type(Types),
     Enum(&'s [Value]),
+    /// A tag (the field whose value names an enum's variant: every branch
+    /// of an `anyOf`/`oneOf` pins it) that names no branch; the values it
+    /// takes.
+    Tag(Vec<&'s Value>),
     Const(&'s Value),
     Minimum(&'s Number),
     Maximum(&'s Number),
@@ -176,9 +188,8 @@ impl Problem<'_, '_> {
         match &self.kind {
             Kind::Never => "is not allowed here".to_owned(),
             Kind::Type(types) => format!("expected {}", types.names()),
-            Kind::Enum(options) => {
-                format!("expected one of {}", options.iter().map(Value::to_string).collect::<Vec<_>>().join(", "))
-            }
+            Kind::Enum(options) => one_of(options.iter()),
+            Kind::Tag(options) => one_of(options.iter().copied()),
             Kind::Const(value) => format!("expected exactly {value}"),
             Kind::Minimum(limit) => format!("must be at least {limit}"),
             Kind::Maximum(limit) => format!("must be at most {limit}"),
@@ -300,6 +311,11 @@ impl Types {
         let names = if names.is_empty() { vec!["null"] } else { names };
         names.iter().map(|t| article(t)).collect::<Vec<_>>().join(" or ")
     }
+}
+
+/// `expected one of "a", "b"`.
+fn one_of<'a>(options: impl IntoIterator<Item = &'a Value>) -> String {
+    format!("expected one of {}", options.into_iter().map(Value::to_string).collect::<Vec<_>>().join(", "))
 }
 
 /// `3 items`, `1 item`.

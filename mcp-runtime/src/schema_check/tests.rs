@@ -212,16 +212,16 @@ fn pattern_properties_property_names_and_dependencies() {
 fn combinators() {
     let s = schema(json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}));
     assert!(fits(&s, json!("a")) && fits(&s, json!(1)));
-    assert_eq!(
-        problems(&s, json!(1.5)),
-        ["at the top level: does not match any of the accepted shapes, got the number 1.5"]
-    );
+    // No branch takes a fraction: the types they take are what to send.
+    assert_eq!(problems(&s, json!(1.5)), ["at the top level: expected an integer or a string, got the number 1.5"]);
     let s = schema(json!({"oneOf": [{"type": "number"}, {"type": "integer"}]}));
     assert!(fits(&s, json!(1.5)));
     assert_eq!(problems(&s, json!(1)), ["at the top level: matches more than one accepted shape, got the number 1"]);
+    assert_eq!(problems(&s, json!("a")), ["at the top level: expected an integer or a number, got the string \"a\""]);
+    let s = schema(json!({"anyOf": [{"minimum": 5}, {"maximum": 1}]}));
     assert_eq!(
-        problems(&s, json!("a")),
-        ["at the top level: does not match any of the accepted shapes, got the string \"a\""]
+        problems(&s, json!(3)),
+        ["at the top level: does not match any of the accepted shapes, got the number 3"]
     );
     let s = schema(json!({"allOf": [{"minimum": 1}, {"maximum": 3}]}));
     assert!(fits(&s, json!(2)));
@@ -356,4 +356,96 @@ fn problems_carry_their_path_instance_and_kind() {
     assert_eq!(problem.path.pointer(), "/list/1/n");
     assert_eq!(problem.instance, &json!(3));
     assert!(matches!(problem.kind, Kind::Maximum(limit) if limit.as_u64() == Some(2)));
+}
+
+/// schemars' `Option<Filter>` and a `#[serde(tag = "kind")]` enum, as the
+/// strict profile keeps them.
+fn optional_and_tagged() -> Schema {
+    schema(json!({
+        "type": "object",
+        "properties": {
+            "filter": {"anyOf": [{"$ref": "#/$defs/Filter"}, {"type": "null"}]},
+            "to": {"anyOf": [{"$ref": "#/$defs/Assignee"}, {"type": "null"}]}
+        },
+        "$defs": {
+            "Filter": {"type": "object", "properties": {
+                "status": {"type": "string", "enum": ["open", "closed"]},
+                "limit": {"type": ["integer", "null"]}
+            }, "required": ["status"]},
+            "Assignee": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "user"}, "login": {"type": "string"}},
+                    "required": ["kind", "login"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "team"}, "size": {"type": "integer"}},
+                    "required": ["kind", "size"]}
+            ]}
+        }
+    }))
+}
+
+#[test]
+fn a_value_that_is_not_null_is_checked_against_the_branch_that_is_not_only_null() {
+    let s = optional_and_tagged();
+    assert!(fits(&s, json!({"filter": null, "to": null})));
+    assert_eq!(
+        problems(&s, json!({"filter": {"status": "opened"}})),
+        ["at `/filter/status`: expected one of \"open\", \"closed\", got the string \"opened\""]
+    );
+    assert_eq!(
+        problems(&s, json!({"filter": {"status": "open", "limit": "x"}})),
+        ["at `/filter/limit`: expected an integer, got the string \"x\""]
+    );
+    assert_eq!(problems(&s, json!({"filter": {}})), ["at `/filter/status`: required but not sent"]);
+    assert_eq!(problems(&s, json!({"filter": 5})), ["at `/filter`: expected an object, got the number 5"]);
+}
+
+#[test]
+fn a_tag_names_the_branch_whose_problems_are_told_or_is_itself_the_problem() {
+    let s = optional_and_tagged();
+    assert!(fits(&s, json!({"to": {"kind": "team", "size": 3}})));
+    assert_eq!(
+        problems(&s, json!({"to": {"kind": "team", "size": "big"}})),
+        ["at `/to/size`: expected an integer, got the string \"big\""]
+    );
+    assert_eq!(problems(&s, json!({"to": {"kind": "user"}})), ["at `/to/login`: required but not sent"]);
+    assert_eq!(
+        problems(&s, json!({"to": {"kind": "robot"}})),
+        ["at `/to/kind`: expected one of \"user\", \"team\", got the string \"robot\""]
+    );
+    assert_eq!(problems(&s, json!({"to": {"login": "ada"}})), ["at `/to/kind`: required but not sent"]);
+}
+
+#[test]
+fn without_a_tag_the_branch_whose_required_fields_are_sent_is_meant() {
+    let s = schema(json!({"anyOf": [
+        {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    ]}));
+    assert_eq!(problems(&s, json!({"id": "x"})), ["at `/id`: expected an integer, got the string \"x\""]);
+    assert_eq!(problems(&s, json!({})), ["at the top level: does not match any of the accepted shapes, got an object"]);
+}
+
+#[test]
+fn integral_floats_become_integers_only_where_an_integer_is_asked_for() {
+    let s = schema(json!({"type": "object", "properties": {
+        "n": {"type": "integer"},
+        "x": {"type": "number"},
+        "list": {"type": "array", "items": {"type": ["integer", "null"]}},
+        "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "number"}]},
+        "maybe": {"anyOf": [{"$ref": "#/$defs/Inner"}, {"type": "null"}]},
+        "map": {"type": "object", "additionalProperties": {"type": "integer"}}
+    }, "$defs": {"Inner": {"type": "object", "properties": {"m": {"type": "integer"}}}}}));
+    let mut value = json!({
+        "n": 5.0, "x": 2.0, "list": [1.0, null, -3.0], "pair": [4.0, 4.0],
+        "maybe": {"m": 1e3}, "map": {"a": 18446744073709551615.0, "b": 1e30}
+    });
+    assert!(s.is_valid(&value));
+    s.make_integral(&mut value);
+    assert_eq!(value["n"], json!(5));
+    assert!(value["x"].is_f64(), "a number may keep its fraction point");
+    assert_eq!(value["list"], json!([1, null, -3]));
+    assert!(value["pair"][0].is_i64() && value["pair"][1].is_f64());
+    assert_eq!(value["maybe"]["m"], json!(1000));
+    // 2^64 - 1 is not a float; its nearest float, 2^64, and 1e30 fit no
+    // 64-bit integer and stay as sent, for serde to refuse.
+    assert!(value["map"]["a"].is_f64() && value["map"]["b"].is_f64());
 }

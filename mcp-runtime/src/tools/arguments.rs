@@ -78,6 +78,8 @@ impl ArgumentCheck {
         // The common case, valid arguments, stops at no problem and
         // records nothing.
         if self.validator.is_valid(&instance) {
+            // Models send `5.0` for an integer; serde would refuse it.
+            self.validator.make_integral(&mut instance);
             let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
             return Ok(arguments);
         }
@@ -87,11 +89,15 @@ impl ArgumentCheck {
         // type is what to fix, so say only it.
         let mistyped: Vec<&Path<'_>> =
             errors.iter().filter(|e| matches!(e.kind, Kind::Type(_))).map(|e| &e.path).collect();
-        let problems: Vec<String> = errors
-            .iter()
-            .filter(|e| matches!(e.kind, Kind::Type(_)) || !mistyped.contains(&&e.path))
-            .map(|e| self.explain(e))
-            .collect();
+        let mut problems: Vec<String> = Vec::new();
+        for error in errors.iter().filter(|e| matches!(e.kind, Kind::Type(_)) || !mistyped.contains(&&e.path)) {
+            // Two rules can say one thing (a tagged enum's merged field and
+            // its variant's own, in the portable profile): say it once.
+            let problem = self.explain(error);
+            if !problems.contains(&problem) {
+                problems.push(problem);
+            }
+        }
         drop(errors);
         let Value::Object(arguments) = instance else { unreachable!("built as an object above") };
         if problems.is_empty() { Ok(arguments) } else { Err(problems) }
