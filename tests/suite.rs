@@ -14,6 +14,7 @@ mod client;
 mod client_interop;
 mod client_limits;
 mod client_oauth;
+mod client_progress;
 mod conformance;
 mod context;
 mod dispatch;

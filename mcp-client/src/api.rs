@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::Stream;
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, Either};
 use mcp_core::{
     CallToolResult, CompleteRef, CompleteResult, GetPromptResult, JsonObject, LoggingLevel, Notification,
     ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, envelope, methods,
@@ -492,7 +492,25 @@ impl Call<'_> {
         Call { request: self.request.map(|r| r.timeout(timeout)) }
     }
 
-    /// Hear the call's progress notifications.
+    /// Hear the call's progress notifications, in order. Every update the
+    /// server sent before its answer has been heard when the call's
+    /// `.await` returns (unless the handler is still busy a whole timeout
+    /// after the answer came).
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_runtime_client::Client) -> Result<(), mcp_runtime_client::Error> {
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let bar = Arc::new(Mutex::new(0.0));
+    /// let shown = bar.clone();
+    /// let result = client
+    ///     .call("index", serde_json::json!({ "path": "." }))
+    ///     .on_progress(move |p| *shown.lock().unwrap() = p.progress / p.total.unwrap_or(1.0))
+    ///     .await?;
+    /// // The last update the server sent before its result is shown.
+    /// println!("{:.0}% done: {:?}", *bar.lock().unwrap() * 100.0, result.content);
+    /// # Ok(()) }
+    /// ```
     pub fn on_progress(self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
         Call { request: self.request.map(|r| r.on_progress(f)) }
     }
@@ -510,18 +528,6 @@ impl<'a> IntoFuture for Call<'a> {
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
-}
-
-/// A channel whose updates `f` hears, in order, in a task of its own
-/// (the newest dropped while [`PROGRESS`](crate::session::PROGRESS) wait).
-fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::Sender<ProgressParams> {
-    let (tx, mut rx) = mpsc::channel(crate::session::PROGRESS);
-    tokio::spawn(async move {
-        while let Some(update) = rx.recv().await {
-            f(update);
-        }
-    });
-    tx
 }
 
 /// A request on behalf of another client, to be awaited (see
@@ -545,7 +551,9 @@ impl Forward<'_> {
     }
 
     /// Hear the request's progress notifications (the request gets a
-    /// progress token of this client's).
+    /// progress token of this client's), in order: those the server sent
+    /// before its answer are all heard before the request resolves, as for
+    /// [`Call::on_progress`].
     pub fn on_progress(mut self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
         self.progress = Some(Box::new(f));
         self
@@ -566,16 +574,23 @@ impl Forward<'_> {
 }
 
 impl<'a> Forward<'a> {
-    /// Send it; its result as JSON text. The session's future is the
-    /// whole of it: nothing of the request is kept twice across its wait.
+    /// Send it; its result as JSON text, once the progress that came
+    /// before it is heard (see [`crate::progress`]). The session's future
+    /// is the whole of it: nothing of the request is kept twice across its
+    /// wait.
     fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
-        let options = RequestOptions {
-            timeout: self.timeout,
-            progress: self.progress.map(listen),
-            answers: self.answers,
-            ..RequestOptions::default()
-        };
-        self.client.session.request(self.method, self.params, options)
+        let (progress, heard) = self.progress.map(crate::progress::channel).unzip();
+        let within = self.timeout.unwrap_or(self.client.session.limits.timeout);
+        let options =
+            RequestOptions { timeout: self.timeout, progress, answers: self.answers, ..RequestOptions::default() };
+        // The request's future ends holding no queue of its updates (its
+        // options and its token are dropped with it), so the handler's
+        // task ends once it has heard them all.
+        let request = self.client.session.request(self.method, self.params, options);
+        match heard {
+            None => Either::Left(request),
+            Some(heard) => Either::Right(request.then(move |answer| heard.all(within).map(move |()| answer))),
+        }
     }
 }
 

@@ -37,6 +37,7 @@ mod client;
 mod error;
 mod handlers;
 mod params;
+mod progress;
 mod session;
 mod skills;
 mod wire;
