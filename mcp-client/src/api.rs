@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::TaskCall;
 use crate::params::Params;
 use crate::session::RequestOptions;
 use crate::{Client, Era, Error};
@@ -51,7 +52,7 @@ impl Client {
         self.forward_params(Cow::Owned(method.to_owned()), params.into())
     }
 
-    fn forward_params(&self, method: Cow<'static, str>, params: Params) -> Forward<'_> {
+    pub(crate) fn forward_params(&self, method: Cow<'static, str>, params: Params) -> Forward<'_> {
         Forward { client: self, method, params, timeout: None, progress: None, answers: None }
     }
 
@@ -94,7 +95,10 @@ impl Client {
 
     /// Call a tool. `arguments` is anything that serializes to an object.
     /// The call can be given a timeout and a progress handler before it is
-    /// awaited; dropping it before it ends cancels it.
+    /// awaited; dropping it before it ends cancels it. A call a server made
+    /// a task (only for a client that declared the tasks extension:
+    /// [`ClientBuilder::tasks`](crate::ClientBuilder::tasks)) is followed to
+    /// its result.
     pub fn call(&self, name: &str, arguments: impl Serialize) -> Call<'_> {
         let params = Params::tool_call(name, arguments);
         Call { request: params.map(|params| self.forward_params(Cow::Borrowed(methods::TOOLS_CALL), params)) }
@@ -522,9 +526,23 @@ impl<'a> IntoFuture for Call<'a> {
 
     fn into_future(self) -> Self::IntoFuture {
         match self.request {
-            // Mapped, not awaited in an `async` block, which would hold the
+            // Chained, not awaited in an `async` block, which would hold the
             // request's future twice (as its capture and as what it awaits).
-            Ok(forward) => Box::pin(forward.send().map(|sent| typed(&sent?))),
+            Ok(forward) => {
+                let client = forward.client;
+                let within = forward.timeout.unwrap_or(client.session.limits.timeout);
+                Box::pin(forward.send().then(move |sent| async move {
+                    match crate::tasks::created(&sent?)? {
+                        TaskCall::Done(result) => Ok(result),
+                        // Only a client that declared the tasks extension
+                        // gets one unasked: the call is its result, within
+                        // the call's time.
+                        TaskCall::Task(task) => tokio::time::timeout(within, client.follow(&task.task_id))
+                            .await
+                            .unwrap_or(Err(Error::Timeout(within))),
+                    }
+                }))
+            }
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
@@ -578,7 +596,7 @@ impl<'a> Forward<'a> {
     /// before it is heard (see [`crate::progress`]). The session's future
     /// is the whole of it: nothing of the request is kept twice across its
     /// wait.
-    fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
+    pub(crate) fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
         let (progress, heard) = self.progress.map(crate::progress::channel).unzip();
         let within = self.timeout.unwrap_or(self.client.session.limits.timeout);
         let options =
