@@ -41,6 +41,7 @@
 mod api;
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod call;
 mod client;
 mod error;
 mod handlers;
@@ -51,7 +52,7 @@ mod skills;
 mod tasks;
 mod wire;
 
-pub use api::{Call, Forward};
+pub use call::{Call, Forward};
 pub use client::{Client, ClientBuilder, EraChoice};
 pub use error::{Error, redact_url};
 pub use session::{Era, Negotiated};
