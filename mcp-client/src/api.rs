@@ -4,15 +4,12 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::future::IntoFuture;
 use std::time::Duration;
 
-use futures_util::FutureExt;
 use futures_util::Stream;
-use futures_util::future::BoxFuture;
 use mcp_core::{
-    CallToolResult, CompleteRef, CompleteResult, GetPromptResult, JsonObject, LoggingLevel, Notification,
-    ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, envelope, methods,
+    CallToolResult, CompleteRef, CompleteResult, GetPromptResult, JsonObject, LoggingLevel, Notification, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool, envelope, methods,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -20,6 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::call::{Call, Forward};
 use crate::params::Params;
 use crate::session::RequestOptions;
 use crate::{Client, Era, Error};
@@ -51,8 +49,8 @@ impl Client {
         self.forward_params(Cow::Owned(method.to_owned()), params.into())
     }
 
-    fn forward_params(&self, method: Cow<'static, str>, params: Params) -> Forward<'_> {
-        Forward { client: self, method, params, timeout: None, progress: None, answers: None }
+    pub(crate) fn forward_params(&self, method: Cow<'static, str>, params: Params) -> Forward<'_> {
+        Forward::new(self, method, params)
     }
 
     /// Send a notification.
@@ -94,10 +92,13 @@ impl Client {
 
     /// Call a tool. `arguments` is anything that serializes to an object.
     /// The call can be given a timeout and a progress handler before it is
-    /// awaited; dropping it before it ends cancels it.
+    /// awaited; dropping it before it ends cancels it. A call a server made
+    /// a task (only for a client that declared the tasks extension:
+    /// [`ClientBuilder::tasks`](crate::ClientBuilder::tasks)) is followed to
+    /// its result.
     pub fn call(&self, name: &str, arguments: impl Serialize) -> Call<'_> {
         let params = Params::tool_call(name, arguments);
-        Call { request: params.map(|params| self.forward_params(Cow::Borrowed(methods::TOOLS_CALL), params)) }
+        Call::new(params.map(|params| self.forward_params(Cow::Borrowed(methods::TOOLS_CALL), params)))
     }
 
     /// Call a tool and read its structured result as `T`: from
@@ -474,117 +475,6 @@ struct AbortOnDrop(tokio::task::AbortHandle);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// A tool call, to be awaited; set its timeout or progress handler first.
-/// A [`Forward`] of `tools/call` whose result is read as a tool's (its
-/// arguments' mistakes kept for the await).
-#[must_use = "a call does nothing until it is awaited"]
-pub struct Call<'a> {
-    request: Result<Forward<'a>, Error>,
-}
-
-impl Call<'_> {
-    /// How long this call waits for its answer (the client's timeout
-    /// unless set); past it the call is cancelled.
-    pub fn timeout(self, timeout: Duration) -> Self {
-        Call { request: self.request.map(|r| r.timeout(timeout)) }
-    }
-
-    /// Hear the call's progress notifications.
-    pub fn on_progress(self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
-        Call { request: self.request.map(|r| r.on_progress(f)) }
-    }
-}
-
-impl<'a> IntoFuture for Call<'a> {
-    type Output = Result<CallToolResult, Error>;
-    type IntoFuture = BoxFuture<'a, Result<CallToolResult, Error>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        match self.request {
-            // Mapped, not awaited in an `async` block, which would hold the
-            // request's future twice (as its capture and as what it awaits).
-            Ok(forward) => Box::pin(forward.send().map(|sent| typed(&sent?))),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
-        }
-    }
-}
-
-/// A channel whose updates `f` hears, in order, in a task of its own
-/// (the newest dropped while [`PROGRESS`](crate::session::PROGRESS) wait).
-fn listen(mut f: Box<dyn FnMut(ProgressParams) + Send>) -> mpsc::Sender<ProgressParams> {
-    let (tx, mut rx) = mpsc::channel(crate::session::PROGRESS);
-    tokio::spawn(async move {
-        while let Some(update) = rx.recv().await {
-            f(update);
-        }
-    });
-    tx
-}
-
-/// A request on behalf of another client, to be awaited (see
-/// [`Client::forward`]).
-#[must_use = "a request does nothing until it is awaited"]
-pub struct Forward<'a> {
-    client: &'a Client,
-    method: Cow<'static, str>,
-    params: Params,
-    timeout: Option<Duration>,
-    progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
-    answers: Option<crate::handlers::Fallback>,
-}
-
-impl Forward<'_> {
-    /// How long this request waits for its answer (the client's timeout
-    /// unless set); past it the request is cancelled.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Hear the request's progress notifications (the request gets a
-    /// progress token of this client's).
-    pub fn on_progress(mut self, f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
-        self.progress = Some(Box::new(f));
-        self
-    }
-
-    /// Answer the input requests of a 2026-07-28 server's multi-round
-    /// result with `f` (the method and params of each), for this request
-    /// only. A handshake server's requests are not tied to one request:
-    /// the client's handlers answer those.
-    pub fn on_input<F, Fut>(mut self, f: F) -> Self
-    where
-        F: Fn(String, Option<JsonObject>) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Value, mcp_core::ErrorObject>> + Send + 'static,
-    {
-        self.answers = Some(crate::handlers::boxed(f));
-        self
-    }
-}
-
-impl<'a> Forward<'a> {
-    /// Send it; its result as JSON text. The session's future is the
-    /// whole of it: nothing of the request is kept twice across its wait.
-    fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
-        let options = RequestOptions {
-            timeout: self.timeout,
-            progress: self.progress.map(listen),
-            answers: self.answers,
-            ..RequestOptions::default()
-        };
-        self.client.session.request(self.method, self.params, options)
-    }
-}
-
-impl<'a> IntoFuture for Forward<'a> {
-    type Output = Result<Value, Error>;
-    type IntoFuture = BoxFuture<'a, Result<Value, Error>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send().map(|sent| value(&sent?)))
     }
 }
 

@@ -323,6 +323,27 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare the tasks extension (`io.modelcontextprotocol/tasks`): a
+    /// server that has it may run any call of a tool that supports tasks
+    /// as one. A [`Client::call`] that becomes a task is followed to its
+    /// end by itself (and the task cancelled if the call is dropped or
+    /// times out first); [`Client::call_as_task`] gives the task to follow
+    /// instead. Without it, a 2025-11-25 session has that version's core
+    /// tasks, which the client asks for call by call.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime_client::Error> {
+    /// use mcp_runtime_client::Client;
+    ///
+    /// let client = Client::builder().tasks().http("http://localhost:8080/mcp").await?;
+    /// let result = client.run_as_task("report", serde_json::json!({})).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn tasks(mut self) -> Self {
+        self.handlers.extension(mcp_core::task::EXTENSION.into(), json!({}));
+        self
+    }
+
     /// Declare the extension `name` (under `capabilities.extensions`) with
     /// its `settings`: `io.modelcontextprotocol/ui` with
     /// `{"mimeTypes": ["text/html;profile=mcp-app"]}` for a host that

@@ -44,6 +44,10 @@ pub enum Error {
     /// The message names the bound, its value and the setting that raises
     /// it. The connection stays usable.
     Limit(String),
+    /// A task ended cancelled, so it has no result
+    /// ([`Client::finish_task`](crate::Client::finish_task) and the calls
+    /// that wait for one).
+    Cancelled(String),
 }
 
 impl Error {
@@ -114,6 +118,7 @@ impl fmt::Display for Error {
             Error::Tool(why) => write!(f, "the tool failed: {why}"),
             Error::Unverified(why) => write!(f, "skill content failed verification: {why}"),
             Error::Limit(why) => write!(f, "limit reached: {why}"),
+            Error::Cancelled(why) => write!(f, "cancelled: {why}"),
         }
     }
 }

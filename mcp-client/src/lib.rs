@@ -27,25 +27,37 @@
 //!   reads a skill's `SKILL.md` and checks its size, digest and
 //!   frontmatter against the entry, and [`LoadedSkill::read`] each other
 //!   file the entry lists, checked the same way.
+//! - **Progress**: [`Call::on_progress`] hears a call's updates in order,
+//!   every one the server sent before its answer heard before the call's
+//!   `.await` returns.
+//! - **Tasks**: [`Client::call_as_task`], [`Client::get_task`],
+//!   [`Client::task_result`], [`Client::cancel_task`],
+//!   [`Client::list_tasks`], and [`Client::run_as_task`], which creates,
+//!   waits and gives the result; 2025-11-25's core tasks or the tasks
+//!   extension ([`ClientBuilder::tasks`]), as negotiated.
 //! - **The server's questions** (sampling, elicitation, roots) are
 //!   answered by closures given to the [`ClientBuilder`], in both eras.
 
 mod api;
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod call;
 mod client;
 mod error;
 mod handlers;
 mod params;
+mod progress;
 mod session;
 mod skills;
+mod tasks;
 mod wire;
 
-pub use api::{Call, Forward};
+pub use call::{Call, Forward};
 pub use client::{Client, ClientBuilder, EraChoice};
 pub use error::{Error, redact_url};
 pub use session::{Era, Negotiated};
 pub use skills::LoadedSkill;
+pub use tasks::TaskCall;
 pub use wire::child::Stderr;
 #[cfg(feature = "http")]
 pub use wire::http::Authorization;

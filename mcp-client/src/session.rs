@@ -23,6 +23,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::Error;
 use crate::handlers::Handlers;
 use crate::params::Params;
+use crate::progress::Updates;
 use crate::wire::peek::Kind;
 use crate::wire::{Inbound, Inbox, Outbound, Wire};
 
@@ -33,9 +34,6 @@ const MAX_ROUNDS: usize = 16;
 const MAX_ANSWERING: usize = 64;
 /// How many notifications wait for a slow listener before it misses some.
 const NOTIFICATIONS: usize = 256;
-/// How many progress updates wait for a slow handler before the newest
-/// are dropped (progress is a hint: a later one says more).
-pub(crate) const PROGRESS: usize = 256;
 
 /// What one server may make the client hold, and wait for: the
 /// [`ClientBuilder`](crate::ClientBuilder)'s settings.
@@ -85,7 +83,8 @@ pub struct Negotiated {
 #[derive(Default)]
 pub(crate) struct RequestOptions {
     pub(crate) timeout: Option<Duration>,
-    pub(crate) progress: Option<mpsc::Sender<ProgressParams>>,
+    /// Where this request's progress goes (see [`crate::progress`]).
+    pub(crate) progress: Option<Updates>,
     /// Told the id of each JSON-RPC request sent (a subscription's id is
     /// its request's).
     pub(crate) ids: Option<mpsc::UnboundedSender<RequestId>>,
@@ -125,7 +124,7 @@ pub(crate) struct Session {
     /// What each request needs of the negotiation, cheap to read: set once.
     framing: std::sync::OnceLock<Framing>,
     notifications: broadcast::Sender<Notification>,
-    progress: Mutex<HashMap<String, mpsc::Sender<ProgressParams>>>,
+    progress: Mutex<HashMap<String, Updates>>,
     /// The server's requests being answered, to stop on its cancel.
     answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     /// Each tool's arguments mirrored in headers, from the last list.
@@ -483,8 +482,10 @@ impl Session {
                         Value::String(text) => text.clone(),
                         other => other.to_string(),
                     };
+                    // Queued here, on the reader, before anything read
+                    // after it (the call's answer) is delivered.
                     if let Some(listener) = lock(&self.progress).get(&token) {
-                        let _ = listener.try_send(progress);
+                        listener.push(progress);
                     }
                 }
             }

@@ -131,6 +131,50 @@ impl Task {
         }
         task
     }
+
+    /// A task as 2025-11-25 sends it (`ttl`, `pollInterval`): what
+    /// [`for_2025_11_25`](Self::for_2025_11_25) writes, read back. That
+    /// version's `failed` stays `failed`, though it may be a tool's error
+    /// result (its `tasks/result` tells).
+    ///
+    /// ```
+    /// use mcp_runtime_core::task::{Task, TaskStatus};
+    ///
+    /// let task = serde_json::json!({
+    ///     "taskId": "t1", "status": "working", "createdAt": "2025-11-25T00:00:00.000Z",
+    ///     "lastUpdatedAt": "2025-11-25T00:00:00.000Z", "ttl": 60000, "pollInterval": 500,
+    /// });
+    /// let task = Task::from_2025_11_25(task).unwrap();
+    /// assert_eq!((task.status, task.ttl_ms, task.poll_interval_ms), (TaskStatus::Working, Some(60000), Some(500)));
+    /// ```
+    pub fn from_2025_11_25(task: Value) -> Result<Task, serde_json::Error> {
+        /// `Task` of the 2025-11-25 schema.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Core {
+            task_id: String,
+            status: TaskStatus,
+            #[serde(default)]
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            #[serde(default)]
+            ttl: Option<u64>,
+            #[serde(default)]
+            poll_interval: Option<u64>,
+        }
+        let Core { task_id, status, status_message, created_at, last_updated_at, ttl, poll_interval } =
+            serde_json::from_value(task)?;
+        Ok(Task {
+            task_id,
+            status,
+            status_message,
+            created_at,
+            last_updated_at,
+            ttl_ms: ttl,
+            poll_interval_ms: poll_interval,
+        })
+    }
 }
 
 impl DetailedTask {
@@ -232,6 +276,10 @@ mod tests {
         assert_eq!((value["ttl"].as_u64(), value["pollInterval"].as_u64()), (Some(1000), Some(100)));
         assert!(value.get("ttlMs").is_none() && value.get("statusMessage").is_none());
         assert_eq!(task.for_2025_11_25(true)["status"], "failed");
+        assert_eq!(Task::from_2025_11_25(task.for_2025_11_25(false)).unwrap(), task);
+        let unlimited =
+            json!({"taskId": "t", "status": "cancelled", "createdAt": "a", "lastUpdatedAt": "b", "ttl": null});
+        assert_eq!(Task::from_2025_11_25(unlimited).unwrap().ttl_ms, None);
     }
 
     #[test]
