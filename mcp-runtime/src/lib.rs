@@ -182,6 +182,52 @@ pub mod __private {
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
+/// The guide's chapters (`docs/src`, an mdBook), one item each, so that
+/// their Rust examples compile as doc tests too, as the README's do. The
+/// chapter on composing servers mounts them, so it needs the `proxy`
+/// feature, like the README. Only under `cfg(doctest)`.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../docs/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../../docs/src/getting-started.md")]
+    struct GettingStarted;
+    #[doc = include_str!("../../docs/src/tools.md")]
+    struct Tools;
+    #[doc = include_str!("../../docs/src/resources.md")]
+    struct Resources;
+    #[doc = include_str!("../../docs/src/prompts.md")]
+    struct Prompts;
+    #[doc = include_str!("../../docs/src/asking-the-client.md")]
+    struct AskingTheClient;
+    #[doc = include_str!("../../docs/src/tasks.md")]
+    struct Tasks;
+    #[doc = include_str!("../../docs/src/skills.md")]
+    struct Skills;
+    #[doc = include_str!("../../docs/src/apps.md")]
+    struct Apps;
+    #[doc = include_str!("../../docs/src/middleware.md")]
+    struct Middleware;
+    #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
+    struct Composing;
+    #[doc = include_str!("../../docs/src/client.md")]
+    struct Client;
+    #[doc = include_str!("../../docs/src/protocol-versions.md")]
+    struct ProtocolVersions;
+    #[doc = include_str!("../../docs/src/running.md")]
+    struct Running;
+    #[doc = include_str!("../../docs/src/deploying.md")]
+    struct Deploying;
+    #[doc = include_str!("../../docs/src/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../../docs/src/cli.md")]
+    struct Cli;
+    #[doc = include_str!("../../docs/src/limits.md")]
+    struct Limits;
+    #[doc = include_str!("../../docs/src/project.md")]
+    struct Project;
+}
+
 /// The attributes' examples (their documentation, in `mcp-macros/docs`):
 /// they are written through this crate, so they run as its doc tests, and
 /// the macro crate's own tests need no build of the runtime. Also only
