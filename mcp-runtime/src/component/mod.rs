@@ -1,5 +1,5 @@
-//! What every listable kind of thing (tools now; resources, templates and
-//! prompts next) shares: the catalog of what was registered and what is
+//! What every listable kind of thing (tools, resources, templates and
+//! prompts) shares: the catalog of what was registered and what is
 //! disabled, changes at run time, the immutable snapshot requests read
 //! (sorted, paged by cursors that stay right across changes), and the
 //! `list_changed` announcements.

@@ -1,5 +1,5 @@
-//! One request's context, the same for every kind of handler (a tool call
-//! now; a resource read, a prompt get or a completion next), and the one
+//! One request's context, the same for every kind of handler (a tool call,
+//! a resource read, a prompt get or a completion), and the one
 //! extractor trait through which `Context`, `State<T>` and user types
 //! reach a handler's parameters.
 

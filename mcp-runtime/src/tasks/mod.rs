@@ -3,8 +3,8 @@
 //! the background once it has to wait, and the call answers at once with
 //! a task the client follows with `tasks/get`.
 //!
-//! A task is one layer of the call pipeline (see the runtime's `invoke`
-//! module), outside the user's middleware: it polls the rest once where
+//! A task is one layer of the call pipeline (`layer`; the runtime's
+//! `invoke` module has its place), outside the user's middleware: it polls the rest once where
 //! the call was read. A call that finishes in that poll is answered as
 //! usual, and one that asks the client something in it (a 2026-07-28
 //! multi-round request) gets its `InputRequiredResult`, so questions asked
@@ -44,6 +44,7 @@
 //! meanwhile.
 
 mod binding;
+mod layer;
 pub(crate) mod methods;
 mod owners;
 #[cfg(feature = "redis")]
@@ -52,25 +53,20 @@ pub(crate) mod running;
 mod store;
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
-use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 use mcp_core::ErrorObject;
 use mcp_core::task::{DetailedTask, Task, TaskStatus};
-use serde::Serialize;
-use serde_json::Value;
 
 pub(crate) use binding::Binding;
+pub(crate) use layer::{Asked, Detached, Plan, detach};
 #[cfg(feature = "redis")]
 pub(crate) use redis::Leases;
 pub use store::{MemoryTaskStore, OwnedTasks, TaskSignal, TaskStore, TaskStoreError};
 
-use crate::dispatch::reply::{Answer, ResultBody};
-use crate::middleware::Reply;
 use owners::Owners;
 use running::Running;
 
@@ -433,207 +429,5 @@ fn now() -> String {
     mcp_core::task::timestamp(u64::try_from(millis).unwrap_or(u64::MAX))
 }
 
-/// What the task layer needs for one call that may become a task.
-pub(crate) struct Plan {
-    pub(crate) tasks: Arc<Tasks>,
-    pub(crate) running: Arc<Running>,
-    /// The reply as a direct call would have been answered with it.
-    pub(crate) result: Box<dyn FnOnce(Reply) -> Option<Value> + Send>,
-    /// Set when a 2025-11-25 client asked for the task (`params.task`).
-    pub(crate) asked: Option<Asked>,
-    /// Who may follow the task.
-    pub(crate) binding: Binding,
-}
-
-/// A task a 2025-11-25 client asked for: it is created before the call is
-/// polled, whether or not the call would wait.
-pub(crate) struct Asked {
-    /// The lifetime it asked for, in milliseconds.
-    pub(crate) ttl: Option<u64>,
-    /// Its session, whose `tasks/list` shows the task.
-    pub(crate) owner: Arc<str>,
-}
-
-/// `CreateTaskResult` of the extension: the task, flat, with
-/// `resultType: "task"`.
-#[derive(Serialize)]
-pub(crate) struct CreateTaskResult(pub(crate) Task);
-
-impl ResultBody for CreateTaskResult {
-    const RESULT_TYPE: &'static str = "task";
-    const TYPED_IN_EVERY_ERA: bool = true;
-}
-
-/// `CreateTaskResult` of 2025-11-25: `{"task": Task}`.
-#[derive(Serialize)]
-pub(crate) struct CoreCreateTaskResult {
-    task: Value,
-}
-
-impl ResultBody for CoreCreateTaskResult {}
-
-/// A created task, as its client's flavour of tasks answers it.
-pub(crate) enum Created {
-    Extension(CreateTaskResult),
-    Core(CoreCreateTaskResult),
-}
-
-impl Created {
-    pub(crate) fn answer(self, projection: &crate::dispatch::reply::Projection, id: mcp_core::RequestId) -> Answer {
-        match self {
-            Created::Extension(created) => projection.answer(id, created),
-            Created::Core(created) => projection.answer(id, created),
-        }
-    }
-}
-
-/// How the task layer answered a call.
-pub(crate) enum Detached {
-    /// The call ended at its first poll (or stopped to ask): answer as usual.
-    Now(Result<Reply, ErrorObject>),
-    /// It runs on as this task.
-    Task(Created),
-}
-
-/// The task layer: poll `call` once; if it must wait, keep it as a task
-/// and run it on in the background. A task the client asked for is
-/// created before any poll.
-pub(crate) async fn detach<F>(plan: Plan, call: F) -> Detached
-where
-    F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
-{
-    let mut call = Box::pin(call);
-    if plan.asked.is_none()
-        && let Poll::Ready(answered) = crate::dispatch::poll_once(&mut call).await
-    {
-        return Detached::Now(answered);
-    }
-    let Plan { tasks, running, result, asked, binding } = plan;
-    let requestor = binding.key();
-    if let Err(refused) = tasks.reserve(&requestor) {
-        // As when the store is full: a client that asked for a task hears
-        // why it gets none; a call the server chose to detach goes on as a
-        // direct call, which holds no room in the store.
-        if asked.is_some() {
-            return Detached::Now(Err(refused));
-        }
-        return Detached::Now(call.await);
-    }
-    tasks.listen().await;
-    let record = tasks.new_task(&binding, asked.as_ref().and_then(|a| a.ttl));
-    let created = record.task.clone();
-    if let Err(error) = tasks.store.create(record.clone()).await {
-        tasks.running().release(&requestor);
-        if asked.is_some() {
-            // The client waits for a task; a direct answer would confuse it.
-            let message = format!("the call could not become a task: {error}");
-            return Detached::Now(Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, message)));
-        }
-        tracing::warn!(%error, "a call could not become a task; it goes on as a direct call");
-        return Detached::Now(call.await);
-    }
-    tasks.changed.notify_waiters();
-    let id = created.task_id.clone();
-    if let Some(asked) = &asked {
-        tasks.own(&asked.owner, &id).await;
-    }
-    running.became(tasks.clone(), record);
-    tasks.running().tasks.insert(id.clone(), (running.clone(), requestor));
-    // Questions asked in the first poll (handshake versions have no rounds).
-    running.publish().await;
-    let work = running.clone();
-    let handle = tokio::spawn(async move {
-        let answered = call.await;
-        let outcome = match (work.failure.get(), answered) {
-            (Some(failure), _) => Err(failure.clone()),
-            (None, Ok(reply)) => result(reply).ok_or_else(ErrorObject::internal_error),
-            (None, Err(error)) => Err(error),
-        };
-        work.end(outcome).await;
-    });
-    let _ = running.abort.set(handle.abort_handle());
-    Detached::Task(match asked {
-        None => Created::Extension(CreateTaskResult(created)),
-        Some(_) => Created::Core(CoreCreateTaskResult { task: created.for_2025_11_25(false) }),
-    })
-}
-
 #[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use mcp_core::task::{DetailedTask, TaskStatus};
-
-    use super::*;
-    use crate::tasks::store::{MemoryTaskStore, TaskStoreError};
-    use crate::tools::BoxFuture;
-
-    /// A memory store that counts its reads.
-    #[derive(Default)]
-    struct Counting {
-        store: MemoryTaskStore,
-        gets: AtomicUsize,
-    }
-
-    impl TaskStore for Counting {
-        fn create(&self, task: DetailedTask) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-            self.store.create(task)
-        }
-        fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, TaskStoreError>> {
-            self.gets.fetch_add(1, Ordering::Relaxed);
-            self.store.get(task_id)
-        }
-        fn update(&self, task: DetailedTask) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-            self.store.update(task)
-        }
-    }
-
-    fn working(id: &str) -> DetailedTask {
-        crate::tasks::store::tests::task(id, TaskStatus::Working)
-    }
-
-    #[tokio::test]
-    async fn a_session_with_many_live_tasks_is_not_rescanned_on_every_create() {
-        let store = Arc::new(Counting::default());
-        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100), 10);
-        let count = 4 * OWNED_PRUNE_AT;
-        for n in 0..count {
-            let id = format!("t{n}");
-            store.create(working(&id)).await.unwrap();
-            tasks.own(&Arc::from("7"), &id).await;
-        }
-        assert_eq!(tasks.owned("7", None, usize::MAX).await.unwrap().len(), count, "live tasks stay listed");
-        // Pruned at 1024, 2048 and 4096 ids at most: each scan reads every
-        // id once, so the reads stay within twice the count (a scan on
-        // every create past 1024 would read millions).
-        let reads = store.gets.load(Ordering::Relaxed);
-        assert!(reads <= 2 * count, "{reads} reads for {count} creates");
-        assert!(reads >= OWNED_PRUNE_AT, "the list was pruned at least once ({reads} reads)");
-    }
-
-    #[tokio::test]
-    async fn expired_tasks_leave_a_list_the_replica_keeps_when_it_is_pruned() {
-        // `Counting` keeps no owners: the replica keeps the list.
-        let store = Arc::new(Counting::default());
-        let tasks = Tasks::new(store.clone(), Duration::from_secs(60), Duration::from_millis(100), 10);
-        let owner = Arc::from("1");
-        for n in 0..OWNED_PRUNE_AT - 1 {
-            let id = format!("t{n}");
-            let mut task = working(&id);
-            store.create(task.clone()).await.unwrap();
-            // Finished with no time to live: expired at once.
-            task.task.status = TaskStatus::Completed;
-            task.task.ttl_ms = Some(0);
-            store.update(task).await.unwrap();
-            tasks.own(&owner, &id).await;
-        }
-        assert_eq!(tasks.owned("1", None, usize::MAX).await.unwrap().len(), OWNED_PRUNE_AT - 1);
-        store.create(working("live")).await.unwrap();
-        tasks.own(&owner, "live").await;
-        let owned = tasks.owned("1", None, usize::MAX).await.unwrap();
-        assert_eq!(owned.into_iter().map(|(_, id)| id).collect::<Vec<_>>(), ["live"]);
-        assert_eq!(store.store.len(), 1, "the store dropped the expired tasks when the next was created");
-        tasks.forget_session("1");
-        assert!(tasks.owned("1", None, usize::MAX).await.unwrap().is_empty());
-    }
-}
+mod tests;
