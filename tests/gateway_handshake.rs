@@ -3,39 +3,16 @@
 //! with what to check, while the connection goes on waiting up to its
 //! connect timeout.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::proxy::{Mount, Upstream};
 use mcp_runtime::testing::TestClient;
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
 // One thread: the gateway's tasks log through this test's subscriber.
 #[tokio::test]
 async fn a_command_silent_on_its_handshake_is_reported_long_before_its_connect_timeout() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = crate::common::log::Captured::install();
     let mount = Mount::new("wiki", Upstream::command("sleep", ["60"])).connect_timeout(Duration::from_secs(30));
     let gateway = Server::empty("gateway", "1").mount_with(mount);
     let started = Instant::now();

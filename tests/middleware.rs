@@ -228,30 +228,13 @@ async fn map_failure_translates_protocol_errors_and_leaves_replies_alone() {
     }
 }
 
-/// A `tracing` writer into memory.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn the_logging_layer_logs_each_request_with_its_time_and_outcome() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = crate::common::log::Captured::install();
     let mut client = TestClient::connect(server().layer(middleware::Logging::default())).await.unwrap();
     client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap();
     client.get_prompt("broken", &[]).await.unwrap_err();
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let lines: Vec<&str> = log.lines().filter(|l| l.contains("request handled")).collect();
     assert_eq!(lines.len(), 2, "{log}");
     assert!(lines[0].contains("method=\"tools/call\"") && lines[0].contains("name=\"add\""), "{}", lines[0]);

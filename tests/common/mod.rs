@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod log;
 pub mod memory;
 pub mod raw_http;
 
