@@ -89,7 +89,7 @@ pub(crate) struct Calls {
     /// One permit per call that may run; a subscription takes none.
     slots: Arc<Semaphore>,
     ids: Ids,
-    /// Told whenever a listed call or batch is gone.
+    /// Told whenever the last listed request is gone.
     ended: Notify,
     /// Whether a slow first poll was logged here already.
     warned: AtomicBool,

@@ -169,7 +169,11 @@ impl Drop for Slot {
         let mut table = self.calls.lock();
         table.live -= 1;
         table.last_end = Some(Instant::now());
+        let settled = table.live == 0;
         drop(table);
-        self.calls.ended();
+        // Only a drain waits, and only for nothing to run.
+        if settled {
+            self.calls.ended();
+        }
     }
 }
