@@ -68,11 +68,11 @@ async fn start() -> String {
 /// A 2026-07-28 call (no session) of `tool` with id `id`.
 fn stateless_call(id: u64, tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": tool, "arguments": arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }}})
+    "name": tool, "arguments": arguments,
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }}})
 }
 
 fn session_call(id: u64, tool: &str, arguments: Value) -> Value {
