@@ -28,6 +28,7 @@ mod gateway_tasks;
 mod hardening;
 mod host;
 mod http;
+mod http_calls;
 mod interop;
 mod limits;
 mod middleware;

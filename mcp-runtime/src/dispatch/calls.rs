@@ -1,234 +1,335 @@
 //! The requests running on one connection or session, whatever carries
-//! it: each started where it was read (answered at once if it finishes at
-//! its first poll), its id refused while in use, their number bounded,
-//! each cancellable by id, and all drained when the connection ends. The
-//! message loop of every message transport and the HTTP sessions both keep
-//! their running requests in a [`Table`].
+//! it, and the one way a transport hands dispatch a message: [`Calls::submit`]
+//! answers it at once or starts it. A message transport (stdio, memory, a
+//! [`Transport`](crate::transport::Transport) of one's own), an HTTP
+//! session and the stateless HTTP requests all go through it, so each gets
+//! the same rules: an id in use is refused before its request does
+//! anything, at most `max_running_calls` calls run at once (the next one
+//! waits for a slot), a call that finishes at its first poll is answered
+//! where it was read (and one whose first poll is slow is logged), a
+//! running call is cancelled by `notifications/cancelled` or by its
+//! client hanging up ([`Started::cancel`]), and all are drained or
+//! cancelled when the connection or session ends.
+//!
+//! What runs is listed in a table ([`running`](super::running)); the
+//! transports never see what dispatch decided for a message, only its
+//! outcome ([`Submitted`]).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use mcp_core::{ErrorObject, RequestId};
-use tokio::task::{AbortHandle, JoinSet};
+use mcp_core::Message;
+use serde_json::Value;
+use tokio::sync::{Notify, Semaphore};
 
 use super::outgoing::Outgoing;
 use super::reply::Answer;
-use super::{Action, poll_once};
+use super::running::{Key, Slot, Table};
+use super::{Action, Session, poll_once};
+use crate::request::claims::Claims;
 use crate::request::context::Cancellation;
 use crate::tools::BoxFuture;
 
-/// One running request.
-struct Running {
-    handle: AbortHandle,
-    cancellation: Cancellation,
-    /// A `subscriptions/listen` stream: it never ends on its own, and it
-    /// does not count against the limit of running calls.
-    subscription: bool,
+/// How the requests of one table are told apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// What a request/response transport uses (HTTP is the built-in one).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Ids {
+    /// By their JSON-RPC ids: one client sends them all (a connection, an
+    /// HTTP session), so an id in use is refused and
+    /// `notifications/cancelled` names the request it stops.
+    Shared,
+    /// Each request on its own: stateless HTTP requests, whose ids mean
+    /// something only within their own HTTP request (two clients may both
+    /// send id 1). Nothing is refused for its id; a request is cancelled
+    /// only by its client hanging up.
+    PerRequest,
 }
 
-/// The requests running on one connection or session, by id: which ids
-/// are in use and how to stop each. A connection owns its table ([`Calls`]);
-/// an HTTP session, whose requests arrive concurrently, keeps one behind a
-/// lock.
-#[derive(Default)]
-pub(crate) struct Table {
-    running: HashMap<RequestId, Running>,
+/// What became of one submitted message.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Submitted {
+    /// Nothing to answer: a notification (a cancellation was carried out),
+    /// a response to the server's own request, or a call cancelled before
+    /// it started.
+    Nothing,
+    /// Its answer, now: the request was refused, needed no call, or its
+    /// call finished at its first poll. Nothing was queued for it.
+    Answered(Answer),
+    /// Its call runs: its messages, then its answer go to the stream it
+    /// was submitted with (then the stream's end, if the stream is the
+    /// request's own).
+    Started(Started),
 }
 
-impl Table {
-    /// The refusal for a request whose id a running request still uses, if
-    /// it does: refused before the request does anything (a subscription
-    /// would otherwise be acknowledged, then refused).
-    pub(crate) fn refuse_id_in_use(&self, id: &RequestId) -> Option<Answer> {
-        self.in_use(id).then(|| {
-            let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a running request"));
-            Answer::error(Some(id.clone()), error)
-        })
-    }
+/// A call that runs, to cancel it when its client hangs up (a request/
+/// response transport's: HTTP's).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Started {
+    calls: Arc<Calls>,
+    key: Key,
+    ticket: u64,
+}
 
-    /// Whether a request with this id runs now.
-    pub(crate) fn in_use(&self, id: &RequestId) -> bool {
-        self.running.get(id).is_some_and(|r| !r.handle.is_finished())
-    }
-
-    /// Track a request that runs as its own task.
-    pub(crate) fn track(&mut self, id: RequestId, handle: AbortHandle, cancellation: Cancellation, subscription: bool) {
-        self.running.insert(id, Running { handle, cancellation, subscription });
-    }
-
-    /// A request ended: its id is free again.
-    pub(crate) fn forget(&mut self, id: &RequestId) {
-        self.running.remove(id);
-    }
-
-    /// Stop the request with `id`, if it still runs. Dropping its future
-    /// stops it at its next `.await`; the spec sends no answer for a
-    /// cancelled request. Aborted before the signal, so a subscription
-    /// cannot send its closing answer after all.
-    pub(crate) fn cancel(&mut self, id: &RequestId) {
-        if let Some(running) = self.running.remove(id) {
-            running.handle.abort();
-            running.cancellation.cancel();
-        }
-    }
-
-    /// Stop every request (the session ended).
-    #[cfg(feature = "http")]
-    pub(crate) fn cancel_all(&mut self) {
-        for (_, running) in self.running.drain() {
-            running.cancellation.cancel();
-            running.handle.abort();
-        }
-    }
-
-    /// Whether any request still runs.
-    #[cfg(feature = "http")]
-    pub(crate) fn busy(&self) -> bool {
-        self.running.values().any(|r| !r.handle.is_finished())
-    }
-
-    /// The calls that count against the limit (subscriptions do not).
-    fn calls(&self) -> usize {
-        self.running.values().filter(|r| !r.subscription).count()
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+impl Started {
+    /// Cancel the call, if it still runs (and not a later one reusing its
+    /// id): the client stopped waiting for it.
+    pub(crate) fn cancel(&self) {
+        self.calls.cancel_ticket(&self.key, self.ticket);
     }
 }
 
-/// The requests running on one connection: its [`Table`], and their tasks.
+/// The calls running on one connection, HTTP session, or among the
+/// stateless HTTP requests of one endpoint.
 pub(crate) struct Calls {
-    tasks: JoinSet<Option<RequestId>>,
-    table: Table,
-    max_running: usize,
+    table: Mutex<Table>,
+    /// One permit per call that may run; a subscription takes none.
+    slots: Arc<Semaphore>,
+    ids: Ids,
+    /// Told whenever the last listed request is gone.
+    ended: Notify,
+    /// Whether a slow first poll was logged here already.
+    warned: AtomicBool,
 }
 
 impl Calls {
     /// No calls yet; at most `max_running` at once.
-    pub(crate) fn new(max_running: usize) -> Self {
-        Calls { tasks: JoinSet::new(), table: Table::default(), max_running }
+    pub(crate) fn new(max_running: usize, ids: Ids) -> Arc<Self> {
+        Arc::new(Calls {
+            table: Mutex::default(),
+            slots: Arc::new(Semaphore::new(max_running.clamp(1, Semaphore::MAX_PERMITS))),
+            ids,
+            ended: Notify::new(),
+            warned: AtomicBool::new(false),
+        })
     }
 
-    /// Wait until fewer calls than the limit run, so a client that sends
-    /// faster than its calls end is read no further meanwhile.
-    pub(crate) async fn admit(&mut self) {
-        self.reap();
-        while self.table.calls() >= self.max_running {
-            let Some(done) = self.tasks.join_next().await else { break };
-            self.forget(done);
+    pub(super) fn lock(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn ended(&self) {
+        self.ended.notify_waiters();
+    }
+
+    /// Wait until a call may start, so a message transport whose client
+    /// sends faster than its calls end reads no further meanwhile.
+    pub(crate) async fn admit(&self) {
+        drop(self.slots.acquire().await);
+    }
+
+    /// Hand one message to dispatch on `session`: answered at once, or
+    /// started. A request's own messages (progress, log messages, requests
+    /// to the client) and a started call's answer go to `stream`; with
+    /// `own_stream` (an HTTP request's response) the stream is ended after
+    /// the answer. `claims` are those of the HTTP request's access token.
+    pub(crate) async fn submit(
+        self: &Arc<Self>,
+        session: &Session,
+        message: Message,
+        stream: &Outgoing,
+        claims: Option<Claims>,
+        own_stream: bool,
+    ) -> Submitted {
+        let Message::Request(request) = message else {
+            if let Action::Cancel(id) = session.handle(message, stream)
+                && self.ids == Ids::Shared
+            {
+                self.cancel(&Key::Id(id));
+            }
+            return Submitted::Nothing;
+        };
+        let key = match self.ids {
+            Ids::Shared => Some(Key::Id(request.id.clone())),
+            Ids::PerRequest => None,
+        };
+        // Listed before it does anything: a second request with its id is
+        // refused, a subscription before it is acknowledged.
+        let slot = match Slot::list(self, key) {
+            Ok(slot) => slot,
+            Err(refusal) => return Submitted::Answered(*refusal),
+        };
+        match session.handle_authorized(Message::Request(request), stream, claims) {
+            Action::None | Action::Cancel(_) => Submitted::Nothing,
+            Action::Reply(answer) => Submitted::Answered(answer),
+            Action::Call(_, future, cancellation) => self.run(slot, future, cancellation, stream, own_stream).await,
+            Action::Listen(_, future, cancellation) => self.spawn(slot, future, cancellation, stream, own_stream),
         }
     }
 
-    /// See [`Table::refuse_id_in_use`]; calls that ended meanwhile free
-    /// their ids first.
-    pub(crate) fn refuse_id_in_use(&mut self, id: &RequestId) -> Option<Answer> {
-        self.reap();
-        self.table.refuse_id_in_use(id)
-    }
-
-    /// Do what dispatch decided for one message, answering on `out`.
-    pub(crate) async fn perform(&mut self, action: Action, out: &Outgoing) {
-        match action {
-            Action::None => {}
-            Action::Reply(answer) => out.answer(&answer),
-            Action::Call(id, future, cancellation) => self.start(id, future, cancellation, false, out).await,
-            Action::Listen(id, future, cancellation) => self.start(id, future, cancellation, true, out).await,
-            Action::Cancel(id) => self.cancel(&id),
+    /// Hand a JSON-RPC batch to dispatch: its requests are answered
+    /// together, as one call (one slot against the limit; they are not
+    /// cancellable one by one). `Err` is the answer to a batch this
+    /// session does not take.
+    pub(crate) async fn submit_batch(
+        self: &Arc<Self>,
+        session: &Session,
+        items: Vec<Value>,
+        out: &Outgoing,
+    ) -> Result<(), Answer> {
+        let (cancels, answers) = session.batch(items, out).map_err(|error| Answer::error(None, error))?;
+        if self.ids == Ids::Shared {
+            cancels.into_iter().for_each(|id| self.cancel(&Key::Id(id)));
         }
-    }
-
-    /// Stop the request with `id`, if it still runs ([`Table::cancel`]).
-    pub(crate) fn cancel(&mut self, id: &RequestId) {
-        self.table.cancel(id);
-    }
-
-    /// Run a batch's requests, answered together (they are not cancellable
-    /// one by one).
-    pub(crate) fn spawn_batch(&mut self, answers: BoxFuture<'static, Vec<Answer>>, out: &Outgoing) {
+        let Ok(mut slot) = Slot::list(self, None) else { unreachable!("a key of its own is never in use") };
+        let key = slot.key.clone();
+        slot.permit = Some(self.slots.clone().acquire_owned().await.expect("the slots are never closed"));
         let out = out.clone();
-        self.tasks.spawn(async move {
+        let mut table = self.lock();
+        let handle = tokio::spawn(async move {
             let responses = answers.await;
+            slot.unlist();
             if !responses.is_empty() {
                 out.answers(&responses);
             }
-            None
         });
+        table.started(&key, handle.abort_handle(), Cancellation::default(), false);
+        Ok(())
+    }
+
+    /// A call: it waits for a slot, then is polled once where it was read
+    /// (most calls finish there: a task of its own would only hand the
+    /// answer back across threads); one that waits goes on as its own task.
+    async fn run(
+        self: &Arc<Self>,
+        mut slot: Slot,
+        mut future: BoxFuture<'static, Answer>,
+        cancellation: Cancellation,
+        stream: &Outgoing,
+        own_stream: bool,
+    ) -> Submitted {
+        slot.permit = Some(match self.slots.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => self.slots.clone().acquire_owned().await.expect("the slots are never closed"),
+        });
+        // Cancelled while it waited for its slot: it never starts.
+        if !self.lock().arm(&slot, cancellation.clone()) {
+            return Submitted::Nothing;
+        }
+        if let Poll::Ready(answer) = self.first_poll(&mut future).await {
+            return Submitted::Answered(answer);
+        }
+        self.spawn(slot, future, cancellation, stream, own_stream)
+    }
+
+    /// Run a call (or subscription) as its own task, listed until it ends.
+    fn spawn(
+        self: &Arc<Self>,
+        mut slot: Slot,
+        future: BoxFuture<'static, Answer>,
+        cancellation: Cancellation,
+        stream: &Outgoing,
+        own_stream: bool,
+    ) -> Submitted {
+        let (key, ticket) = (slot.key.clone(), slot.ticket);
+        let stream = stream.clone();
+        // Locked while the task starts, so it cannot end before it is listed.
+        let mut table = self.lock();
+        if !table.holds(&key, ticket) {
+            // Cancelled during its first poll.
+            return Submitted::Nothing;
+        }
+        let subscription = slot.permit.is_none();
+        let handle = tokio::spawn(async move {
+            let answer = future.await;
+            // Its id is free once it has its answer.
+            slot.unlist();
+            stream.answer(&answer);
+            if own_stream {
+                stream.end();
+            }
+        });
+        table.started(&key, handle.abort_handle(), cancellation, subscription);
+        drop(table);
+        Submitted::Started(Started { calls: self.clone(), key, ticket })
+    }
+
+    /// Stop the request listed under `key`, if it still runs. Dropping its
+    /// future stops it at its next `.await`; the spec sends no answer for
+    /// a cancelled request. Aborted before the signal, so a subscription
+    /// cannot send its closing answer after all.
+    fn cancel(&self, key: &Key) {
+        let running = self.lock().remove(key, None);
+        if let Some(running) = running {
+            running.stop();
+        }
+    }
+
+    fn cancel_ticket(&self, key: &Key, ticket: u64) {
+        let running = self.lock().remove(key, Some(ticket));
+        if let Some(running) = running {
+            running.stop();
+        }
+    }
+
+    /// Stop every request (the session ended).
+    pub(crate) fn cancel_all(&self) {
+        let running = self.lock().take_all();
+        running.into_iter().for_each(|running| running.stop());
+    }
+
+    /// Whether any call, batch or subscription still runs.
+    #[cfg(feature = "http")]
+    pub(crate) fn busy(&self) -> bool {
+        self.lock().live() > 0
+    }
+
+    /// When a call, batch or subscription last ended, if one did.
+    #[cfg(feature = "http")]
+    pub(crate) fn last_end(&self) -> Option<Instant> {
+        self.lock().last_end()
     }
 
     /// The connection ends: close subscriptions gracefully (each answers
     /// its `subscriptions/listen`), let calls finish within `grace`, then
     /// cancel the rest.
-    pub(crate) async fn drain(mut self, grace: Duration) {
-        self.table.running.values().filter(|r| r.subscription).for_each(|r| r.cancellation.cancel());
-        if self.tasks.is_empty() {
-            return;
-        }
-        let tasks = &mut self.tasks;
-        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
-        if drained.is_err() {
+    pub(crate) async fn drain(&self, grace: Duration) {
+        let subscriptions = self.lock().subscriptions();
+        subscriptions.iter().for_each(Cancellation::cancel);
+        if tokio::time::timeout(grace, self.settled()).await.is_err() {
             tracing::warn!(
-                running = self.tasks.len(),
+                running = self.lock().live(),
                 ?grace,
                 "input closed; cancelling calls still running after the grace period"
             );
-            self.table.running.values().for_each(|r| r.cancellation.cancel());
-            self.tasks.shutdown().await;
+            self.cancel_all();
+            self.settled().await;
         }
     }
 
-    /// A call that completes at once (most tools) is answered here: a task
-    /// of its own would only hand its answer back across threads. One that
-    /// waits goes on as its own task, as does every subscription.
-    async fn start(
-        &mut self,
-        id: RequestId,
-        mut future: BoxFuture<'static, Answer>,
-        cancellation: Cancellation,
-        subscription: bool,
-        out: &Outgoing,
-    ) {
-        if !subscription && let Poll::Ready(answer) = first_poll(&mut future).await {
-            out.answer(&answer);
-            return;
-        }
-        let out = out.clone();
-        let task_id = id.clone();
-        let handle = self.tasks.spawn(async move {
-            out.answer(&future.await);
-            Some(task_id)
-        });
-        self.table.track(id, handle, cancellation, subscription);
-    }
-
-    /// Free the ids of the calls that ended.
-    fn reap(&mut self) {
-        while let Some(done) = self.tasks.try_join_next() {
-            self.forget(done);
+    /// Wait until nothing runs (every task ended, or dropped once aborted).
+    async fn settled(&self) {
+        loop {
+            let ended = self.ended.notified();
+            let mut ended = std::pin::pin!(ended);
+            ended.as_mut().enable();
+            if self.lock().live() == 0 {
+                return;
+            }
+            ended.await;
         }
     }
 
-    fn forget(&mut self, done: Result<Option<RequestId>, tokio::task::JoinError>) {
-        if let Ok(Some(id)) = done {
-            self.table.forget(&id);
+    /// Poll a call once where its request was read (see [`poll_once`]).
+    /// Until it first waits, the connection (or the HTTP request) does
+    /// nothing else: a first poll longer than [`SLOW_FIRST_POLL`] (a
+    /// synchronous tool doing slow work) is logged, once per table, with
+    /// what to do.
+    async fn first_poll(&self, future: &mut BoxFuture<'static, Answer>) -> Poll<Answer> {
+        let started = Instant::now();
+        let polled = poll_once(future).await;
+        let took = started.elapsed();
+        if took > SLOW_FIRST_POLL && !self.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "a call ran {took:?} before it first waited, and the connection read nothing meanwhile: make slow \
+                 tools `async` and move blocking work into `tokio::task::spawn_blocking` (logged once)"
+            );
         }
+        polled
     }
-}
-
-/// Poll a call once where its request was read (see [`poll_once`]). Until
-/// it first waits, the connection reads nothing: a first poll longer than
-/// [`SLOW_FIRST_POLL`] (a synchronous tool doing slow work) is logged once,
-/// with what to do.
-pub(crate) async fn first_poll(future: &mut BoxFuture<'static, Answer>) -> Poll<Answer> {
-    static WARNED: AtomicBool = AtomicBool::new(false);
-    let started = Instant::now();
-    let polled = poll_once(future).await;
-    let took = started.elapsed();
-    if took > SLOW_FIRST_POLL && !WARNED.swap(true, Ordering::Relaxed) {
-        tracing::warn!(
-            "a call ran {took:?} before it first waited, and the connection read nothing meanwhile: make slow \
-             tools `async` and move blocking work into `tokio::task::spawn_blocking` (logged once)"
-        );
-    }
-    polled
 }
 
 /// How long a call may run before it first waits without a warning.

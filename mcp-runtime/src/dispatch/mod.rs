@@ -10,6 +10,7 @@ pub(crate) mod listen;
 mod otel;
 pub(crate) mod outgoing;
 pub(crate) mod reply;
+mod running;
 #[cfg(feature = "http")]
 pub(crate) mod snapshot;
 pub(crate) mod span;
@@ -46,7 +47,8 @@ pub(crate) struct Negotiated {
     pub(crate) peer: Arc<Peer>,
 }
 
-/// What the connection must do for one incoming message.
+/// What dispatch decided for one incoming message: the handlers' output,
+/// carried out by [`calls`] (no transport sees it).
 pub(crate) enum Action {
     /// Nothing (a notification, or a response to us).
     None,
@@ -275,7 +277,7 @@ impl Session {
     /// accept them). Returns the ids the batch cancels and the future of
     /// its answers, in order (none for its notifications); or the error
     /// for a batch this session does not take.
-    pub(crate) fn batch(
+    pub(super) fn batch(
         &self,
         items: Vec<Value>,
         stream: &Outgoing,
@@ -325,13 +327,13 @@ impl Session {
     /// What to do for `message`. A request's own notifications (a call's
     /// progress and log messages) go to `stream`: the connection itself on
     /// stdio, the request's response stream over HTTP.
-    pub(crate) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
+    pub(super) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
         self.handle_authorized(message, stream, None)
     }
 
     /// [`handle`](Self::handle) a message whose HTTP request carried a
     /// verified access token with these claims.
-    pub(crate) fn handle_authorized(&self, message: Message, stream: &Outgoing, claims: Option<Claims>) -> Action {
+    pub(super) fn handle_authorized(&self, message: Message, stream: &Outgoing, claims: Option<Claims>) -> Action {
         match message {
             Message::Request(request) => self.request(request, stream, claims),
             Message::Notification(notification) => self.notification(notification),

@@ -41,11 +41,12 @@ impl Server {
         self
     }
 
-    /// How many calls one connection (stdio, or an in-memory client) runs
-    /// at once: 256 by default. At the limit the server reads nothing more
-    /// from that client until a call ends, so a client that pipelines
-    /// thousands of slow calls waits instead of growing the server without
-    /// bound. Open subscriptions do not count.
+    /// How many calls one connection (stdio, an in-memory client, an HTTP
+    /// session, or all stateless HTTP requests together) runs at once: 256
+    /// by default. At the limit the next call waits until one ends (stdio
+    /// reads nothing more from that client meanwhile), so a client that
+    /// pipelines thousands of slow calls waits instead of growing the
+    /// server without bound. Open subscriptions do not count.
     pub fn max_running_calls(mut self, calls: usize) -> Self {
         self.limits.max_running_calls = calls.max(1);
         self

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::message::{ReadMessages, Received, Transport, WriteMessages};
 use crate::dispatch::Session;
-use crate::dispatch::calls::Calls;
+use crate::dispatch::calls::{Calls, Ids, Submitted};
 use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Backlog, Outgoing};
 use crate::dispatch::reply::Answer;
@@ -53,7 +53,7 @@ pub(crate) async fn serve<T: Transport>(
         session = session.over(network);
     }
     let mut message = Vec::new();
-    let mut calls = Calls::new(limits.max_running_calls);
+    let calls = Calls::new(limits.max_running_calls, Ids::Shared);
 
     loop {
         // Backpressure: read nothing more while the client leaves our
@@ -88,21 +88,16 @@ pub(crate) async fn serve<T: Transport>(
         match parsed {
             Parsed::Blank => {}
             Parsed::Reply(answer) => out.answer(&answer),
-            Parsed::Batch(items) => match session.batch(items, &out) {
-                Ok((cancels, answers)) => {
-                    cancels.iter().for_each(|id| calls.cancel(id));
-                    calls.spawn_batch(answers, &out);
-                }
-                Err(error) => out.answer(&Answer::error(None, error)),
-            },
-            Parsed::Message(message) => {
-                if let Message::Request(request) = &message
-                    && let Some(refusal) = calls.refuse_id_in_use(&request.id)
-                {
+            Parsed::Batch(items) => {
+                if let Err(refusal) = calls.submit_batch(&session, items, &out).await {
                     out.answer(&refusal);
-                    continue;
                 }
-                calls.perform(session.handle(message, &out), &out).await;
+            }
+            Parsed::Message(message) => {
+                // A call that runs answers on `out` itself when it ends.
+                if let Submitted::Answered(answer) = calls.submit(&session, message, &out, None, false).await {
+                    out.answer(&answer);
+                }
             }
         }
         if out.is_closed() {

@@ -5,19 +5,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use mcp_core::RequestId;
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
 use super::resume::Hub;
 use super::store::EventStore;
 use crate::dispatch::Session;
-use crate::dispatch::calls::Table;
+use crate::dispatch::calls::{Calls, Ids};
 use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Drain, Outgoing};
-use crate::dispatch::reply::Answer;
 use crate::request::claims::Claims;
-use crate::request::context::Cancellation;
 use crate::server::Shared;
 
 /// The most resumable call streams a session keeps track of; past that the
@@ -37,8 +33,9 @@ pub(crate) struct HttpSession {
     store: Arc<dyn EventStore>,
     /// Its resumable call streams, by number.
     streams: Mutex<(u64, HashMap<u64, Arc<Hub>>)>,
-    /// Calls in flight, so `notifications/cancelled` and DELETE reach them.
-    running: Mutex<Table>,
+    /// Its running calls, as a connection's: their ids, their limit, and
+    /// how `notifications/cancelled`, a hang-up and DELETE reach them.
+    pub(crate) calls: Arc<Calls>,
     /// The open GET stream: where messages that belong to no request go.
     standalone: Arc<Mutex<Option<Outgoing>>>,
     last_active: Mutex<Instant>,
@@ -54,7 +51,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl HttpSession {
     /// A new session, under `id` if it is one another replica started.
-    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>, max_queued: usize, id: Option<String>) -> HttpSession {
+    fn new(shared: Arc<Shared>, store: Arc<dyn EventStore>, limits: SessionLimits, id: Option<String>) -> HttpSession {
+        let SessionLimits { max_queued, max_running } = limits;
         // Messages that belong to no request are relayed to the GET stream
         // open at the time, or dropped when none is (the spec leaves them
         // to the server; queueing them would grow without bound).
@@ -81,7 +79,7 @@ impl HttpSession {
             id,
             store,
             streams: Mutex::new((first_stream, HashMap::new())),
-            running: Mutex::default(),
+            calls: Calls::new(max_running, Ids::Shared),
             standalone,
             last_active: Mutex::new(Instant::now()),
             refreshed: Mutex::new(Instant::now()),
@@ -111,38 +109,6 @@ impl HttpSession {
             *refreshed = now;
         }
         due
-    }
-
-    /// Start a call with `spawn` and track it; the refusal (and nothing
-    /// spawned) if its id is already in use. The table stays locked while
-    /// the task starts, so the task cannot finish before it is tracked.
-    pub(crate) fn start_call(
-        &self,
-        id: RequestId,
-        cancellation: Cancellation,
-        spawn: impl FnOnce() -> AbortHandle,
-    ) -> Result<(), Box<Answer>> {
-        let mut running = lock(&self.running);
-        if let Some(refusal) = running.refuse_id_in_use(&id) {
-            return Err(Box::new(refusal));
-        }
-        running.track(id, spawn(), cancellation, false);
-        Ok(())
-    }
-
-    /// Whether a call with this id runs now.
-    pub(crate) fn is_running(&self, id: &RequestId) -> bool {
-        lock(&self.running).in_use(id)
-    }
-
-    pub(crate) fn finish_call(&self, id: &RequestId) {
-        lock(&self.running).forget(id);
-        self.touch();
-    }
-
-    /// Stop a running call; the spec sends nothing for it.
-    pub(crate) fn cancel_call(&self, id: &RequestId) {
-        lock(&self.running).cancel(id);
     }
 
     /// Open the server-to-client stream; `None` if one is already open
@@ -223,7 +189,7 @@ impl HttpSession {
                 tracing::debug!(%error, "the event store did not forget an ended session's streams");
             }
         });
-        lock(&self.running).cancel_all();
+        self.calls.cancel_all();
         lock(&self.standalone).take();
     }
 
@@ -234,8 +200,10 @@ impl HttpSession {
     /// When it was last active, if nothing runs in it now (no call, no
     /// open GET stream).
     fn idle_since(&self) -> Option<Instant> {
-        let busy = lock(&self.running).busy() || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
-        (!busy).then(|| *lock(&self.last_active))
+        let busy = self.calls.busy() || lock(&self.standalone).as_ref().is_some_and(|s| !s.is_closed());
+        let active = *lock(&self.last_active);
+        // A call that ended is activity too.
+        (!busy).then(|| self.calls.last_end().map_or(active, |ended| ended.max(active)))
     }
 }
 
@@ -250,6 +218,15 @@ fn least_recently_used_idle(map: &HashMap<String, Arc<HttpSession>>) -> Option<S
     map.iter().filter_map(|(id, session)| Some((session.idle_since()?, id))).min().map(|(_, id)| id.clone())
 }
 
+/// What each session may hold.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SessionLimits {
+    /// The most bytes of notifications a stream may leave unread.
+    pub(crate) max_queued: usize,
+    /// The most calls running at once (`Server::max_running_calls`).
+    pub(crate) max_running: usize,
+}
+
 /// Why a session could not be opened.
 pub(crate) struct Full;
 
@@ -258,7 +235,7 @@ pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<HttpSession>>>,
     max: usize,
     idle: Duration,
-    max_queued: usize,
+    limits: SessionLimits,
     sweeping: std::sync::Once,
     /// The server's tasks, when they are bound to sessions (no OAuth):
     /// a session that ends for good takes its running tasks with it.
@@ -269,14 +246,13 @@ pub(crate) struct Sessions {
 }
 
 impl Sessions {
-    /// At most `max` sessions, ended after `idle`; each stream of theirs
-    /// leaves at most `max_queued` bytes of notifications unread.
-    pub(crate) fn new(max: usize, idle: Duration, max_queued: usize) -> Self {
+    /// At most `max` sessions, ended after `idle`, each within `limits`.
+    pub(crate) fn new(max: usize, idle: Duration, limits: SessionLimits) -> Self {
         Sessions {
             map: Mutex::default(),
             max,
             idle,
-            max_queued,
+            limits,
             sweeping: std::sync::Once::new(),
             tasks: None,
             kept_elsewhere: false,
@@ -314,7 +290,7 @@ impl Sessions {
             return Err(Full);
         }
         drop(map);
-        Ok(HttpSession::new(shared, store, self.max_queued, id))
+        Ok(HttpSession::new(shared, store, self.limits, id))
     }
 
     /// List a session under its id. A full table makes room by ending its

@@ -10,7 +10,7 @@ mod stateless;
 mod stream;
 
 use super::responses::{error_response, json_response, missing_session, refused, session_not_found, too_many_sessions};
-use post::{answer, header_lists, unsupported_version};
+use post::{header_lists, unsupported_version};
 use session::pump;
 use stateless::{has_envelope, names_stateless_version};
 use stream::{CallStream, Sent};
@@ -35,13 +35,14 @@ use super::cors;
 use super::guard::{self, Refusal};
 use super::mirror;
 use super::resume::{self, Hub, Numbered};
-use super::sessions::{HttpSession, Sessions};
+use super::sessions::{HttpSession, SessionLimits, Sessions};
 use super::sse;
 use super::store::News;
+use crate::dispatch::calls::{Calls, Ids, Started, Submitted};
 use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Drain, Outgoing};
 use crate::dispatch::reply::Answer;
-use crate::dispatch::{Action, Session, snapshot};
+use crate::dispatch::{Session, snapshot};
 use crate::error::Error;
 use crate::request::claims::Claims;
 use crate::server::Shared;
@@ -76,6 +77,9 @@ pub(crate) struct Endpoint {
     /// the server and their shared allowance, so one serves them all
     /// rather than one built and dropped per request.
     stateless: Arc<Session>,
+    /// The calls of stateless requests, each on its own (their ids are
+    /// independent), within one limit: nothing tells their clients apart.
+    stateless_calls: Arc<Calls>,
     /// Where news for the other replicas goes, when there are any.
     news: Option<tokio::sync::mpsc::UnboundedSender<News>>,
     /// The token checks, when the endpoint is an OAuth protected resource.
@@ -86,7 +90,9 @@ pub(crate) struct Endpoint {
 impl Endpoint {
     pub(crate) fn new(shared: Arc<Shared>, limits: Limits, options: HttpOptions) -> Result<Self, Error> {
         let max_body = options.max_body.unwrap_or(limits.max_message_size);
-        let mut sessions = Sessions::new(options.max_sessions, options.idle_timeout, limits.max_queued_output);
+        let session_limits =
+            SessionLimits { max_queued: limits.max_queued_output, max_running: limits.max_running_calls };
+        let mut sessions = Sessions::new(options.max_sessions, options.idle_timeout, session_limits);
         #[cfg(feature = "oauth")]
         let bound_to_principals = options.oauth.is_some();
         #[cfg(not(feature = "oauth"))]
@@ -113,6 +119,7 @@ impl Endpoint {
             .map(|fanout| super::store::connect_fanout(&shared.announcer, Arc::downgrade(&sessions), fanout));
         Ok(Endpoint {
             stateless: Arc::new(stateless::session(&shared)),
+            stateless_calls: Calls::new(limits.max_running_calls, Ids::PerRequest),
             shared,
             options,
             max_body,

@@ -54,83 +54,67 @@ impl Endpoint {
                 let saves = snapshot::changes_snapshot(&request.method);
                 // A client that takes an event stream gets a resumable one.
                 let (stream, rx) = session.call_queue(sse);
-                let action = session.session.handle_authorized(Message::Request(request), &stream, claims);
-                let call = matches!(action, Action::Call(..));
-                match action {
-                    Action::Reply(answer) => {
-                        if saves && answer.error_object().is_none() {
-                            self.save(&session).await;
-                        }
-                        self.reply(StatusCode::OK, &answer)
-                    }
-                    Action::Call(id, mut future, cancellation) | Action::Listen(id, mut future, cancellation) => {
-                        // A call that completes at once (most tools) is
-                        // answered here: a task of its own would only hand
-                        // its answer back across threads.
-                        let done = match call && !session.is_running(&id) {
-                            true => crate::dispatch::calls::first_poll(&mut future).await,
-                            false => std::task::Poll::Pending,
-                        };
-                        match done {
-                            // Nothing came before it: the answer is all there is.
-                            std::task::Poll::Ready(answer) if rx.is_empty() => {
-                                return json_response(StatusCode::OK, &answer);
+                let calls = &session.calls;
+                let started =
+                    match calls.submit(&session.session, Message::Request(request), &stream, claims, true).await {
+                        Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
+                        // Nothing came before it: the answer is all there is.
+                        Submitted::Answered(answer) if rx.is_empty() => {
+                            if saves && answer.error_object().is_none() {
+                                self.save(&session).await;
                             }
-                            std::task::Poll::Ready(answer) => {
-                                stream.answer(&answer);
-                                stream.end();
-                            }
-                            std::task::Poll::Pending => {
-                                let task_session = session.clone();
-                                let task_id = id.clone();
-                                let started = session.start_call(id.clone(), cancellation, || {
-                                    tokio::spawn(async move {
-                                        answer(future, &stream).await;
-                                        task_session.finish_call(&task_id);
-                                    })
-                                    .abort_handle()
-                                });
-                                if let Err(refusal) = started {
-                                    return json_response(StatusCode::OK, &*refusal);
-                                }
-                            }
+                            return self.reply(StatusCode::OK, &answer);
                         }
-                        let resumable = sse.then(|| session.new_stream());
-                        let ok = |_: Option<i64>| StatusCode::OK;
-                        let Some((number, hub)) = resumable else {
-                            // Plain JSON cannot be resumed: hanging up cancels.
-                            let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || session.cancel_call(&id));
-                            return CallStream::direct(rx, Some(on_drop)).respond(false, ok).await.0;
-                        };
-                        // Resumable: a dropped connection is not a cancel
-                        // (the spec's SHOULD NOT); the call goes on and the
-                        // client reconnects for the rest.
-                        session.track(number, hub.clone());
-                        let reader = hub.read(0).await.expect("a new stream reads from its start");
-                        tokio::spawn(pump(rx, hub.clone()));
-                        let (response, sent) = CallStream::resumable(number, reader, true).respond(true, ok).await;
-                        // Answered as plain JSON: there are no event ids to
-                        // resume from, so its events never reach the store
-                        // (a session of many quick calls costs it nothing);
-                        // an event stream's do, before its first byte.
-                        if sent == Sent::Json {
-                            session.forget_stream(number);
-                            hub.forget().await;
-                        } else {
-                            hub.persist().await;
+                        Submitted::Answered(answer) => {
+                            stream.answer(&answer);
+                            stream.end();
+                            None
                         }
-                        response
-                    }
-                    Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
-                }
+                        Submitted::Started(started) => Some(started),
+                    };
+                self.call_stream(&session, rx, started, sse).await
             }
             notification_or_response => {
-                if let Action::Cancel(id) = session.session.handle(notification_or_response, &Outgoing::nowhere()) {
-                    session.cancel_call(&id);
-                }
+                let nowhere = Outgoing::nowhere();
+                session.calls.submit(&session.session, notification_or_response, &nowhere, None, false).await;
                 StatusCode::ACCEPTED.into_response()
             }
         }
+    }
+
+    /// The response to a session's call that did not finish at once (or
+    /// sent messages before its answer): its messages as they come.
+    async fn call_stream(
+        &self,
+        session: &Arc<HttpSession>,
+        rx: Drain<Frame>,
+        started: Option<Started>,
+        sse: bool,
+    ) -> Response {
+        let resumable = sse.then(|| session.new_stream());
+        let ok = |_: Option<i64>| StatusCode::OK;
+        let Some((number, hub)) = resumable else {
+            // Plain JSON cannot be resumed: hanging up cancels.
+            let on_drop = started.map(|started| Box::new(move || started.cancel()) as Box<dyn FnOnce() + Send>);
+            return CallStream::direct(rx, on_drop).respond(false, ok).await.0;
+        };
+        // Resumable: a dropped connection is not a cancel (the spec's
+        // SHOULD NOT); the call goes on and the client reconnects for the
+        // rest.
+        session.track(number, hub.clone());
+        let reader = hub.read(0).await.expect("a new stream reads from its start");
+        tokio::spawn(pump(rx, hub.clone()));
+        let (response, sent) = CallStream::resumable(number, reader, true).respond(true, ok).await;
+        // Answered as plain JSON: there are no event ids to resume from, so
+        // its events never reach the store (a session of many quick calls
+        // costs it nothing); an event stream's do, before its first byte.
+        if sent == Sent::Json {
+            session.forget_stream(number);
+            hub.forget().await;
+        } else {
+            hub.persist().await;
+        }
+        response
     }
 
     /// Start a session: it is kept (and its id sent) only if `initialize`
@@ -141,8 +125,8 @@ impl Endpoint {
             return too_many_sessions();
         };
         session.owner = super::super::sessions::owner_of(claims.as_ref());
-        let response = match session.session.handle(message, &Outgoing::nowhere()) {
-            Action::Reply(answer) => answer,
+        let response = match session.calls.submit(&session.session, message, &Outgoing::nowhere(), None, false).await {
+            Submitted::Answered(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
         };
         if response.error_object().is_some() {
@@ -215,13 +199,6 @@ impl Endpoint {
         }
         Ok(if joined.is_empty() { first } else { Bytes::from(joined) })
     }
-}
-
-/// Run a call (or subscription) to its end, then queue its answer and
-/// the end-of-stream marker for its [`CallStream`].
-pub(super) async fn answer(future: BoxFuture<'static, Answer>, stream: &Outgoing) {
-    stream.answer(&future.await);
-    stream.end();
 }
 
 /// Parse one POSTed message; a batch is refused.

@@ -29,49 +29,26 @@ impl Endpoint {
         };
         let (queue, rx) = Outgoing::bounded(self.max_queued);
         let queue = queue.answer_only();
-        match session.handle_authorized(Message::Request(request), &queue, claims) {
-            Action::Reply(answer) => {
-                let code = answer.error_object().map(|e| e.code);
-                self.reply(stateless_status(code), &answer)
-            }
-            Action::Call(_, mut future, cancellation) => {
-                // As in a session: a call that completes at once is answered
-                // here, with no task.
-                if let std::task::Poll::Ready(answer) = crate::dispatch::poll_once(&mut future).await {
-                    if rx.is_empty() {
-                        let code = answer.error_object().map(|e| e.code);
-                        return self.reply(stateless_status(code), &answer);
-                    }
+        let message = Message::Request(request);
+        let on_drop: Box<dyn FnOnce() + Send> =
+            match self.stateless_calls.submit(&session, message, &queue, claims, true).await {
+                Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
+                Submitted::Answered(answer) if rx.is_empty() => {
+                    let code = answer.error_object().map(|e| e.code);
+                    return self.reply(stateless_status(code), &answer);
+                }
+                Submitted::Answered(answer) => {
                     queue.answer(&answer);
                     queue.end();
                     return CallStream::direct(rx, None).respond(sse, stateless_status).await.0;
                 }
-                self.stateless_task(session, queue, rx, future, cancellation, sse).await
-            }
-            Action::Listen(_, future, cancellation) => {
-                self.stateless_task(session, queue, rx, future, cancellation, sse).await
-            }
-            Action::None | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
-        }
-    }
-
-    /// Run a stateless call (or subscription) as its own task, for as long
-    /// as its client waits for it.
-    pub(super) async fn stateless_task(
-        &self,
-        session: Arc<Session>,
-        queue: Outgoing,
-        rx: Drain<Frame>,
-        future: BoxFuture<'static, Answer>,
-        cancellation: crate::request::context::Cancellation,
-        sse: bool,
-    ) -> Response {
-        let task = tokio::spawn(async move { answer(future, &queue).await });
-        let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
-            task.abort();
-            cancellation.cancel();
-            drop(session);
-        });
+                // Its client cancels it by hanging up; a subscription's
+                // session lives as long as it runs.
+                Submitted::Started(started) => Box::new(move || {
+                    started.cancel();
+                    drop(session);
+                }),
+            };
         CallStream::direct(rx, Some(on_drop)).respond(sse, stateless_status).await.0
     }
 }
