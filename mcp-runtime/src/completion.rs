@@ -197,7 +197,7 @@ pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Re
         Reply::Completion(result) => Some(projection.answer(id, result)),
         _ => None,
     };
-    Ok(invoke::call(request, Kind::Completion, Steps::default(), parts, start, settle, finish))
+    Ok(invoke::call_closures(request, Kind::Completion, Steps::default(), parts, start, settle, finish))
 }
 
 #[cfg(test)]

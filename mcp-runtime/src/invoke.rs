@@ -52,6 +52,7 @@ use mcp_core::ErrorObject;
 use serde_json::json;
 use tower::Service;
 
+use crate::admission::{Invocable, To};
 use crate::client::rounds::{self, Round, Rounds};
 use crate::dispatch::reply::Answer;
 use crate::dispatch::{Action, Incoming};
@@ -78,12 +79,103 @@ pub(crate) struct Steps {
     pub(crate) task: Option<Plan>,
 }
 
-/// Run `start(parts)` through the pipeline as `request`'s call, a request
+/// Run `kind`'s handler through the pipeline as `request`'s call, once
+/// [`admit`](crate::admission::admit) let it in: the kind settles the
+/// handler's outcome into what the client would see, the server's
+/// middleware sees that, and the kind makes it the answer (or refuses a
+/// reply of another kind, which a layer may have made by mistake). Both
+/// run inside the request's span.
+pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, mut parts: RequestParts) -> Action {
+    let Steps { rounds, timeout, task: plan } = steps;
+    parts.rounds = rounds.clone();
+    parts.task = plan.as_ref().map(|plan| plan.running.clone());
+    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
+    let shared = request.shared();
+    let show_details = shared.show_internal_errors;
+    let middleware = shared.middleware.clone();
+    let changes = if middleware.is_some() { shared.announcer.changes() } else { 0 };
+    let client_key = request.session.key;
+    let kind = Arc::new(kind);
+    let running = kind.clone();
+    let handler = move |parts: RequestParts| {
+        // A hand-written handler may panic before it even returns its
+        // future; that must not unwind into the connection.
+        let future = std::panic::catch_unwind(AssertUnwindSafe(|| running.start(parts)));
+        async move {
+            let outcome = match future {
+                Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
+                Ok(future) => run(timeout, future).await,
+            };
+            running.settle(outcome)
+        }
+    };
+    let to = To::of(request);
+    let (id, projection, version) = (to.id.clone(), to.projection.clone(), to.version);
+    let run = async move {
+        // One scope for the layers and the handler both: a layer's own
+        // internal errors are masked (or shown) like the handler's.
+        let answering = crate::incident::scope(show_details, async move {
+            match middleware {
+                None => handler(parts).await,
+                Some(mut pipeline) => {
+                    let invocation = Invocation::new(K::KIND, parts, changes, client_key, handler);
+                    // A pipeline is always ready: straight to its call, which
+                    // runs the first layer's code up to its future, so in a
+                    // guard of its own.
+                    let called = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.call(invocation)));
+                    let answered = match called {
+                        Ok(layers) => AssertUnwindSafe(layers).catch_unwind().await,
+                        Err(panic) => Err(panic),
+                    };
+                    answered.unwrap_or_else(|panic| {
+                        let message = crate::incident::panic_message(&*panic);
+                        let text =
+                            crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
+                        Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+                    })
+                }
+            }
+        });
+        // The rounds are driven around the layers and the handler both: a
+        // layer may ask the client too. A request without rounds (most) is
+        // not wrapped in their driver.
+        let answered = match (plan, rounds) {
+            (None, None) => answering.await,
+            (None, rounds) => in_rounds(rounds, answering).await,
+            (Some(plan), rounds) => match crate::tasks::detach(plan, in_rounds(rounds, answering)).await {
+                Detached::Now(answered) => answered,
+                Detached::Task(created) => return created.answer(&projection, id),
+            },
+        };
+        if let Ok(Reply::InputRequired(input)) = answered {
+            return projection.answer(id, input);
+        }
+        // Before the handler's own failure: that failure is most likely the
+        // capability it could not use.
+        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
+            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
+        }
+        let reply = match answered {
+            Ok(reply) => reply,
+            Err(error) => return Answer::error(Some(id), error),
+        };
+        let given = reply.kind().map_or("?", Kind::method);
+        kind.finish(reply, &to, &tracing::Span::current()).unwrap_or_else(|| {
+            let what = format!("a middleware layer answered a {} request with a {given} reply", K::KIND.method());
+            let text =
+                crate::incident::masked("a middleware layer answered the wrong kind", &what, &what, show_details);
+            Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
+        })
+    };
+    Action::Call(request.id.clone(), Box::pin(run), cancellation)
+}
+
+/// (Until every kind is an [`Invocable`].) Run `start(parts)` through the pipeline as `request`'s call, a request
 /// of `kind`: `settle` turns the handler's outcome into what the client
 /// would see, the server's middleware sees that, and `finish` makes it the
 /// answer (`None` for a reply of another kind, which a layer may have made
 /// by mistake). Both run inside the request's span.
-pub(crate) fn call<R, F>(
+pub(crate) fn call_closures<R, F>(
     request: &Incoming<'_>,
     kind: Kind,
     steps: Steps,

@@ -54,6 +54,7 @@
 //! | [`logging`] | protocol logging to the client |
 //! | [`protocol`], [`providers`] | the protocol as data; tool definitions in model providers' formats |
 
+mod admission;
 pub mod apps;
 pub mod client;
 pub mod completion;

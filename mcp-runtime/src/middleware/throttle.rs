@@ -1,12 +1,14 @@
-//! The ready layer that limits how often each client may run handlers.
+//! The ready layer that limits how often each client may run handlers,
+//! among the user's layers (so the layers before it see every call). Its
+//! limiter and its refusals are the admission's own
+//! ([`crate::tools::limit`]), so a refusal reads the same wherever it
+//! comes from.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
-use mcp_core::CallToolResult;
-
 use super::{Around, ErrorObject, Invocation, Kind, Next, Reply};
-use crate::tools::limit::Limiter;
+use crate::tools::limit::{self, Limiter};
 use crate::tools::{BoxFuture, RateLimit};
 
 /// At most `limit` requests per client (a session; over OAuth, a token's
@@ -80,10 +82,6 @@ impl Around for Throttle {
             Kind::Completion => "completion of",
         };
         let text = format!("{what} `{}` {why}", invocation.name());
-        let refused = match invocation.kind() {
-            Kind::Tool => Ok(Reply::Tool(CallToolResult::error_text(text))),
-            _ => Err(ErrorObject::new(mcp_core::codes::INVALID_REQUEST, text)),
-        };
-        Box::pin(std::future::ready(refused))
+        Box::pin(std::future::ready(limit::refused(invocation.kind(), text)))
     }
 }

@@ -92,7 +92,7 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         Reply::Resource(result) => Some(projection.answer(id, result.for_version(version))),
         _ => None,
     };
-    Ok(invoke::call(request, Kind::Resource, steps, parts, move |parts| handler.read(parts), settle, finish))
+    Ok(invoke::call_closures(request, Kind::Resource, steps, parts, move |parts| handler.read(parts), settle, finish))
 }
 
 /// A failed read as the client sees it: not found, the handler's own

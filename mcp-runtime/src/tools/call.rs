@@ -162,7 +162,7 @@ pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         }
         Some(projection.answer(id, result.for_version_of_schema(version, wraps_output)))
     };
-    Ok(invoke::call(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
+    Ok(invoke::call_closures(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
 }
 
 /// How this call may become a task. With the extension: when it must

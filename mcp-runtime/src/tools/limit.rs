@@ -4,6 +4,13 @@
 //!
 //! Allowances are kept per session (a stdio connection, an HTTP session),
 //! so one busy client cannot use up another's.
+//!
+//! This is rate limiting's one home: a tool's `#[tool(rate_limit = …)]`
+//! and the server-wide limit are checked here at admission (before the
+//! rounds, a task and the user's layers, which a refused call never
+//! reaches), and the [`Throttle`](crate::middleware::Throttle) layer,
+//! placed among the user's layers, uses the same [`Limiter`] and says its
+//! refusals with the same [`refused`].
 
 use std::num::NonZeroU32;
 use std::time::Duration;
@@ -11,7 +18,10 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use mcp_core::{CallToolResult, ErrorObject};
+
 use crate::error::Error;
+use crate::middleware::{Kind, Reply};
 
 /// `calls` per `period`, as `#[tool(rate_limit = "10/s")]` or
 /// [`Server::rate_limit`](crate::Server::rate_limit) declares it. Calls may
@@ -68,6 +78,16 @@ impl Limiter {
     /// among them), so the table does not grow with every session.
     pub(crate) fn forget_idle(&self) {
         self.limiter.retain_recent();
+    }
+}
+
+/// A request of `kind` refused by a rate limit, `text` saying why: a tool
+/// call's is an error result that says when to retry (the model reads it),
+/// any other request's a protocol error.
+pub(crate) fn refused(kind: Kind, text: String) -> Result<Reply, ErrorObject> {
+    match kind {
+        Kind::Tool => Ok(Reply::Tool(CallToolResult::error_text(text))),
+        _ => Err(ErrorObject::new(mcp_core::codes::INVALID_REQUEST, text)),
     }
 }
 
