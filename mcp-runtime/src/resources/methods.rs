@@ -8,16 +8,20 @@ use std::sync::Arc;
 
 use mcp_core::{ErrorObject, JsonObject, ProtocolVersion, ReadResourceResult, ResourceUri, codes, methods};
 use serde_json::{Value, json};
+use tracing::Span;
 
 use super::catalog::Entry;
 use super::contents::Failure;
 use super::{Contents, ResourceError};
+use crate::admission::{self, Checked, Invocable, To};
 use crate::client::rounds::Retry;
-use crate::dispatch::reply::{Empty, ResultBody};
+use crate::dispatch::reply::{Answer, Empty, ResultBody};
 use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
+use crate::request::RequestParts;
 use crate::server::Shared;
+use crate::tools::BoxFuture;
 
 impl ResultBody for ReadResourceResult {
     fn take_meta(&mut self) -> Option<JsonObject> {
@@ -60,23 +64,73 @@ fn resolve(shared: &Shared, uri: &str) -> Option<(Arc<Entry>, Variables)> {
 }
 
 pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let mut params = params.unwrap_or_default();
-    let retry = Retry::take(&mut params);
-    let ResourceUri { uri, meta } = parse(Some(params))?;
-    span::resource(request.span, &uri);
-    let shared = request.shared();
-    let version = request.version;
-    let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
-    request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;
-    let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
-    let rounds = retry.begin(request, methods::RESOURCES_READ, &uri, &JsonObject::new())?;
-    let parts = request.request_parts(uri.clone(), arguments, meta);
-    let show_details = shared.show_internal_errors;
-    let steps = Steps { rounds, timeout: entry.definition.timeout, task: None };
-    let (id, projection) = (request.id.clone(), request.projection.clone());
-    let handler = entry.handler.clone();
-    let settle = move |outcome| {
-        let outcome: Contents = match outcome {
+    admission::admit::<Read>(request, params)
+}
+
+/// One `resources/read`, admitted.
+struct Read {
+    uri: String,
+    /// The template's variables, as the handler's arguments.
+    arguments: JsonObject,
+    meta: Option<JsonObject>,
+    entry: Arc<Entry>,
+    version: ProtocolVersion,
+    show_details: bool,
+}
+
+impl Invocable for Read {
+    const KIND: Kind = Kind::Resource;
+    // A URI is an attribute, never the span's name.
+    const SPAN_BEFORE_LOOKUP: bool = true;
+    type Params = ResourceUri;
+    type Output = Contents;
+    type Future = BoxFuture<'static, Contents>;
+
+    fn parse(mut params: JsonObject) -> Result<(ResourceUri, Retry), ErrorObject> {
+        let retry = Retry::take(&mut params);
+        Ok((parse(Some(params))?, retry))
+    }
+
+    fn name(params: &ResourceUri) -> &str {
+        &params.uri
+    }
+
+    fn span(span: &Span, uri: &str) {
+        span::resource(span, uri);
+    }
+
+    fn find(request: &Incoming<'_>, params: ResourceUri) -> Result<Read, ErrorObject> {
+        let ResourceUri { uri, meta } = params;
+        let shared = request.shared();
+        let version = request.version;
+        let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
+        let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
+        Ok(Read { uri, arguments, meta, entry, version, show_details: shared.show_internal_errors })
+    }
+
+    fn scopes(&self) -> (&[String], &'static str, &str) {
+        (&self.entry.definition.scopes, "resource", &self.uri)
+    }
+
+    fn check(&mut self, request: &Incoming<'_>, retry: Retry) -> Result<Checked, ErrorObject> {
+        Ok(Checked::Run(retry.begin(request, methods::RESOURCES_READ, &self.uri, &JsonObject::new())?))
+    }
+
+    fn take(&mut self) -> (String, JsonObject, Option<JsonObject>) {
+        (self.uri.clone(), std::mem::take(&mut self.arguments), self.meta.take())
+    }
+
+    fn steps(&mut self, _: &Incoming<'_>, _: &RequestParts) -> Result<Steps, ErrorObject> {
+        Ok(Steps { timeout: self.entry.definition.timeout, ..Steps::default() })
+    }
+
+    fn start(&self, parts: RequestParts) -> BoxFuture<'static, Contents> {
+        self.entry.handler.read(parts)
+    }
+
+    fn settle(&self, outcome: Outcome<Contents>) -> Result<Reply, ErrorObject> {
+        let uri = &self.uri;
+        let outcome = match outcome {
             Outcome::Done(outcome) => outcome,
             Outcome::Panicked(message) => Err(ResourceError::internal(format!("resource read panicked: {message}"))),
             Outcome::TimedOut(limit) => {
@@ -85,14 +139,14 @@ pub(crate) fn read(request: &Incoming<'_>, params: Option<JsonObject>) -> Result
         };
         match outcome {
             Ok(contents) => Ok(Reply::Resource(ReadResourceResult { contents, meta: None })),
-            Err(error) => Err(read_error(&uri, error, version, show_details)),
+            Err(error) => Err(read_error(uri, error, self.version, self.show_details)),
         }
-    };
-    let finish = move |reply| match reply {
-        Reply::Resource(result) => Some(projection.answer(id, result.for_version(version))),
-        _ => None,
-    };
-    Ok(invoke::call_closures(request, Kind::Resource, steps, parts, move |parts| handler.read(parts), settle, finish))
+    }
+
+    fn finish(&self, reply: Reply, to: &To, _: &Span) -> Option<Answer> {
+        let Reply::Resource(result) = reply else { return None };
+        Some(to.projection.answer(to.id.clone(), result.for_version(to.version)))
+    }
 }
 
 /// A failed read as the client sees it: not found, the handler's own
