@@ -84,7 +84,6 @@ pub(crate) enum Checked {
     /// Run, with these rounds.
     Run(Option<std::sync::Arc<Rounds>>),
     /// Answer now.
-    #[expect(dead_code, reason = "the kinds that answer at admission move onto the trait next")]
     Now(Reply),
 }
 

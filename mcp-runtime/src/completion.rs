@@ -9,7 +9,11 @@ use std::sync::Arc;
 
 use mcp_core::{CompleteParams, CompleteRef, CompleteResult, Completion, ErrorObject, JsonObject};
 
-use crate::dispatch::reply::ResultBody;
+use tracing::Span;
+
+use crate::admission::{self, Checked, Invocable, To};
+use crate::client::rounds::Retry;
+use crate::dispatch::reply::{Answer, ResultBody};
 use crate::dispatch::{Action, Incoming, parse};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
@@ -137,67 +141,152 @@ fn filtered(known: &[String], typed: &str) -> Vec<String> {
 }
 
 pub(crate) fn complete(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let CompleteParams { reference, argument, context, meta } = parse(params)?;
-    let shared = request.shared();
-    let completions = match &reference {
-        CompleteRef::Prompt { name } => {
-            let prompts = shared.prompts.current();
-            let entry = prompts
-                .get(name)
-                .ok_or_else(|| prompts.unknown("prompt", name, |e| request.may_use(&e.definition.scopes)))?;
-            request.authorize(&entry.definition.scopes, format_args!("prompt `{name}`"))?;
-            let found = entry.definition.completions.iter().find(|(n, _)| *n == argument.name);
-            found.map(|(_, c)| c.clone()).ok_or_else(|| {
-                ErrorObject::invalid_params(format!("prompt `{name}` has no argument `{}`", argument.name))
-            })?
+    admission::admit::<Complete>(request, params)
+}
+
+/// What a completion is for.
+enum Subject {
+    Prompt(Arc<crate::prompts::catalog::Entry>),
+    Template(Arc<crate::resources::catalog::Entry>),
+    /// A resource with a fixed URI: nothing to complete.
+    Fixed,
+}
+
+/// One `completion/complete`, admitted.
+struct Complete {
+    subject: Subject,
+    /// The prompt's name or the template's URI.
+    target: String,
+    argument: String,
+    value: String,
+    arguments: BTreeMap<String, String>,
+    meta: Option<JsonObject>,
+    /// Its function, once the argument is known to have one.
+    completer: Option<Completer>,
+    show_details: bool,
+}
+
+/// `values` as a completion result.
+fn answer(values: Vec<String>) -> CompleteResult {
+    CompleteResult { completion: completion(values), meta: None }
+}
+
+impl Invocable for Complete {
+    const KIND: Kind = Kind::Completion;
+    type Params = CompleteParams;
+    type Output = Vec<String>;
+    type Future = BoxFuture<'static, Vec<String>>;
+
+    /// Its params, a retry's members among them: a completion has no rounds.
+    fn parse(params: JsonObject) -> Result<(CompleteParams, Retry), ErrorObject> {
+        Ok((parse(Some(params))?, Retry::default()))
+    }
+
+    fn name(params: &CompleteParams) -> &str {
+        match &params.reference {
+            CompleteRef::Prompt { name } => name,
+            CompleteRef::Resource { uri } => uri,
         }
-        CompleteRef::Resource { uri } => {
-            let templates = shared.resources.templates.current();
-            match templates.get(uri) {
-                Some(entry) => {
-                    request.authorize(&entry.definition.scopes, format_args!("resource template `{uri}`"))?;
-                    let found = entry.definition.variables.iter().find(|v| v.name == argument.name);
-                    let variable = found.ok_or_else(|| {
-                        ErrorObject::invalid_params(format!("template `{uri}` has no variable `{}`", argument.name))
-                    })?;
-                    variable.completions.clone()
-                }
-                // A resource with a fixed URI has nothing to complete.
-                None if shared.resources.statics.current().get(uri).is_some() => Completions::None,
-                None => {
-                    return Err(templates.unknown("resource template", uri, |e| request.may_use(&e.definition.scopes)));
+    }
+
+    fn find(request: &Incoming<'_>, params: CompleteParams) -> Result<Complete, ErrorObject> {
+        let CompleteParams { reference, argument, context, meta } = params;
+        let shared = request.shared();
+        let (subject, target) = match reference {
+            CompleteRef::Prompt { name } => {
+                let prompts = shared.prompts.current();
+                let entry = prompts
+                    .get(&name)
+                    .ok_or_else(|| prompts.unknown("prompt", &name, |e| request.may_use(&e.definition.scopes)))?;
+                (Subject::Prompt(entry.clone()), name)
+            }
+            CompleteRef::Resource { uri } => {
+                let templates = shared.resources.templates.current();
+                match templates.get(&uri) {
+                    Some(entry) => (Subject::Template(entry.clone()), uri),
+                    None if shared.resources.statics.current().get(&uri).is_some() => (Subject::Fixed, uri),
+                    None => {
+                        let visible = |e: &crate::resources::catalog::Entry| request.may_use(&e.definition.scopes);
+                        return Err(templates.unknown("resource template", &uri, visible));
+                    }
                 }
             }
+        };
+        Ok(Complete {
+            subject,
+            target,
+            argument: argument.name,
+            value: argument.value,
+            arguments: context.and_then(|c| c.arguments).unwrap_or_default(),
+            meta,
+            completer: None,
+            show_details: shared.show_internal_errors,
+        })
+    }
+
+    fn scopes(&self) -> (&[String], &'static str, &str) {
+        match &self.subject {
+            Subject::Prompt(entry) => (&entry.definition.scopes, "prompt", &self.target),
+            Subject::Template(entry) => (&entry.definition.scopes, "resource template", &self.target),
+            Subject::Fixed => (&[], "resource", &self.target),
         }
-    };
-    let answer = |values: Vec<String>| CompleteResult { completion: completion(values), meta: None };
-    let completer = match completions {
-        Completions::None => return Ok(request.reply(answer(Vec::new()))),
-        Completions::Values(known) => return Ok(request.reply(answer(filtered(&known, &argument.value)))),
-        Completions::With(completer) => completer,
-    };
-    let target = match &reference {
-        CompleteRef::Prompt { name } => name.clone(),
-        CompleteRef::Resource { uri } => uri.clone(),
-    };
-    let parts = request.request_parts(target, JsonObject::new(), meta);
-    let (id, projection, show) = (request.id.clone(), request.projection.clone(), shared.show_internal_errors);
-    let (value, arguments) = (argument.value, context.and_then(|c| c.arguments).unwrap_or_default());
-    let start = move |parts| completer(Completing { value, arguments, parts });
-    let settle = move |outcome| {
+    }
+
+    fn check(&mut self, _: &Incoming<'_>, _: Retry) -> Result<Checked, ErrorObject> {
+        let (target, argument) = (&self.target, &self.argument);
+        let completions = match &self.subject {
+            Subject::Prompt(entry) => {
+                let found = entry.definition.completions.iter().find(|(n, _)| n == argument);
+                found.map(|(_, c)| c.clone()).ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("prompt `{target}` has no argument `{argument}`"))
+                })?
+            }
+            Subject::Template(entry) => {
+                let found = entry.definition.variables.iter().find(|v| v.name == *argument);
+                let variable = found.ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("template `{target}` has no variable `{argument}`"))
+                })?;
+                variable.completions.clone()
+            }
+            Subject::Fixed => Completions::None,
+        };
+        match completions {
+            Completions::None => Ok(Checked::Now(Reply::Completion(answer(Vec::new())))),
+            Completions::Values(known) => Ok(Checked::Now(Reply::Completion(answer(filtered(&known, &self.value))))),
+            Completions::With(completer) => {
+                self.completer = Some(completer);
+                Ok(Checked::Run(None))
+            }
+        }
+    }
+
+    fn take(&mut self) -> (String, JsonObject, Option<JsonObject>) {
+        (self.target.clone(), JsonObject::new(), self.meta.take())
+    }
+
+    fn steps(&mut self, _: &Incoming<'_>, _: &RequestParts) -> Result<Steps, ErrorObject> {
+        Ok(Steps::default())
+    }
+
+    fn start(&self, parts: RequestParts) -> BoxFuture<'static, Vec<String>> {
+        let Some(completer) = &self.completer else { return Box::pin(std::future::ready(Vec::new())) };
+        completer(Completing { value: self.value.clone(), arguments: self.arguments.clone(), parts })
+    }
+
+    fn settle(&self, outcome: Outcome<Vec<String>>) -> Result<Reply, ErrorObject> {
         let summary = match outcome {
             Outcome::Done(values) => return Ok(Reply::Completion(answer(values))),
             Outcome::Panicked(message) => format!("completion function panicked: {message}"),
             Outcome::TimedOut(limit) => format!("completion function timed out after {}", invoke::seconds(limit)),
         };
-        let text = crate::incident::masked("a completion function failed", &summary, &summary, show);
+        let text = crate::incident::masked("a completion function failed", &summary, &summary, self.show_details);
         Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-    };
-    let finish = move |reply| match reply {
-        Reply::Completion(result) => Some(projection.answer(id, result)),
-        _ => None,
-    };
-    Ok(invoke::call_closures(request, Kind::Completion, Steps::default(), parts, start, settle, finish))
+    }
+
+    fn finish(&self, reply: Reply, to: &To, _: &Span) -> Option<Answer> {
+        let Reply::Completion(result) = reply else { return None };
+        Some(to.projection.answer(to.id.clone(), result))
+    }
 }
 
 #[cfg(test)]
