@@ -13,8 +13,10 @@
 //! 4. the kind's own checks and its rounds, in its order (a tool's
 //!    arguments, a prompt's argument names); one may answer now (a tool's
 //!    error result, a completion from known values);
-//! 5. the rate limits ([`crate::tools::limit`]), after the arguments: a
-//!    call that cannot run uses no allowance;
+//! 5. the rate limits ([`crate::tools::limit`]), after the arguments (a
+//!    call that cannot run uses no allowance) and before the rounds, a task
+//!    and the layers, none of which a refused call reaches; the `Throttle`
+//!    layer shares their limiter and their refusals;
 //! 6. the kind's steps (timeout, a tool's task), then [`invoke::call`].
 //!
 //! Every refusal here runs no user code and no middleware.

@@ -3,10 +3,13 @@
 //! the steps between "this request may run" and "this is its answer" are
 //! written here once, so the kinds cannot drift apart.
 //!
-//! Before the pipeline, each method admits its request: it parses the
-//! params, finds the component, names the span and checks scopes, and a
-//! tool checks its arguments and rate limits. Those refusals are the
-//! protocol's errors (or a tool's error result) and run no user code.
+//! Each kind is one [`Invocable`] (`admission.rs`): before the pipeline,
+//! [`admit`](crate::admission::admit) admits its request, the same steps
+//! for every kind: it parses the params, finds the component, names the
+//! span, checks scopes, runs the kind's own checks (a tool's arguments)
+//! and the rate limits. Those refusals are the protocol's errors (or a
+//! tool's error result) and run no user code. The kind value it admitted
+//! is what the steps below call: its handler, its settling, its answer.
 //!
 //! Then, from the outside in:
 //! 0. **Task** (a tool that supports tasks, called by a client that
@@ -34,13 +37,13 @@
 //! On the way back:
 //! 5. **Settling**, inside the middleware: each kind turns the handler's
 //!    [`Outcome`] into what the client would see ([`Reply`] or a protocol
-//!    error), in one function of its own: a tool's failures become error
+//!    error), in its [`Invocable::settle`]: a tool's failures become error
 //!    results, a prompt's or a resource's become errors, internal ones
 //!    masked behind an incident id.
 //! 6. **The era check**: only running the handler shows that it needed a
 //!    capability a 2026-07-28 client did not declare.
 //! 7. **The answer**: each kind projects its reply for the request's
-//!    protocol version.
+//!    protocol version ([`Invocable::finish`]).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -162,105 +165,6 @@ pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, 
         let given = reply.kind().map_or("?", Kind::method);
         kind.finish(reply, &to, &tracing::Span::current()).unwrap_or_else(|| {
             let what = format!("a middleware layer answered a {} request with a {given} reply", K::KIND.method());
-            let text =
-                crate::incident::masked("a middleware layer answered the wrong kind", &what, &what, show_details);
-            Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-        })
-    };
-    Action::Call(request.id.clone(), Box::pin(run), cancellation)
-}
-
-/// (Until every kind is an [`Invocable`].) Run `start(parts)` through the pipeline as `request`'s call, a request
-/// of `kind`: `settle` turns the handler's outcome into what the client
-/// would see, the server's middleware sees that, and `finish` makes it the
-/// answer (`None` for a reply of another kind, which a layer may have made
-/// by mistake). Both run inside the request's span.
-pub(crate) fn call_closures<R, F>(
-    request: &Incoming<'_>,
-    kind: Kind,
-    steps: Steps,
-    mut parts: RequestParts,
-    start: impl FnOnce(RequestParts) -> F + Send + 'static,
-    settle: impl FnOnce(Outcome<R>) -> Result<Reply, ErrorObject> + Send + 'static,
-    finish: impl FnOnce(Reply) -> Option<Answer> + Send + 'static,
-) -> Action
-where
-    F: Future<Output = R> + Send + 'static,
-    R: Send + 'static,
-{
-    let Steps { rounds, timeout, task: plan } = steps;
-    parts.rounds = rounds.clone();
-    parts.task = plan.as_ref().map(|plan| plan.running.clone());
-    let (missing_capability, cancellation) = (parts.missing_capability.clone(), parts.cancellation.clone());
-    let shared = request.shared();
-    let show_details = shared.show_internal_errors;
-    let middleware = shared.middleware.clone();
-    let changes = if middleware.is_some() { shared.announcer.changes() } else { 0 };
-    let client_key = request.session.key;
-    let handler = move |parts: RequestParts| {
-        // A hand-written handler may panic before it even returns its
-        // future; that must not unwind into the connection.
-        let future = std::panic::catch_unwind(AssertUnwindSafe(|| start(parts)));
-        async move {
-            let outcome = match future {
-                Err(panic) => Outcome::Panicked(crate::incident::panic_message(&*panic).to_owned()),
-                Ok(future) => run(timeout, future).await,
-            };
-            settle(outcome)
-        }
-    };
-    let (id, projection, version) = (request.id.clone(), request.projection.clone(), request.version);
-    let run = async move {
-        // One scope for the layers and the handler both: a layer's own
-        // internal errors are masked (or shown) like the handler's.
-        let answering = crate::incident::scope(show_details, async move {
-            match middleware {
-                None => handler(parts).await,
-                Some(mut pipeline) => {
-                    let invocation = Invocation::new(kind, parts, changes, client_key, handler);
-                    // A pipeline is always ready: straight to its call, which
-                    // runs the first layer's code up to its future, so in a
-                    // guard of its own.
-                    let called = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.call(invocation)));
-                    let answered = match called {
-                        Ok(layers) => AssertUnwindSafe(layers).catch_unwind().await,
-                        Err(panic) => Err(panic),
-                    };
-                    answered.unwrap_or_else(|panic| {
-                        let message = crate::incident::panic_message(&*panic);
-                        let text =
-                            crate::incident::masked("a middleware layer panicked", &message, &message, show_details);
-                        Err(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))
-                    })
-                }
-            }
-        });
-        // The rounds are driven around the layers and the handler both: a
-        // layer may ask the client too. A request without rounds (most) is
-        // not wrapped in their driver.
-        let answered = match (plan, rounds) {
-            (None, None) => answering.await,
-            (None, rounds) => in_rounds(rounds, answering).await,
-            (Some(plan), rounds) => match crate::tasks::detach(plan, in_rounds(rounds, answering)).await {
-                Detached::Now(answered) => answered,
-                Detached::Task(created) => return created.answer(&projection, id),
-            },
-        };
-        if let Ok(Reply::InputRequired(input)) = answered {
-            return projection.answer(id, input);
-        }
-        // Before the handler's own failure: that failure is most likely the
-        // capability it could not use.
-        if let (Some(capability), false) = (missing_capability.get(), version.uses_handshake()) {
-            return Answer::error(Some(id), mcp_core::envelope::missing_capability(json!({ capability: {} })));
-        }
-        let reply = match answered {
-            Ok(reply) => reply,
-            Err(error) => return Answer::error(Some(id), error),
-        };
-        let given = reply.kind().map_or("?", Kind::method);
-        finish(reply).unwrap_or_else(|| {
-            let what = format!("a middleware layer answered a {} request with a {given} reply", kind.method());
             let text =
                 crate::incident::masked("a middleware layer answered the wrong kind", &what, &what, show_details);
             Answer::error(Some(id), ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text))

@@ -1,18 +1,28 @@
 //! The tools capability's methods: `tools/list` (pages of definitions
-//! serialized once per version) and `tools/call` (arguments checked, rate
-//! limits applied, the tool run as its own task with a timeout, panics and
-//! internal errors masked).
+//! serialized once per version) and `tools/call`, the [`Invocable`] whose
+//! own checks are its arguments, whose limits are its `rate_limit` and the
+//! server's, which may become a task, and whose failures are error results
+//! (panics and internal errors masked).
 
 use mcp_core::{CallToolParams, CallToolResult, Content, ErrorObject, JsonObject, methods};
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use tracing::Span;
+
+use super::BoxFuture;
 use super::arguments::problems_result;
 use super::catalog::{Entry, Tools};
+use super::limit::Limiter;
+use crate::admission::{self, Checked, Invocable, To};
 use crate::client::rounds::Retry;
+use crate::dispatch::reply::Answer;
 use crate::dispatch::table::Capability;
 use crate::dispatch::{Action, Incoming, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
+use crate::request::RequestParts;
 use crate::tasks::running::Running;
 use crate::tasks::{Asked, Flavour, Plan, TaskSupport};
 use mcp_core::task::TaskMetadata;
@@ -29,12 +39,11 @@ struct Members {
     /// Taken out before the rest is read: they are the tool's business,
     /// and a mistake in them is a tool result for the model.
     arguments: Option<Value>,
-    retry: Retry,
     /// 2025-11-25's request for a task; no other version has it.
     task: Option<Value>,
 }
 
-fn members(params: JsonObject) -> Result<Members, ErrorObject> {
+fn members(params: JsonObject) -> Result<(Members, Retry), ErrorObject> {
     let (mut name, mut meta, mut arguments, mut task, mut retry) = (None, None, None, None, Retry::default());
     for (key, value) in params {
         match key.as_str() {
@@ -63,106 +72,162 @@ fn members(params: JsonObject) -> Result<Members, ErrorObject> {
             return Err(ErrorObject::invalid_params(format!("`_meta` must be an object, not {kind}")));
         }
     };
-    Ok(Members { params: CallToolParams { name, arguments: None, meta }, arguments, retry, task })
+    Ok((Members { params: CallToolParams { name, arguments: None, meta }, arguments, task }, retry))
 }
 
 pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
-    let Members { params, arguments, retry, task: asked_task } = members(params.unwrap_or_default())?;
-    let shared = request.shared();
-    let tools = shared.tools.current();
-    // A tool for views is unknown to a client that renders none.
-    let entry = tools
-        .get(&params.name)
-        .filter(|e| !e.app_only || crate::apps::declared(&request.peer))
-        .ok_or_else(|| tools.unknown("tool", &params.name, |e| <Tools as crate::component::Kind>::visible(e, request)))?
-        .clone();
-    // Only a tool the server has names the span: a name a client made up
-    // would make span names as many as clients' typos.
-    span::tool(request.span, &params.name);
-    request.authorize(&entry.definition.scopes, format_args!("tool `{}`", params.name))?;
-    let none = JsonObject::new();
-    let sent = arguments.as_ref().and_then(Value::as_object).unwrap_or(&none);
-    // A first round of a call that nothing can make ask the client (no
-    // layer, no injected parameter) has no rounds to keep: most calls.
-    let rounds = match entry.definition.reaches_client || shared.middleware.is_some() || !retry.is_empty() {
-        true => retry.begin(request, methods::TOOLS_CALL, &params.name, sent)?,
-        false => None,
-    };
-    let answered = |result: CallToolResult| {
-        if result.is_error() {
-            span::tool_error(request.span);
-        }
-        let answer = request.projection.answer(request.id.clone(), result.for_version(request.version));
-        Ok(Action::Reply(answer))
-    };
-    let arguments = if entry.definition.forwarded {
-        // A mounted server's tool: its own server checks the arguments.
-        match arguments {
-            None | Some(Value::Null) => JsonObject::new(),
-            Some(Value::Object(arguments)) => arguments,
-            Some(_) => return answered(problems_result(&["`arguments` must be a JSON object".to_owned()])),
-        }
-    } else {
-        let check = match entry.check() {
-            Ok(check) => check,
-            Err(reason) => {
-                return answered(crate::incident::report(
-                    "a tool's input schema cannot be compiled",
-                    &reason,
-                    &entry.definition.rust_path,
-                    shared.show_internal_errors,
-                ));
+    admission::admit::<Call>(request, params)
+}
+
+/// One `tools/call`, admitted.
+struct Call {
+    name: String,
+    /// As sent until checked, then as the handler reads them.
+    sent: Option<Value>,
+    arguments: JsonObject,
+    meta: Option<JsonObject>,
+    /// 2025-11-25's request for a task.
+    asked_task: Option<Value>,
+    entry: Arc<Entry>,
+    /// The task it may become, once planned.
+    running: Option<Arc<Running>>,
+    show_details: bool,
+    lenient_arguments: bool,
+}
+
+impl Invocable for Call {
+    const KIND: Kind = Kind::Tool;
+    const SERVER_LIMITED: bool = true;
+    type Params = Members;
+    type Output = CallToolResult;
+    type Future = BoxFuture<'static, CallToolResult>;
+
+    fn parse(params: JsonObject) -> Result<(Members, Retry), ErrorObject> {
+        members(params)
+    }
+
+    fn name(params: &Members) -> &str {
+        &params.params.name
+    }
+
+    fn span(span: &Span, name: &str) {
+        span::tool(span, name);
+    }
+
+    fn find(request: &Incoming<'_>, params: Members) -> Result<Call, ErrorObject> {
+        let Members { params: CallToolParams { name, meta, .. }, arguments, task } = params;
+        let shared = request.shared();
+        let tools = shared.tools.current();
+        // A tool for views is unknown to a client that renders none.
+        let entry = tools
+            .get(&name)
+            .filter(|e| !e.app_only || crate::apps::declared(&request.peer))
+            .ok_or_else(|| tools.unknown("tool", &name, |e| <Tools as crate::component::Kind>::visible(e, request)))?
+            .clone();
+        Ok(Call {
+            name,
+            sent: arguments,
+            arguments: JsonObject::new(),
+            meta,
+            asked_task: task,
+            entry,
+            running: None,
+            show_details: shared.show_internal_errors,
+            lenient_arguments: shared.lenient_arguments,
+        })
+    }
+
+    fn scopes(&self) -> (&[String], &'static str, &str) {
+        (&self.entry.definition.scopes, "tool", &self.name)
+    }
+
+    fn check(&mut self, request: &Incoming<'_>, retry: Retry) -> Result<Checked, ErrorObject> {
+        let definition = &self.entry.definition;
+        // A first round of a call that nothing can make ask the client (no
+        // layer, no injected parameter) has no rounds to keep: most calls.
+        let rounds = match definition.reaches_client || request.shared().middleware.is_some() || !retry.is_empty() {
+            true => {
+                let none = JsonObject::new();
+                let sent = self.sent.as_ref().and_then(Value::as_object).unwrap_or(&none);
+                retry.begin(request, methods::TOOLS_CALL, &self.name, sent)?
+            }
+            false => None,
+        };
+        let refused = |result| Ok(Checked::Now(Reply::Tool(result)));
+        self.arguments = if definition.forwarded {
+            // A mounted server's tool: its own server checks the arguments.
+            match self.sent.take() {
+                None | Some(Value::Null) => JsonObject::new(),
+                Some(Value::Object(arguments)) => arguments,
+                Some(_) => return refused(problems_result(&["`arguments` must be a JSON object".to_owned()])),
+            }
+        } else {
+            let check = match self.entry.check() {
+                Ok(check) => check,
+                Err(reason) => {
+                    return refused(crate::incident::report(
+                        "a tool's input schema cannot be compiled",
+                        &reason,
+                        &definition.rust_path,
+                        self.show_details,
+                    ));
+                }
+            };
+            match check.prepare(self.sent.take(), self.lenient_arguments) {
+                Ok(arguments) => arguments,
+                Err(problems) => return refused(problems_result(&problems)),
             }
         };
-        match check.prepare(arguments, shared.lenient_arguments) {
-            Ok(arguments) => arguments,
-            Err(problems) => return answered(problems_result(&problems)),
-        }
-    };
-    // After the arguments: a call that cannot run uses no allowance.
-    let key = request.session.key;
-    let over = |limiter: &Option<super::limit::Limiter>| limiter.as_ref().and_then(|l| l.check(key).err());
-    let refusal = over(&entry.limiter)
-        .map(|why| format!("tool `{}` {why}", params.name))
-        .or_else(|| over(&shared.limiter).map(|why| format!("this server {why}")));
-    if let Some(refusal) = refusal {
-        return answered(CallToolResult::error_text(refusal));
+        Ok(Checked::Run(rounds))
     }
-    let parts = request.request_parts(params.name.clone(), arguments, params.meta);
-    let show_details = shared.show_internal_errors;
-    let wraps_output = entry.wraps_output;
-    let (id, projection, version, name) =
-        (request.id.clone(), request.projection.clone(), request.version, params.name);
-    let shape = move |result: CallToolResult| result.for_version_of_schema(version, wraps_output);
-    let task = task_plan(request, &entry, asked_task, &parts, shape)?;
-    let running = task.as_ref().map(|plan| plan.running.clone());
-    let steps = Steps { rounds, timeout: entry.definition.timeout, task };
-    let handler = entry.handler.clone();
-    let settle = move |outcome| {
+
+    fn limiter(&self) -> Option<&Limiter> {
+        self.entry.limiter.as_ref()
+    }
+
+    fn take(&mut self) -> (String, JsonObject, Option<JsonObject>) {
+        (self.name.clone(), std::mem::take(&mut self.arguments), self.meta.take())
+    }
+
+    fn steps(&mut self, request: &Incoming<'_>, parts: &RequestParts) -> Result<Steps, ErrorObject> {
+        let (version, wraps_output) = (request.version, self.entry.wraps_output);
+        let shape = move |result: CallToolResult| result.for_version_of_schema(version, wraps_output);
+        let task = task_plan(request, &self.entry, self.asked_task.take(), parts, shape)?;
+        self.running = task.as_ref().map(|plan| plan.running.clone());
+        Ok(Steps { rounds: None, timeout: self.entry.definition.timeout, task })
+    }
+
+    fn start(&self, parts: RequestParts) -> BoxFuture<'static, CallToolResult> {
+        self.entry.handler.call(parts)
+    }
+
+    fn settle(&self, outcome: Outcome<CallToolResult>) -> Result<Reply, ErrorObject> {
+        let (entry, show_details) = (&self.entry, self.show_details);
         Ok(Reply::Tool(match outcome {
             Outcome::Done(result) if entry.definition.forwarded => result,
-            Outcome::Done(result) => checked_output(&entry, result, show_details),
+            Outcome::Done(result) => checked_output(entry, result, show_details),
             Outcome::Panicked(message) => {
                 let result = crate::incident::report("tool panicked", &message, &message, show_details);
                 // A task that panicked failed (a protocol-level error), where
                 // a direct call answers with an error result.
-                if let (Some(running), Some(Content::Text(text))) = (&running, result.content.first()) {
+                if let (Some(running), Some(Content::Text(text))) = (&self.running, result.content.first()) {
                     let _ = running.failure.set(ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, text.text.clone()));
                 }
                 result
             }
-            Outcome::TimedOut(limit) => timed_out(&name, limit),
+            Outcome::TimedOut(limit) => timed_out(&self.name, limit),
         }))
-    };
-    let finish = move |reply| {
+    }
+
+    /// A tool's failure is a result the JSON-RPC answer does not show as
+    /// one: the span says so.
+    fn finish(&self, reply: Reply, to: &To, span: &Span) -> Option<Answer> {
         let Reply::Tool(result) = reply else { return None };
         if result.is_error() {
-            // This runs inside the request's span.
-            span::tool_error(&tracing::Span::current());
+            span::tool_error(span);
         }
-        Some(projection.answer(id, result.for_version_of_schema(version, wraps_output)))
-    };
-    Ok(invoke::call_closures(request, Kind::Tool, steps, parts, move |parts| handler.call(parts), settle, finish))
+        Some(to.projection.answer(to.id.clone(), result.for_version_of_schema(to.version, self.entry.wraps_output)))
+    }
 }
 
 /// How this call may become a task. With the extension: when it must
