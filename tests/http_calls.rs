@@ -153,26 +153,10 @@ async fn two_stateless_requests_may_both_use_id_1_at_once() {
     }
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Whether a call of `blocking` sent as `call` is logged as slow to first
 /// wait. One thread: the server logs through this test's subscriber.
 async fn warns_of_a_slow_first_poll(session: bool) -> String {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = crate::common::log::Captured::install();
     let url = start().await;
     let mut client = Client::new(&url);
     let call = if session {
@@ -183,7 +167,7 @@ async fn warns_of_a_slow_first_poll(session: bool) -> String {
     };
     let answer = client.message(&call).await;
     assert_eq!(text(&answer), "done", "{answer:?}");
-    String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned()
+    captured.text()
 }
 
 #[tokio::test]
