@@ -355,6 +355,19 @@ async fn sdk_servers_behind_our_proxy() {
                 let (read, write) = tokio::io::split(ours);
                 client.io(read, write).await.unwrap()
             };
+            // The gateway serves after 10 s even if a mount is not up yet (a
+            // Python server on a loaded machine can take longer); its tools
+            // then join with `list_changed`. Wait for them, within 60 s.
+            let started = std::time::Instant::now();
+            loop {
+                let listed = client.list_tools().await.unwrap();
+                let has = |prefix: &str| listed.iter().any(|t| t.name == format!("{prefix}_add"));
+                if prefixes.iter().all(|prefix| has(prefix)) {
+                    break;
+                }
+                assert!(started.elapsed() < Duration::from_secs(60), "{at}: the mounts' tools never all came");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
             for prefix in prefixes {
                 let added = client.call(&format!("{prefix}_add"), json!({ "a": 2, "b": 3 })).await.unwrap();
                 let sum = added.structured_content.as_ref().and_then(|s| s["result"].as_f64());
