@@ -41,11 +41,12 @@ async fn steps(ctx: Context) -> &'static str {
     "stepped"
 }
 
-static CANCELLED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+/// The keys of the `hang` calls that were cancelled (`http_calls` reads them too).
+pub(crate) static CANCELLED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// Wait until cancelled, and remember that it was.
 #[tool]
-async fn hang(key: String, ctx: Context) -> String {
+pub(crate) async fn hang(key: String, ctx: Context) -> String {
     let watcher = ctx.clone();
     tokio::spawn(async move {
         watcher.cancelled().await;

@@ -5,9 +5,8 @@
 //! has its call cancelled, two stateless requests may both use id 1, and a
 //! slow first poll is logged.
 
-use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::http::{Answer, Client};
@@ -29,19 +28,6 @@ fn echo(text: String) -> String {
     text
 }
 
-static CANCELLED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
-
-/// Wait until cancelled, and remember that it was.
-#[tool]
-async fn hang(key: String, ctx: Context) -> String {
-    let watcher = ctx.clone();
-    tokio::spawn(async move {
-        watcher.cancelled().await;
-        CANCELLED.lock().unwrap().insert(key);
-    });
-    std::future::pending::<String>().await
-}
-
 /// Block the thread before answering, as a synchronous tool doing slow
 /// work does.
 #[tool]
@@ -55,7 +41,7 @@ async fn start() -> String {
     let server = Server::empty("calls", "1")
         .tool(nap::Tool)
         .tool(echo::Tool)
-        .tool(hang::Tool)
+        .tool(crate::http::hang::Tool)
         .tool(blocking::Tool)
         .max_running_calls(2);
     let router = server.http_router(HttpOptions::new()).expect("the server builds");
@@ -129,7 +115,7 @@ async fn a_stateless_request_whose_client_hangs_up_has_its_call_cancelled() {
     tokio::time::sleep(Duration::from_millis(150)).await;
     hanging.abort();
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !CANCELLED.lock().unwrap().contains("stateless hang-up") {
+    while !crate::http::CANCELLED.lock().unwrap().contains("stateless hang-up") {
         assert!(Instant::now() < deadline, "the call was not cancelled when its client hung up");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
