@@ -156,6 +156,15 @@ impl<'a> Forward<'a> {
     }
 }
 
+impl<'a> Forward<'a> {
+    /// The result as the server's JSON text, unread: for a proxy that
+    /// hands it on, or reads it straight into a type of its own, rather
+    /// than through a [`Value`] (awaiting the `Forward` itself gives that).
+    pub fn raw(self) -> BoxFuture<'a, Result<Box<RawValue>, Error>> {
+        Box::pin(self.send())
+    }
+}
+
 impl<'a> IntoFuture for Forward<'a> {
     type Output = Result<Value, Error>;
     type IntoFuture = BoxFuture<'a, Result<Value, Error>>;

@@ -3,6 +3,7 @@
 //! serialized once, straight into the request.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use mcp_core::JsonObject;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -21,6 +22,12 @@ pub(crate) struct Params {
     call: Option<(String, Box<RawValue>)>,
     /// Every other member (all of them, for any other request).
     members: JsonObject,
+    /// Members the request's era adds to its `_meta` (2026-07-28's
+    /// envelope, the same for every request of a session): written into
+    /// `_meta` as the request is serialized, where copying them into each
+    /// request's map cost a deep clone of the client's capabilities per
+    /// request.
+    era_meta: Option<Arc<JsonObject>>,
 }
 
 impl Params {
@@ -35,7 +42,13 @@ impl Params {
             _ if arguments.get() == "null" => RawValue::from_string("{}".to_owned()).expect("`{}` is JSON"),
             _ => return Err(Error::protocol(format!("tool arguments must be an object, not {arguments}"))),
         };
-        Ok(Params { call: Some((name.to_owned(), arguments)), members: JsonObject::new() })
+        Ok(Params { call: Some((name.to_owned(), arguments)), members: JsonObject::new(), era_meta: None })
+    }
+
+    /// Write `meta`'s members into `_meta` too (over members of the same
+    /// name); `None`: no more.
+    pub(crate) fn set_era_meta(&mut self, meta: Option<Arc<JsonObject>>) {
+        self.era_meta = meta;
     }
 
     /// The members other than a tool call's name and arguments, to add
@@ -63,19 +76,47 @@ impl Params {
 
 impl From<JsonObject> for Params {
     fn from(members: JsonObject) -> Params {
-        Params { call: None, members }
+        Params { call: None, members, era_meta: None }
     }
 }
 
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let call = usize::from(self.call.is_some()) * 2;
-        let mut map = s.serialize_map(Some(call + self.members.len()))?;
+        let era = self.era_meta.as_deref();
+        // The length is exact: a serializer may write an empty map at once.
+        let era_only = usize::from(era.is_some() && !self.members.contains_key("_meta"));
+        let mut map = s.serialize_map(Some(call + self.members.len() + era_only))?;
         if let Some((name, arguments)) = &self.call {
             map.serialize_entry("name", name)?;
             map.serialize_entry("arguments", arguments)?;
         }
         for (key, value) in &self.members {
+            match (key.as_str(), value, era) {
+                ("_meta", Value::Object(own), Some(era)) => map.serialize_entry(key, &Meta { own, era })?,
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        if let Some(era) = era.filter(|_| era_only == 1) {
+            map.serialize_entry("_meta", era)?;
+        }
+        map.end()
+    }
+}
+
+/// A request's own `_meta` with its era's members (which win).
+struct Meta<'a> {
+    own: &'a JsonObject,
+    era: &'a JsonObject,
+}
+
+impl Serialize for Meta<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for (key, value) in self.own.iter().filter(|(key, _)| !self.era.contains_key(*key)) {
+            map.serialize_entry(key, value)?;
+        }
+        for (key, value) in self.era {
             map.serialize_entry(key, value)?;
         }
         map.end()
@@ -98,6 +139,34 @@ mod tests {
         assert_eq!(written, expected);
         assert_eq!(params.string("name"), Some("add"));
         assert_eq!(params.arguments().as_deref(), Some(&json!({"a": 1, "b": [2, {"c": null}]})));
+    }
+
+    #[test]
+    fn the_era_meta_is_written_into_meta_over_its_own_members() {
+        let era: JsonObject = json!({"v": "2026-07-28", "caps": {"x": {}}}).as_object().cloned().unwrap();
+        let mut params = Params::tool_call("add", json!({"a": 1})).unwrap();
+        params.set_era_meta(Some(Arc::new(era.clone())));
+        let written = serde_json::to_value(&params).unwrap();
+        assert_eq!(
+            written,
+            json!({"name": "add", "arguments": {"a": 1}, "_meta": {"v": "2026-07-28", "caps": {"x": {}}}})
+        );
+        params.members().insert("_meta".into(), json!({"progressToken": "p1", "v": "mine"}));
+        let written = serde_json::to_value(&params).unwrap();
+        let meta = json!({"progressToken": "p1", "v": "2026-07-28", "caps": {"x": {}}});
+        assert_eq!(written, json!({"name": "add", "arguments": {"a": 1}, "_meta": meta}));
+        // Written as text too, once per key.
+        let text = serde_json::to_string(&params).unwrap();
+        assert_eq!(text.matches("\"v\"").count(), 1, "{text}");
+        params.set_era_meta(None);
+        let written = serde_json::to_value(&params).unwrap();
+        assert_eq!(written["_meta"], json!({"progressToken": "p1", "v": "mine"}));
+        // A request of no params of its own (`server/discover`) gets the
+        // era's as its only member, as text too.
+        let mut bare = Params::default();
+        bare.set_era_meta(Some(Arc::new(era)));
+        let text = serde_json::to_string(&bare).unwrap();
+        assert_eq!(text, r#"{"_meta":{"v":"2026-07-28","caps":{"x":{}}}}"#);
     }
 
     #[test]

@@ -42,7 +42,13 @@ impl Envelope {
     /// response's body when it is incomplete or names a version this
     /// server does not serve statelessly.
     pub fn from_meta(meta: Option<&JsonObject>) -> Result<Option<Envelope>, ErrorObject> {
-        let keys = Keys::of(meta);
+        Envelope::from_keys(Keys::of(meta))
+    }
+
+    /// [`from_meta`](Self::from_meta) from the envelope's members already
+    /// found (a transport that found them to tell the request's era hands
+    /// on the envelope, read once).
+    pub fn from_keys(keys: Keys<'_>) -> Result<Option<Envelope>, ErrorObject> {
         let (requested, capabilities) = match (keys.version, keys.capabilities) {
             (None, None) => return Ok(None),
             (Some(version), Some(capabilities)) => (version, capabilities),

@@ -286,20 +286,16 @@ impl Session {
             lock(&self.progress).insert(token.clone(), sender.clone());
             token
         });
-        if envelope.is_some() || progress_token.is_some() {
+        // The level the client set, carried by each request of 2026-07-28
+        // (which has no `logging/setLevel`).
+        let level = envelope.as_ref().and_then(|_| *lock(&self.log_level));
+        if progress_token.is_some() || level.is_some() {
             let meta = params.members().entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 if let Some(token) = &progress_token {
                     meta.insert("progressToken".into(), json!(token));
                 }
-                for (key, value) in envelope.iter().flat_map(|e| e.iter()) {
-                    meta.insert(key.clone(), value.clone());
-                }
-                // The level the client set, carried by each request of
-                // 2026-07-28 (which has no `logging/setLevel`).
-                if envelope.is_some()
-                    && let Some(level) = *lock(&self.log_level)
-                {
+                if let Some(level) = level {
                     meta.insert(envelope::LOG_LEVEL.into(), json!(level));
                 }
             }
@@ -308,6 +304,7 @@ impl Session {
             Some(_) => self.mirroring_headers(method, params),
             None => Vec::new(),
         };
+        params.set_era_meta(envelope);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let mut guard = Pending { session: self.clone(), id: id.clone(), progress: progress_token, done: false };

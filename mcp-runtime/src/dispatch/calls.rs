@@ -24,11 +24,11 @@ use mcp_core::Message;
 use serde_json::Value;
 use tokio::sync::{Notify, Semaphore};
 
+use super::arrival::Arrival;
 use super::outgoing::Outgoing;
 use super::reply::Answer;
 use super::running::{Key, Slot, Table};
 use super::{Action, Session, poll_once};
-use crate::request::claims::Claims;
 use crate::request::context::Cancellation;
 use crate::tools::BoxFuture;
 
@@ -125,13 +125,14 @@ impl Calls {
     /// started. A request's own messages (progress, log messages, requests
     /// to the client) and a started call's answer go to `stream`; with
     /// `own_stream` (an HTTP request's response) the stream is ended after
-    /// the answer. `claims` are those of the HTTP request's access token.
+    /// the answer. `arrival` is what the transport knows of the message
+    /// besides (an HTTP request's token claims, the envelope it read).
     pub(crate) async fn submit(
         self: &Arc<Self>,
         session: &Session,
         message: Message,
         stream: &Outgoing,
-        claims: Option<Claims>,
+        arrival: Arrival<'_>,
         own_stream: bool,
     ) -> Submitted {
         let Message::Request(request) = message else {
@@ -152,7 +153,7 @@ impl Calls {
             Ok(slot) => slot,
             Err(refusal) => return Submitted::Answered(*refusal),
         };
-        match session.handle_authorized(Message::Request(request), stream, claims) {
+        match session.handle_arrived(Message::Request(request), stream, arrival) {
             Action::None | Action::Cancel(_) => Submitted::Nothing,
             Action::Reply(answer) => Submitted::Answered(answer),
             Action::Call(_, future, cancellation) => self.run(slot, future, cancellation, stream, own_stream).await,

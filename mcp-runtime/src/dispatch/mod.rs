@@ -2,6 +2,7 @@
 //! for: the era of each request, the method table, and the answer's
 //! projection. Transport-agnostic: it never reads or writes bytes.
 
+pub(crate) mod arrival;
 pub(crate) mod calls;
 pub(crate) mod frame;
 pub(crate) mod lifecycle;
@@ -35,6 +36,7 @@ use crate::request::claims::Claims;
 use crate::request::context::{Cancellation, DEFAULT_LOG_LEVEL, LOGGING_OFF, level_index};
 use crate::server::Shared;
 use crate::tools::BoxFuture;
+use arrival::{Arrival, MirroredParams};
 use outgoing::Outgoing;
 use reply::{Answer, Projection, ResultBody};
 use table::Eras;
@@ -82,6 +84,8 @@ pub(crate) struct Incoming<'a> {
     /// The request's span, on which its method records what it is about
     /// (see [`span`]).
     pub(crate) span: &'a Span,
+    /// How its transport mirrors a tool call's arguments, if it does.
+    pub(crate) mirrored: Option<&'a dyn MirroredParams>,
 }
 
 impl Incoming<'_> {
@@ -328,14 +332,14 @@ impl Session {
     /// progress and log messages) go to `stream`: the connection itself on
     /// stdio, the request's response stream over HTTP.
     pub(super) fn handle(&self, message: Message, stream: &Outgoing) -> Action {
-        self.handle_authorized(message, stream, None)
+        self.handle_arrived(message, stream, Arrival::default())
     }
 
-    /// [`handle`](Self::handle) a message whose HTTP request carried a
-    /// verified access token with these claims.
-    pub(super) fn handle_authorized(&self, message: Message, stream: &Outgoing, claims: Option<Claims>) -> Action {
+    /// [`handle`](Self::handle) a message with what its transport knows of
+    /// it besides (a verified token's claims, the envelope it read).
+    pub(super) fn handle_arrived(&self, message: Message, stream: &Outgoing, arrival: Arrival<'_>) -> Action {
         match message {
-            Message::Request(request) => self.request(request, stream, claims),
+            Message::Request(request) => self.request(request, stream, arrival),
             Message::Notification(notification) => self.notification(notification),
             Message::Response(response) => {
                 if !self.requests.resolve(response) {
@@ -352,14 +356,14 @@ impl Session {
     /// it is first entered, and fixes its name then, while the name (the
     /// tool's, the prompt's) is known only once the method has found it.
     /// The call's future, where the handler's own code runs, runs inside it.
-    fn request(&self, request: Request, stream: &Outgoing, claims: Option<Claims>) -> Action {
+    fn request(&self, request: Request, stream: &Outgoing, arrival: Arrival<'_>) -> Action {
         let Request { id, method, params, .. } = request;
         let span = span::start(&method, &id, self.transport);
         #[cfg(feature = "otel")]
         if !span.is_disabled() {
             otel::continue_trace(&span, mcp_core::jsonrpc::request_meta(params.as_ref()));
         }
-        let action = match self.route(&id, &method, params.as_ref(), stream, claims, &span) {
+        let action = match self.route(&id, &method, params.as_ref(), stream, arrival, &span) {
             Ok((incoming, handler)) => {
                 handler(&incoming, params).unwrap_or_else(|error| Action::Reply(Answer::error(Some(id), error)))
             }
@@ -378,10 +382,10 @@ impl Session {
         method: &str,
         params: Option<&JsonObject>,
         stream: &'a Outgoing,
-        claims: Option<Claims>,
+        arrival: Arrival<'a>,
         span: &'a Span,
     ) -> Result<(Incoming<'a>, table::Handler), ErrorObject> {
-        let meta = mcp_core::jsonrpc::request_meta(params);
+        let Arrival { claims, envelope, mirrored } = arrival;
         let found = table::find(method).filter(|m| self.shared.serves(m.capability));
         // What a token may see is its own: no shared cache may keep it.
         let private = claims.is_some();
@@ -394,8 +398,14 @@ impl Session {
             projection,
             claims: claims.clone(),
             span,
+            mirrored,
         };
-        if let Some(envelope) = Envelope::from_meta(meta)? {
+        // Read here unless the transport read it to tell the era.
+        let envelope = match envelope {
+            Some(envelope) => Some(envelope),
+            None => Envelope::from_meta(mcp_core::jsonrpc::request_meta(params))?,
+        };
+        if let Some(envelope) = envelope {
             let method =
                 found.filter(|m| m.eras != Eras::Handshake).ok_or_else(|| ErrorObject::method_not_found(method))?;
             let Envelope { version, capabilities, client_info, log_level } = envelope;

@@ -80,14 +80,27 @@ impl Tool for ProxiedTool {
                 Ok(link) => link,
                 Err(why) => return CallToolResult::error_text(why),
             };
-            let arguments = request.arguments.clone();
+            let mut request = request;
+            let arguments = std::mem::take(&mut request.arguments);
+            // Read from the upstream's text straight into a tool result:
+            // its `resultType` is not a member of one, and its `_meta` loses
+            // the upstream era's members (this server's era puts its own).
             match link.call_tool(request, &name, arguments).await {
-                Ok(result) => serde_json::from_value(result).unwrap_or_else(|error| {
-                    CallToolResult::error_text(format!(
+                Ok(raw) => match serde_json::from_str::<CallToolResult>(raw.get()) {
+                    Ok(mut result) => {
+                        if let Some(meta) = &mut result.meta {
+                            super::link::own_meta(meta);
+                            if meta.is_empty() {
+                                result.meta = None;
+                            }
+                        }
+                        result
+                    }
+                    Err(error) => CallToolResult::error_text(format!(
                         "the mounted server `{}` answered with something that is not a tool result: {error}",
                         link.label
-                    ))
-                }),
+                    )),
+                },
                 Err(error) => CallToolResult::error_text(link.describe(&error)),
             }
         })

@@ -30,6 +30,7 @@ use std::time::Duration;
 use mcp_core::task::{DetailedTask, TaskStatus};
 use mcp_core::{ErrorObject, JsonObject, codes, methods};
 use mcp_runtime_client::{Client, Error as ClientError};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::link::{Link, ask};
@@ -41,24 +42,30 @@ const POLL: (Duration, Duration) = (Duration::from_millis(10), Duration::from_se
 
 impl Link {
     /// Call the upstream's tool `name` with `arguments` for the request of
-    /// `parts`: its raw result.
+    /// `parts`: its result as the upstream's JSON text, its envelope still
+    /// on (see [`own_envelope`](super::link::own_envelope)).
     pub(crate) async fn call_tool(
         self: &Arc<Self>,
         mut parts: RequestParts,
         name: &str,
         arguments: JsonObject,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let running = parts.task.clone();
         let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
         let params =
             JsonObject::from_iter([("name".into(), json!(name)), ("arguments".into(), Value::Object(arguments))]);
         let tasking = self.offers_tasks.load(Ordering::Relaxed) && !self.stateful.load(Ordering::Relaxed);
         if tasking && running.is_some() {
-            return self.bounded_for(running.as_deref(), self.as_task(&ctx, params)).await;
+            let result = self.bounded_for(running.as_deref(), self.as_task(&ctx, params)).await?;
+            return super::link::raw(&result);
         }
-        match self.forward_for(&ctx, running.as_deref(), methods::TOOLS_CALL, params.clone()).await {
-            Err(ClientError::Server(e)) if tasking && e.code == codes::MISSING_CLIENT_CAPABILITY && names_tasks(&e) => {
-                self.bounded_for(running.as_deref(), self.as_task(&ctx, params)).await
+        // Kept for a second try only where one may come.
+        let again = tasking.then(|| params.clone());
+        match self.forward_raw_for(&ctx, running.as_deref(), methods::TOOLS_CALL, params).await {
+            Err(ClientError::Server(e)) if e.code == codes::MISSING_CLIENT_CAPABILITY && names_tasks(&e) => {
+                let Some(params) = again else { return Err(ClientError::Server(e)) };
+                let result = self.bounded_for(running.as_deref(), self.as_task(&ctx, params)).await?;
+                super::link::raw(&result)
             }
             answered => answered,
         }

@@ -142,6 +142,14 @@ impl Invocable for Call {
     }
 
     fn check(&mut self, request: &Incoming<'_>, retry: Retry) -> Result<Checked, ErrorObject> {
+        // First, as the transport's own checks come before the request's:
+        // the arguments its framing mirrors (HTTP's `Mcp-Param-*`) agree
+        // with the body, which only the tool found here can say.
+        if let Some(mirrored) = request.mirrored
+            && let Some(error) = mirrored.mismatch(&self.entry.param_headers, self.sent.as_ref())
+        {
+            return Err(error);
+        }
         let definition = &self.entry.definition;
         // A first round of a call that nothing can make ask the client (no
         // layer, no injected parameter) has no rounds to keep: most calls.

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::message::{ReadMessages, Received, Transport, WriteMessages};
 use crate::dispatch::Session;
+use crate::dispatch::arrival::Arrival;
 use crate::dispatch::calls::{Calls, Ids, Submitted};
 use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Backlog, Outgoing};
@@ -95,7 +96,9 @@ pub(crate) async fn serve<T: Transport>(
             }
             Parsed::Message(message) => {
                 // A call that runs answers on `out` itself when it ends.
-                if let Submitted::Answered(answer) = calls.submit(&session, message, &out, None, false).await {
+                if let Submitted::Answered(answer) =
+                    calls.submit(&session, message, &out, Arrival::default(), false).await
+                {
                     out.answer(&answer);
                 }
             }

@@ -5,7 +5,6 @@
 //! announcements in `mirror`.
 
 use std::collections::BTreeSet;
-use std::future::IntoFuture;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -13,6 +12,7 @@ use std::time::Duration;
 use mcp_core::JsonObject;
 use mcp_runtime_client::Error as ClientError;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use super::names::Names;
@@ -185,6 +185,21 @@ impl Link {
         method: &str,
         params: JsonObject,
     ) -> Result<Value, ClientError> {
+        let raw = self.forward_raw_for(ctx, running, method, params).await?;
+        // Text the client read as JSON is JSON.
+        Ok(own_envelope(serde_json::from_str(raw.get()).unwrap_or_default()))
+    }
+
+    /// [`forward_for`](Self::forward_for), its result as the upstream's
+    /// JSON text, its envelope still on (see [`own_envelope`]): a caller
+    /// reads it straight into its own type.
+    pub(crate) async fn forward_raw_for(
+        self: &Arc<Self>,
+        ctx: &Context,
+        running: Option<&Running>,
+        method: &str,
+        params: JsonObject,
+    ) -> Result<Box<RawValue>, ClientError> {
         let (conn, client) = self.connection(ctx).await?;
         if self.stateful.load(Ordering::Relaxed) && !ctx.protocol_version().uses_handshake() {
             // The upstream asks on its session and waits; the client
@@ -193,14 +208,14 @@ impl Link {
             if let Err(ClientError::Closed(_)) = &parked {
                 conn.reset().await;
             }
-            return parked.map(own_envelope);
+            return parked.and_then(|value| raw(&value));
         }
         let _caller = conn.enter(ctx.clone());
-        let result = self.bounded_for(running, self.relayed(ctx, client.forward(method, params)).into_future()).await;
+        let result = self.bounded_for(running, self.relayed(ctx, client.forward(method, params)).raw()).await;
         if let Err(ClientError::Closed(_)) = &result {
             conn.reset().await;
         }
-        result.map(own_envelope)
+        result
     }
 
     /// `forward` with `ctx`'s progress and questions passed on, and no
@@ -305,11 +320,21 @@ pub(crate) fn own_envelope(mut result: Value) -> Value {
     if let Value::Object(result) = &mut result {
         result.remove("resultType");
         if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-            meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+            own_meta(meta);
             if meta.is_empty() {
                 result.remove("_meta");
             }
         }
     }
     result
+}
+
+/// A result's `_meta` without the upstream era's members.
+pub(crate) fn own_meta(meta: &mut JsonObject) {
+    meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+}
+
+/// A value as JSON text (for the rare paths that had to read it).
+pub(crate) fn raw(value: &Value) -> Result<Box<RawValue>, ClientError> {
+    serde_json::value::to_raw_value(value).map_err(|e| ClientError::Protocol(e.to_string()))
 }

@@ -32,6 +32,12 @@ pub(super) fn mismatch(message: String) -> ErrorObject {
 /// are sent together (a `null` argument counts as absent) and agree. An
 /// argument no header can carry (an object, say) has no header to agree
 /// with, so sending one for it is a mismatch.
+impl crate::dispatch::arrival::MirroredParams for HeaderMap {
+    fn mismatch(&self, declared: &[ParamHeader], arguments: Option<&Value>) -> Option<ErrorObject> {
+        param_mismatch(self, declared, arguments)
+    }
+}
+
 pub(super) fn param_mismatch(
     headers: &HeaderMap,
     mirrored: &[ParamHeader],

@@ -12,7 +12,6 @@ mod stream;
 use super::responses::{error_response, json_response, missing_session, refused, session_not_found, too_many_sessions};
 use post::{header_lists, unsupported_version};
 use session::pump;
-use stateless::{has_envelope, names_stateless_version};
 use stream::{CallStream, Sent};
 
 use std::sync::Arc;
@@ -38,6 +37,7 @@ use super::resume::{self, Hub, Numbered};
 use super::sessions::{HttpSession, SessionLimits, Sessions};
 use super::sse;
 use super::store::News;
+use crate::dispatch::arrival::Arrival;
 use crate::dispatch::calls::{Calls, Ids, Started, Submitted};
 use crate::dispatch::frame::Frame;
 use crate::dispatch::outgoing::{Drain, Outgoing};

@@ -29,17 +29,9 @@ impl Endpoint {
         }
         let Some(id) = headers.get(SESSION_ID) else {
             return match message {
-                // A 2026-07-28 request, by its envelope or by the version its
-                // header names (its envelope is then checked, and missing).
-                Message::Request(request) if has_envelope(&request) || names_stateless_version(headers) => {
-                    self.stateless(headers, request, sse, claims).await
-                }
-                Message::Request(request) if request.method == methods::INITIALIZE => {
-                    self.initialize(Message::Request(request), claims).await
-                }
+                Message::Request(request) => self.sessionless(headers, request, sse, claims).await,
                 // Stateless clients cancel by closing the response stream.
                 Message::Notification(_) => StatusCode::ACCEPTED.into_response(),
-                Message::Request(request) => missing_session(Some(request.id)),
                 Message::Response(_) => missing_session(None),
             };
         };
@@ -55,28 +47,33 @@ impl Endpoint {
                 // A client that takes an event stream gets a resumable one.
                 let (stream, rx) = session.call_queue(sse);
                 let calls = &session.calls;
-                let started =
-                    match calls.submit(&session.session, Message::Request(request), &stream, claims, true).await {
-                        Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
-                        // Nothing came before it: the answer is all there is.
-                        Submitted::Answered(answer) if rx.is_empty() => {
-                            if saves && answer.error_object().is_none() {
-                                self.save(&session).await;
-                            }
-                            return self.reply(StatusCode::OK, &answer);
+                let started = match calls
+                    .submit(&session.session, Message::Request(request), &stream, Arrival::with_claims(claims), true)
+                    .await
+                {
+                    Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
+                    // Nothing came before it: the answer is all there is.
+                    Submitted::Answered(answer) if rx.is_empty() => {
+                        if saves && answer.error_object().is_none() {
+                            self.save(&session).await;
                         }
-                        Submitted::Answered(answer) => {
-                            stream.answer(&answer);
-                            stream.end();
-                            None
-                        }
-                        Submitted::Started(started) => Some(started),
-                    };
+                        return self.reply(StatusCode::OK, &answer);
+                    }
+                    Submitted::Answered(answer) => {
+                        stream.answer(&answer);
+                        stream.end();
+                        None
+                    }
+                    Submitted::Started(started) => Some(started),
+                };
                 self.call_stream(&session, rx, started, sse).await
             }
             notification_or_response => {
                 let nowhere = Outgoing::nowhere();
-                session.calls.submit(&session.session, notification_or_response, &nowhere, None, false).await;
+                session
+                    .calls
+                    .submit(&session.session, notification_or_response, &nowhere, Arrival::default(), false)
+                    .await;
                 StatusCode::ACCEPTED.into_response()
             }
         }
@@ -125,7 +122,9 @@ impl Endpoint {
             return too_many_sessions();
         };
         session.owner = super::super::sessions::owner_of(claims.as_ref());
-        let response = match session.calls.submit(&session.session, message, &Outgoing::nowhere(), None, false).await {
+        let nowhere = Outgoing::nowhere();
+        let response = match session.calls.submit(&session.session, message, &nowhere, Arrival::default(), false).await
+        {
             Submitted::Answered(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
         };

@@ -5,22 +5,42 @@
 use super::*;
 
 impl Endpoint {
-    /// A 2026-07-28 request outside any session: answered from the request
-    /// alone, by a session of its own that lives as long as its answer.
-    pub(super) async fn stateless(
+    /// A request without a session id: a 2026-07-28 request (by its
+    /// envelope, or by the version its header names: its envelope is then
+    /// checked, and missing), or `initialize`; anything else needs a
+    /// session. The envelope is read once here, and travels with the
+    /// request.
+    pub(super) async fn sessionless(
         &self,
         headers: &HeaderMap,
         request: mcp_core::Request,
         sse: bool,
         claims: Option<Claims>,
     ) -> Response {
-        // In the spec's order: the envelope's required keys (-32602), then
-        // the headers against the body (-32020), then the rest of the
-        // envelope, with the request itself (-32022 and the like).
         let keys = envelope::Keys::of(request_meta(request.params.as_ref()));
-        if let Some(error) = keys.require().err().or_else(|| header_mismatch(headers, &request, keys, &self.shared)) {
+        if !keys.present() && !names_stateless_version(headers) {
+            return match request.method == methods::INITIALIZE {
+                true => self.initialize(Message::Request(request), claims).await,
+                false => missing_session(Some(request.id)),
+            };
+        }
+        // In the spec's order: the envelope's required keys (-32602), then
+        // the headers against the body (-32020; a tool call's `Mcp-Param-*`
+        // headers are checked where its tool is found), then the rest of
+        // the envelope, with the request itself (-32022 and the like).
+        if let Some(error) = keys.require().err().or_else(|| header_mismatch(headers, &request, keys)) {
             return json_response(StatusCode::BAD_REQUEST, &Answer::error(Some(request.id), error));
         }
+        // An envelope that is not valid is read again, and refused, by
+        // dispatch, within the request's span.
+        let envelope = envelope::Envelope::from_keys(keys).ok().flatten();
+        let arrival = Arrival { claims, envelope, mirrored: Some(headers) };
+        self.stateless(request, sse, arrival).await
+    }
+
+    /// A 2026-07-28 request outside any session: answered from the request
+    /// alone.
+    async fn stateless(&self, request: mcp_core::Request, sse: bool, arrival: Arrival<'_>) -> Response {
         // A subscription keeps its listener in its session, by request id,
         // which two clients may both use: it gets a session of its own.
         let session = match request.method == methods::SUBSCRIPTIONS_LISTEN {
@@ -31,7 +51,7 @@ impl Endpoint {
         let queue = queue.answer_only();
         let message = Message::Request(request);
         let on_drop: Box<dyn FnOnce() + Send> =
-            match self.stateless_calls.submit(&session, message, &queue, claims, true).await {
+            match self.stateless_calls.submit(&session, message, &queue, arrival, true).await {
                 Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
                 Submitted::Answered(answer) if rx.is_empty() => {
                     let code = answer.error_object().map(|e| e.code);
@@ -80,11 +100,6 @@ pub(super) const STATELESS_BAD_REQUEST: [i64; 4] = [
     mcp_core::codes::UNSUPPORTED_PROTOCOL_VERSION,
 ];
 
-/// Whether a request carries the 2026-07-28 envelope (complete or not).
-pub(super) fn has_envelope(request: &mcp_core::Request) -> bool {
-    envelope::Keys::of(request_meta(request.params.as_ref())).present()
-}
-
 /// Whether the `MCP-Protocol-Version` header names a version without a
 /// handshake.
 pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
@@ -98,14 +113,13 @@ pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
 /// cannot carry it). A header that is missing, or that disagrees with the
 /// body, is `-32020` (400). Header names are case-insensitive; values are
 /// compared exactly once the whitespace around them (RFC 9110 §5.5) is
-/// trimmed. `MCP-Protocol-Version` is compared when sent. Then the
-/// `Mcp-Param-*` headers of a tool call, for the arguments its input
-/// schema marks with `x-mcp-header`.
+/// trimmed. `MCP-Protocol-Version` is compared when sent. (A tool call's
+/// `Mcp-Param-*` headers, for the arguments its input schema marks with
+/// `x-mcp-header`, are its tool's business: see [`mirror`].)
 pub(super) fn header_mismatch(
     headers: &HeaderMap,
     request: &mcp_core::Request,
     keys: envelope::Keys<'_>,
-    shared: &Shared,
 ) -> Option<ErrorObject> {
     let params = request.params.as_ref();
     let body_version = keys.version.and_then(Value::as_str);
@@ -132,12 +146,7 @@ pub(super) fn header_mismatch(
             return Some(mirror::mismatch(format!("{header} is {sent:?}, the body says {body_says:?}")));
         }
     }
-    if request.method != methods::TOOLS_CALL {
-        return None;
-    }
-    let tools = shared.tools.current();
-    let tool = tools.get(body_name?)?;
-    mirror::param_mismatch(headers, &tool.param_headers, params.and_then(|p| member(p, "arguments")))
+    None
 }
 
 #[cfg(test)]
