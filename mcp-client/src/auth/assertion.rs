@@ -138,7 +138,9 @@ HhsX6cmAWptru932RFXsAt3Oxv3y6LcgJUSnZSIzKmTzj+KN/sqMjupRqg==
         let jwt = client_assertion(Signer::Secret("s3cret"), "c", "https://as").unwrap();
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&["https://as"]);
-        assert!(jsonwebtoken::decode::<serde_json::Value>(&jwt, &DecodingKey::from_secret(b"s3cret"), &validation).is_ok());
+        assert!(
+            jsonwebtoken::decode::<serde_json::Value>(&jwt, &DecodingKey::from_secret(b"s3cret"), &validation).is_ok()
+        );
     }
 
     #[test]

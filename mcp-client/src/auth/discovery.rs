@@ -62,11 +62,7 @@ pub(crate) struct Discovery {
 }
 
 /// Discover the authorization server of `server_url` after `challenge`.
-pub(crate) async fn discover(
-    http: &Fetcher,
-    server_url: &Url,
-    challenge: &Challenge,
-) -> Result<Discovery, Error> {
+pub(crate) async fn discover(http: &Fetcher, server_url: &Url, challenge: &Challenge) -> Result<Discovery, Error> {
     let Some(resource) = resource_metadata(http, server_url, challenge).await? else {
         return legacy(http, server_url).await;
     };

@@ -31,9 +31,12 @@ pub(crate) struct Dpop {
     key: SigningKey,
     /// The public key as a JWK (`kty`, `crv`, `x`, `y`).
     jwk: serde_json::Value,
-    /// Origin → the last nonce it sent, with when it arrived (a counter).
-    nonces: Mutex<(u64, HashMap<String, (u64, String)>)>,
+    nonces: Mutex<Nonces>,
 }
+
+/// Origin → the last nonce it sent, with when it arrived (by a counter
+/// of arrivals, the first field).
+type Nonces = (u64, HashMap<String, (u64, String)>);
 
 impl fmt::Debug for Dpop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -97,11 +100,8 @@ impl Dpop {
         if let Some(nonce) = self.nonce(url) {
             claims["nonce"] = json!(nonce);
         }
-        let signing_input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
+        let signing_input =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
         let signature: Signature = self.key.sign(signing_input.as_bytes());
         Ok(format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes())))
     }
@@ -117,8 +117,7 @@ impl Dpop {
     pub(crate) fn set_nonce(&self, url: &Url, nonce: &str) -> bool {
         // A nonce is an opaque token (RFC 9449 §8.1: NQCHAR); anything
         // else, or an absurd length, is not kept.
-        if nonce.is_empty() || nonce.len() > 1024 || !nonce.bytes().all(|b| (0x21..=0x7e).contains(&b) && b != b'"')
-        {
+        if nonce.is_empty() || nonce.len() > 1024 || !nonce.bytes().all(|b| (0x21..=0x7e).contains(&b) && b != b'"') {
             return false;
         }
         let mut guard = self.nonces.lock().unwrap_or_else(|e| e.into_inner());

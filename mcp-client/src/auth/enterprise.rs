@@ -31,7 +31,11 @@ pub struct EnterpriseIdp {
 impl EnterpriseIdp {
     /// The identity provider whose token endpoint is `token_endpoint`,
     /// where this client is `client_id`, and the user's `id_token`.
-    pub fn new(token_endpoint: impl Into<String>, client_id: impl Into<String>, id_token: TokenSource) -> EnterpriseIdp {
+    pub fn new(
+        token_endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        id_token: TokenSource,
+    ) -> EnterpriseIdp {
         EnterpriseIdp {
             token_endpoint: token_endpoint.into(),
             client_id: client_id.into(),
@@ -49,7 +53,10 @@ impl EnterpriseIdp {
 
     pub(crate) fn check(&self) -> Result<(), Error> {
         Url::parse(&self.token_endpoint).map(|_| ()).map_err(|e| {
-            Error::transport(format!("authorization: the identity provider's token endpoint `{}`: {e}", self.token_endpoint))
+            Error::transport(format!(
+                "authorization: the identity provider's token endpoint `{}`: {e}",
+                self.token_endpoint
+            ))
         })
     }
 }
@@ -74,7 +81,8 @@ pub(crate) async fn id_jag(
     resource: Option<&str>,
     scope: Option<&str>,
 ) -> Result<String, Error> {
-    let url = Url::parse(&idp.token_endpoint).map_err(|e| invalid(format!("the identity provider's token endpoint: {e}")))?;
+    let url =
+        Url::parse(&idp.token_endpoint).map_err(|e| invalid(format!("the identity provider's token endpoint: {e}")))?;
     let id_token = idp.id_token.read("the user's ID token").await?;
     let mut pairs = vec![
         ("grant_type", TOKEN_EXCHANGE),
@@ -109,10 +117,7 @@ fn parse(body: &[u8]) -> Result<String, Error> {
     let response: Response = serde_json::from_slice(body)
         .map_err(|e| invalid(format!("the identity provider's token exchange response is not valid: {e}")))?;
     if response.issued_token_type != ID_JAG {
-        return Err(invalid(format!(
-            "the identity provider issued a `{}`, not an ID-JAG",
-            response.issued_token_type
-        )));
+        return Err(invalid(format!("the identity provider issued a `{}`, not an ID-JAG", response.issued_token_type)));
     }
     if response.access_token.split('.').count() != 3 {
         return Err(invalid("the identity provider's ID-JAG is not a JWT"));
@@ -130,9 +135,13 @@ mod tests {
         assert_eq!(parse(ok).unwrap(), "a.b.c");
         let wrong = br#"{"access_token":"a.b.c","issued_token_type":"urn:ietf:params:oauth:token-type:access_token"}"#;
         assert!(parse(wrong).is_err());
-        assert!(parse(br#"{"access_token":"opaque","issued_token_type":"urn:ietf:params:oauth:token-type:id-jag"}"#).is_err());
+        assert!(
+            parse(br#"{"access_token":"opaque","issued_token_type":"urn:ietf:params:oauth:token-type:id-jag"}"#)
+                .is_err()
+        );
         assert!(parse(b"<html>").is_err());
-        let debug = format!("{:?}", EnterpriseIdp::new("https://idp/token", "c", TokenSource::fixed("t")).client_secret("s3"));
+        let debug =
+            format!("{:?}", EnterpriseIdp::new("https://idp/token", "c", TokenSource::fixed("t")).client_secret("s3"));
         assert!(!debug.contains("s3"), "{debug}");
     }
 }

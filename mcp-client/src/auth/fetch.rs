@@ -64,11 +64,7 @@ fn clip(text: &str) -> String {
 pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<Answer, Error> {
     let response = request.send().await.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
     let status = response.status();
-    let dpop_nonce = response
-        .headers()
-        .get(super::dpop::DPOP_NONCE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
+    let dpop_nonce = response.headers().get(super::dpop::DPOP_NONCE).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let body = read_limited(response, MAX_BODY).await.map_err(|unread| match unread {
         Unread::TooLarge(_) => failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")),
         Unread::Failed(error) => failed(format!("{what}: {}", crate::error::http_failure(error))),

@@ -46,8 +46,10 @@ impl Fetcher {
             .connect_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(setup)?;
-        let mut guarded =
-            reqwest::Client::builder().redirect(same_host_redirects()).timeout(TIMEOUT).connect_timeout(CONNECT_TIMEOUT);
+        let mut guarded = reqwest::Client::builder()
+            .redirect(same_host_redirects())
+            .timeout(TIMEOUT)
+            .connect_timeout(CONNECT_TIMEOUT);
         if !allow_private {
             guarded = guarded.dns_resolver(Arc::new(PublicOnly));
         }
@@ -115,9 +117,19 @@ pub(crate) fn is_public(ip: IpAddr) -> bool {
             let documentation = segments[0] == 0x2001 && segments[1] == 0x0db8;
             // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address.
             let embedded = if segments[0] == 0x64 && segments[1] == 0xff9b && segments[2..6] == [0, 0, 0, 0] {
-                Some(Ipv4Addr::new((segments[6] >> 8) as u8, segments[6] as u8, (segments[7] >> 8) as u8, segments[7] as u8))
+                Some(Ipv4Addr::new(
+                    (segments[6] >> 8) as u8,
+                    segments[6] as u8,
+                    (segments[7] >> 8) as u8,
+                    segments[7] as u8,
+                ))
             } else if segments[0] == 0x2002 {
-                Some(Ipv4Addr::new((segments[1] >> 8) as u8, segments[1] as u8, (segments[2] >> 8) as u8, segments[2] as u8))
+                Some(Ipv4Addr::new(
+                    (segments[1] >> 8) as u8,
+                    segments[1] as u8,
+                    (segments[2] >> 8) as u8,
+                    segments[2] as u8,
+                ))
             } else {
                 None
             };
@@ -251,7 +263,9 @@ mod tests {
     fn literal_private_targets_are_refused_unless_allowed() {
         let server = Url::parse("https://mcp.example.com/mcp").unwrap();
         let fetcher = Fetcher::new(&server, false).unwrap();
-        for url in ["http://127.0.0.1:8080/token", "http://[::1]/x", "http://169.254.169.254/latest", "http://10.0.0.1/"] {
+        for url in
+            ["http://127.0.0.1:8080/token", "http://[::1]/x", "http://169.254.169.254/latest", "http://10.0.0.1/"]
+        {
             let error = fetcher.client_for(&Url::parse(url).unwrap(), "the token endpoint").err().unwrap();
             assert!(error.to_string().contains("allow_private_addresses"), "{error}");
         }

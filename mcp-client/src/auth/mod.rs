@@ -44,7 +44,7 @@ mod user_agent;
 pub use assertion::PrivateKey;
 pub use enterprise::EnterpriseIdp;
 pub use oauth::{OAuth, OAuthBuilder};
-pub use source::TokenSource;
 pub use registration::{ClientCredentials, TokenEndpointAuth};
+pub use source::TokenSource;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
 pub use user_agent::UserAgent;

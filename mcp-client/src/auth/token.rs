@@ -217,7 +217,9 @@ mod tests {
         assert!(!parse(br#"{"access_token":"a","token_type":"Bearer"}"#, 0, true).unwrap().dpop);
         assert!(parse(br#"{"access_token":"a","token_type":"MAC"}"#, 0, true).is_err());
         // Garbage of every shape is an error, never a panic.
-        for body in [&b""[..], b"null", b"[]", b"{}", b"{\"access_token\":7}", b"\xff\xfe", b"{\"token_type\":\"DPoP\"}"] {
+        for body in
+            [&b""[..], b"null", b"[]", b"{}", b"{\"access_token\":7}", b"\xff\xfe", b"{\"token_type\":\"DPoP\"}"]
+        {
             assert!(parse(body, 0, true).is_err(), "{body:?}");
         }
         assert!(parse(br#"{"access_token":""}"#, 0, false).is_err());

@@ -39,7 +39,12 @@ impl Flow {
 
 impl OAuth {
     /// A new authorization for `scopes` at the discovered server.
-    pub(super) async fn authorize(&self, state: &mut State, discovery: &Discovery, scopes: Vec<String>) -> Result<(), Error> {
+    pub(super) async fn authorize(
+        &self,
+        state: &mut State,
+        discovery: &Discovery,
+        scopes: Vec<String>,
+    ) -> Result<(), Error> {
         let server = &discovery.server;
         let scopes = scope::with_offline_access(scopes, server.scopes_supported.as_deref(), self.offline_access());
         let client = self.client_at(state, discovery).await?;

@@ -177,10 +177,8 @@ impl OAuth {
     async fn current(&self) -> Result<Option<(String, bool)>, Error> {
         let mut state = self.state.lock().await;
         self.load(&mut state).await?;
-        let refresh = state
-            .tokens
-            .as_ref()
-            .is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
+        let refresh =
+            state.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
         if refresh && let Err(error) = self.refresh(&mut state).await {
             // The server will refuse the old token; the challenge that
             // follows starts over.

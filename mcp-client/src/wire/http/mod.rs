@@ -234,7 +234,8 @@ impl Shared {
         loop {
             let request = self.with_session(self.with_version(build().headers(self.headers.clone())));
             let request = self.with_authorization(request).await?;
-            let response = self.http.execute(request).await.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
+            let response =
+                self.http.execute(request).await.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
             let status = response.status();
             if let Some(authorization) = &self.authorization
                 && let Some(nonce) = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok())
