@@ -167,7 +167,7 @@ fn verified(
     validation.sub = Some("machine".to_owned());
     let data = jsonwebtoken::decode::<Value>(param(form, "client_assertion"), decoding, &validation)
         .map_err(|e| format!("assertion: {e}"))?;
-    if param(form, "client_secret") != "" {
+    if !param(form, "client_secret").is_empty() {
         return Err("the secret itself was sent".to_owned());
     }
     Ok(data.claims)
@@ -197,7 +197,7 @@ async fn private_key_jwt_authenticates_the_client_credentials_grant() {
         let builder = OAuth::builder(&url).preregistered(credentials.clone()).client_credentials_grant();
         assert_eq!(call_hello(&url, builder).await.unwrap(), "hello");
     }
-    let jtis = jtis.lock().unwrap();
+    let jtis = jtis.lock().unwrap().clone();
     assert_eq!(jtis.len(), 2);
     assert_ne!(jtis[0], jtis[1], "a new assertion for each request");
     // A key the server does not know is refused, and the refusal reported.
