@@ -7,7 +7,7 @@
 //! when it resolves, so a name that changes its answer is caught too)
 //! unless private addresses are allowed; redirects stay on their host.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -140,7 +140,6 @@ pub(crate) fn is_public(ip: IpAddr) -> bool {
                 || link_local
                 || site_local
                 || documentation
-                || ip == Ipv6Addr::new(0, 0, 0, 0, 0, 0, 0, 1)
                 || embedded.is_some_and(|v4| !is_public_v4(v4))
                 || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
         }
