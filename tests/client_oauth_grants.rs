@@ -17,7 +17,8 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::transport::{HttpOptions, OAuth as ResourceServer};
 use mcp_runtime::{Server, axum};
 use mcp_runtime_client::auth::{ClientCredentials, EnterpriseIdp, OAuth, OAuthBuilder, PrivateKey, TokenSource};
-use mcp_runtime_client::{Client, Error};
+use mcp_runtime_client::protocol::ProtocolVersion;
+use mcp_runtime_client::{Client, EraChoice, Error};
 use reqwest::Url;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -133,13 +134,38 @@ impl Authority {
 
 /// Our hello server and its authorization server.
 async fn protected() -> (String, Arc<Authority>) {
+    let (url, authority, _) = recorded().await;
+    (url, authority)
+}
+
+/// Each request the hello server answered: its method, whether it carried
+/// an `Authorization`, and the status.
+type Requests = Arc<Mutex<Vec<(String, bool, u16)>>>;
+
+/// [`protected`], recording what the server answers.
+async fn recorded() -> (String, Arc<Authority>, Requests) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let authority = Authority::start(url.clone()).await;
     let server = Server::empty("hello", "1").tool(hello::Tool);
     let options = HttpOptions::new().oauth(ResourceServer::new(&url, &authority.url));
-    tokio::spawn(server.serve_http_on(listener, options));
-    (url, authority)
+    let requests = Requests::default();
+    let record = {
+        let requests = requests.clone();
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let requests = requests.clone();
+            async move {
+                let method = request.method().to_string();
+                let authorized = request.headers().contains_key(header::AUTHORIZATION);
+                let response = next.run(request).await;
+                requests.lock().unwrap().push((method, authorized, response.status().as_u16()));
+                response
+            }
+        }
+    };
+    let app = server.http_router(options).unwrap().layer(axum::middleware::from_fn(record));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, authority, requests)
 }
 
 async fn call_hello(url: &str, builder: OAuthBuilder) -> Result<String, Error> {
@@ -217,6 +243,28 @@ GxfpyYBam2u73fZEVewC3c7G/fLotyAlRKdlIjMqZPOP4o3+yoyO6lGq
     let error = call_hello(&url, builder).await.unwrap_err().to_string();
     assert!(error.contains("invalid_grant"), "{error}");
     assert!(authority.refusals.lock().unwrap()[0].contains("InvalidSignature"), "{:?}", authority.refusals);
+}
+
+#[tokio::test]
+async fn the_session_is_deleted_with_the_connections_credentials() {
+    let (url, authority, requests) = recorded().await;
+    authority.check(|_, basic| if basic.is_empty() { Err("no client authentication".to_owned()) } else { Ok(()) });
+    let oauth = OAuth::builder(&url)
+        .preregistered(ClientCredentials::confidential("machine", "machine-secret"))
+        .client_credentials_grant()
+        .allow_private_addresses(true)
+        .build()
+        .unwrap();
+    // The handshake era, where the server keeps a session to delete.
+    let era = EraChoice::Version(ProtocolVersion::parse("2025-11-25").unwrap());
+    let client = Client::builder().era(era).authorization(Arc::new(oauth)).http(&url).await.unwrap();
+    assert_eq!(client.call_structured::<String>("hello", json!({})).await.unwrap(), "hello");
+    client.close().await;
+    let requests = requests.lock().unwrap().clone();
+    let deletes: Vec<_> = requests.iter().filter(|(method, ..)| method == "DELETE").collect();
+    assert_eq!(deletes.len(), 1, "{requests:?}");
+    assert!(deletes[0].1, "the DELETE carried the token: {requests:?}");
+    assert!((200..300).contains(&deletes[0].2), "the server ended the session: {requests:?}");
 }
 
 #[tokio::test]

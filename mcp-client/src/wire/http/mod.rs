@@ -179,15 +179,19 @@ impl Wire for HttpWire {
                 let delete =
                     shared.http.delete(&shared.url).headers(shared.headers.clone()).header(SESSION_ID, session);
                 let delete = shared.with_version(delete);
-                match tokio::time::timeout(shared.timeout.min(CLOSE_WAIT), delete.send()).await {
+                // With the connection's credentials (and a proof of its
+                // own, for DPoP), but no new authorization for it.
+                let send = async {
+                    let delete = shared.with_authorization(delete).await.map_err(|e| e.to_string())?;
+                    shared.http.execute(delete).await.map_err(crate::error::http_failure)
+                };
+                match tokio::time::timeout(shared.timeout.min(CLOSE_WAIT), send).await {
                     Ok(Ok(response))
                         if response.status().is_success() || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
                     Ok(Ok(response)) => {
                         tracing::debug!(status = %response.status(), "deleting the session was refused")
                     }
-                    Ok(Err(error)) => {
-                        tracing::debug!(error = crate::error::http_failure(error), "deleting the session failed");
-                    }
+                    Ok(Err(error)) => tracing::debug!(%error, "deleting the session failed"),
                     Err(_) => tracing::debug!("the server did not answer the session's deletion in time"),
                 }
             }
