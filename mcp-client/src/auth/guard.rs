@@ -5,8 +5,9 @@
 //! MCP server's own) and endpoints the application configured are
 //! trusted; any other target must be a public address (by name, checked
 //! when it resolves, so a name that changes its answer is caught too)
-//! unless private addresses are allowed (a proxy from the environment is
-//! resolved, and checked, the same way); redirects stay on their host.
+//! unless private addresses are allowed; redirects stay on their host.
+//! Through a proxy from the environment the proxy resolves the names (only
+//! a proxy named by host is checked here, and literal addresses in URLs).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;

@@ -171,10 +171,12 @@ impl OAuthBuilder {
     /// endpoints) must resolve to public addresses unless this is on: a
     /// hostile server could otherwise reach this machine or its network
     /// through the client (SSRF). Turn it on for an authorization server
-    /// on the local network, and in tests on loopback. An HTTP proxy from
-    /// the environment (`HTTPS_PROXY` and the like) is usually on a private
-    /// address too, and is refused like any other: behind one, turn this on
-    /// or give a client of your own ([`http_client`](Self::http_client)).
+    /// on the local network, and in tests on loopback. Behind an HTTP proxy
+    /// from the environment (`HTTPS_PROXY` and the like), the proxy resolves
+    /// the names: a proxy named by a host on a private address is refused
+    /// like any other target (turn this on, or give a client of your own
+    /// with [`http_client`](Self::http_client)), and what it reaches is the
+    /// proxy's to police.
     pub fn allow_private_addresses(mut self, allowed: bool) -> Self {
         self.allow_private = allowed;
         self
