@@ -245,6 +245,8 @@ async fn connect(url: &str, store: Arc<dyn TokenStore>) -> Result<Client, Error>
         .redirect_uri(REDIRECT_URI)
         .user_agent(Approve)
         .token_store(store)
+        // The authorization server is on loopback, like the server.
+        .allow_private_addresses(true)
         .build()?;
     Client::builder().authorization(Arc::new(oauth)).http(url).await
 }

@@ -15,6 +15,8 @@ mod client;
 mod client_interop;
 mod client_limits;
 mod client_oauth;
+mod client_oauth_bad_input;
+mod client_oauth_grants;
 mod client_progress;
 mod client_tasks;
 mod conformance;

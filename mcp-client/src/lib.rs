@@ -37,6 +37,15 @@
 //!   extension ([`ClientBuilder::tasks`]), as negotiated.
 //! - **The server's questions** (sampling, elicitation, roots) are
 //!   answered by closures given to the [`ClientBuilder`], in both eras.
+//! - **Authorization** (feature `oauth`): `auth::OAuth` is the MCP
+//!   spec's OAuth 2.1 client (the user's authorization with PKCE,
+//!   registration, refresh, step-up), and for machines and companies the
+//!   client credentials grant with a secret or a private key
+//!   (`private_key_jwt`, `client_secret_jwt`), workload identity
+//!   federation with a platform token, enterprise-managed authorization
+//!   (an ID-JAG from the company's identity provider) and DPoP-bound
+//!   tokens. URLs a server names are fetched on public addresses only
+//!   unless allowed.
 
 mod api;
 #[cfg(feature = "oauth")]

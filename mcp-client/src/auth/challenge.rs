@@ -1,7 +1,8 @@
 //! The server's `WWW-Authenticate` header (RFC 9110 §11.6.1): the
-//! parameters of its `Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1).
+//! parameters of its `Bearer` or `DPoP` challenge (RFC 6750 §3, RFC 9728
+//! §5.1, RFC 9449 §7.1).
 
-/// What a `Bearer` challenge tells the client.
+/// What a `Bearer` (or `DPoP`) challenge tells the client.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Challenge {
     /// Where the protected resource metadata is (RFC 9728).
@@ -13,8 +14,9 @@ pub(crate) struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` challenge of a header value; empty if there is none
-    /// (another scheme's parameters are ignored).
+    /// The `Bearer` or `DPoP` challenge of a header value (the first one's
+    /// parameters win); empty if there is none (another scheme's
+    /// parameters are ignored).
     pub(crate) fn parse(header: &str) -> Challenge {
         let mut challenge = Challenge::default();
         let mut bearer = false;
@@ -53,7 +55,7 @@ impl Challenge {
                 }
             } else {
                 // A new challenge's scheme.
-                bearer = token.eq_ignore_ascii_case("bearer");
+                bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
             }
         }
         challenge
@@ -116,6 +118,9 @@ mod tests {
         // Parameters of another scheme are not the Bearer challenge's.
         let c = Challenge::parse(r#"Basic scope="nope", Bearer"#);
         assert_eq!(c, Challenge::default());
+        let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="http://x/prm", algs="ES256""#);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://x/prm"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::challenge::Challenge;
 use super::fetch::{self, failed, invalid};
+use super::guard::Fetcher;
 use crate::Error;
 
 /// RFC 9728 §2, the fields the client uses.
@@ -41,6 +42,9 @@ pub(crate) struct ServerMetadata {
     pub(crate) client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub(crate) authorization_response_iss_parameter_supported: bool,
+    /// The DPoP proof algorithms the server takes (RFC 9449 §5.1).
+    #[serde(default)]
+    pub(crate) dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Where to get a token for the server, and for what resource.
@@ -58,11 +62,7 @@ pub(crate) struct Discovery {
 }
 
 /// Discover the authorization server of `server_url` after `challenge`.
-pub(crate) async fn discover(
-    http: &reqwest::Client,
-    server_url: &Url,
-    challenge: &Challenge,
-) -> Result<Discovery, Error> {
+pub(crate) async fn discover(http: &Fetcher, server_url: &Url, challenge: &Challenge) -> Result<Discovery, Error> {
     let Some(resource) = resource_metadata(http, server_url, challenge).await? else {
         return legacy(http, server_url).await;
     };
@@ -90,7 +90,7 @@ pub(crate) async fn discover(
 /// The resource metadata: the challenge's `resource_metadata`, else the
 /// path-inserted well-known URL, else the root one (RFC 9728 §3.1).
 async fn resource_metadata(
-    http: &reqwest::Client,
+    http: &Fetcher,
     server_url: &Url,
     challenge: &Challenge,
 ) -> Result<Option<ResourceMetadata>, Error> {
@@ -114,7 +114,7 @@ async fn resource_metadata(
 /// The first authorization server metadata of `issuer`'s well-known URLs
 /// whose `issuer` is `issuer`; a document naming another issuer is an
 /// error (RFC 8414 §3.3), whatever the other URLs hold.
-async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<Option<ServerMetadata>, Error> {
+async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<Option<ServerMetadata>, Error> {
     let url =
         Url::parse(issuer).map_err(|e| invalid(format!("the authorization server `{issuer}` is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.query().is_some() || url.fragment().is_some() {
@@ -146,7 +146,7 @@ async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<Option<
 /// No resource metadata: the 2025-03-26 rules. The server's origin is the
 /// authorization server; its metadata is at the root well-known URLs, or
 /// its endpoints are `/authorize`, `/token` and `/register`.
-async fn legacy(http: &reqwest::Client, server_url: &Url) -> Result<Discovery, Error> {
+async fn legacy(http: &Fetcher, server_url: &Url) -> Result<Discovery, Error> {
     let origin = server_url.origin().ascii_serialization();
     tracing::debug!(%origin, "authorization: no protected resource metadata; using the server's origin");
     if let Some(server) = server_metadata(http, &origin).await? {
@@ -162,6 +162,7 @@ async fn legacy(http: &reqwest::Client, server_url: &Url) -> Result<Discovery, E
         token_endpoint_auth_methods_supported: None,
         client_id_metadata_document_supported: false,
         authorization_response_iss_parameter_supported: false,
+        dpop_signing_alg_values_supported: None,
     };
     Ok(Discovery { resource: None, resource_scopes: None, server, defaults: true })
 }

@@ -5,6 +5,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
+use super::guard::Fetcher;
 use crate::Error;
 use crate::wire::http::{Unread, read_limited};
 
@@ -23,15 +24,22 @@ pub(crate) fn invalid(message: impl std::fmt::Display) -> Error {
     Error::Protocol(format!("authorization: {message}"))
 }
 
-/// A response: its status and (up to [`MAX_BODY`]) its body.
+/// A response: its status, (up to [`MAX_BODY`]) its body, and the DPoP
+/// nonce it carried (RFC 9449 §8).
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
     pub(crate) body: Vec<u8>,
+    pub(crate) dpop_nonce: Option<String>,
 }
 
 impl Answer {
     pub(crate) fn json(&self) -> Option<Value> {
         serde_json::from_slice(&self.body).ok()
+    }
+
+    /// The `error` code of an OAuth error body.
+    pub(crate) fn error_code(&self) -> Option<String> {
+        self.json()?.get("error")?.as_str().map(str::to_owned)
     }
 
     /// `error: error_description` of an OAuth error body, or the status.
@@ -56,17 +64,27 @@ fn clip(text: &str) -> String {
 pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result<Answer, Error> {
     let response = request.send().await.map_err(|e| failed(format!("{what}: {}", crate::error::http_failure(e))))?;
     let status = response.status();
+    let dpop_nonce = response.headers().get(super::dpop::DPOP_NONCE).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let body = read_limited(response, MAX_BODY).await.map_err(|unread| match unread {
         Unread::TooLarge(_) => failed(format!("{what}: the answer is larger than {MAX_BODY} bytes")),
         Unread::Failed(error) => failed(format!("{what}: {}", crate::error::http_failure(error))),
     })?;
-    Ok(Answer { status, body })
+    Ok(Answer { status, body, dpop_nonce })
 }
 
-/// GET a JSON document.
-pub(crate) async fn get(http: &reqwest::Client, url: &Url, what: &str) -> Result<Answer, Error> {
+/// GET a JSON document a server named, if it may be fetched.
+pub(crate) async fn get(http: &Fetcher, url: &Url, what: &str) -> Result<Answer, Error> {
+    let client = http.client_for(url, what)?;
     tracing::debug!(%url, "authorization: fetching {what}");
-    send(http.get(url.clone()).header(ACCEPT, "application/json"), what).await
+    send(client.get(url.clone()).header(ACCEPT, "application/json"), what).await
+}
+
+/// HTTP Basic client authentication (RFC 6749 §2.3.1): each part
+/// form-encoded first.
+pub(crate) fn basic(request: reqwest::RequestBuilder, id: &str, secret: &str) -> reqwest::RequestBuilder {
+    let id = encode(&[("", id)]);
+    let secret = encode(&[("", secret)]);
+    request.basic_auth(&id[1..], Some(&secret[1..]))
 }
 
 /// POST `pairs` as `application/x-www-form-urlencoded`.
@@ -99,9 +117,10 @@ mod tests {
         let answer = Answer {
             status: StatusCode::BAD_REQUEST,
             body: br#"{"error":"invalid_grant","error_description":"bad\ncode"}"#.to_vec(),
+            dpop_nonce: None,
         };
         assert_eq!(answer.oauth_error(), "HTTP 400: invalid_grant: badcode");
-        let answer = Answer { status: StatusCode::BAD_GATEWAY, body: b"<html>".to_vec() };
+        let answer = Answer { status: StatusCode::BAD_GATEWAY, body: b"<html>".to_vec(), dpop_nonce: None };
         assert_eq!(answer.oauth_error(), "HTTP 502");
     }
 }

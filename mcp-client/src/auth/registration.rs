@@ -8,8 +8,10 @@ use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::assertion::PrivateKey;
 use super::discovery::ServerMetadata;
 use super::fetch::{self, failed, invalid};
+use super::guard::Fetcher;
 use crate::Error;
 
 /// How the client proves its identity at the token endpoint (RFC 7591
@@ -25,6 +27,12 @@ pub enum TokenEndpointAuth {
     ClientSecretPost,
     /// No secret: a public client, protected by PKCE alone.
     None,
+    /// A JWT signed with the client's private key (RFC 7523 §2.2,
+    /// `private_key_jwt`): the key never leaves the client.
+    PrivateKeyJwt,
+    /// A JWT signed with the client's secret (HS256, `client_secret_jwt`):
+    /// the secret itself is never sent.
+    ClientSecretJwt,
 }
 
 impl TokenEndpointAuth {
@@ -33,6 +41,8 @@ impl TokenEndpointAuth {
             "client_secret_basic" => Some(TokenEndpointAuth::ClientSecretBasic),
             "client_secret_post" => Some(TokenEndpointAuth::ClientSecretPost),
             "none" => Some(TokenEndpointAuth::None),
+            "private_key_jwt" => Some(TokenEndpointAuth::PrivateKeyJwt),
+            "client_secret_jwt" => Some(TokenEndpointAuth::ClientSecretJwt),
             _ => None,
         }
     }
@@ -42,6 +52,8 @@ impl TokenEndpointAuth {
             TokenEndpointAuth::ClientSecretBasic => "client_secret_basic",
             TokenEndpointAuth::ClientSecretPost => "client_secret_post",
             TokenEndpointAuth::None => "none",
+            TokenEndpointAuth::PrivateKeyJwt => "private_key_jwt",
+            TokenEndpointAuth::ClientSecretJwt => "client_secret_jwt",
         }
     }
 }
@@ -67,12 +79,33 @@ pub struct ClientCredentials {
     /// issuer, pre-registered credentials are used with any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
+    /// The private key of a `private_key_jwt` client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<PrivateKey>,
 }
 
 impl ClientCredentials {
     /// Credentials of a public client (no secret).
     pub fn public(client_id: impl Into<String>) -> ClientCredentials {
-        ClientCredentials { client_id: client_id.into(), client_secret: None, auth_method: None, issuer: None }
+        ClientCredentials {
+            client_id: client_id.into(),
+            client_secret: None,
+            auth_method: None,
+            issuer: None,
+            private_key: None,
+        }
+    }
+
+    /// Credentials of a client that authenticates with a JWT signed by its
+    /// private key (`private_key_jwt`, RFC 7523 §2.2; SEP-1046 for the
+    /// client credentials grant): the key is registered with the
+    /// authorization server beforehand (see [`PrivateKey::new`]).
+    pub fn private_key_jwt(client_id: impl Into<String>, key: PrivateKey) -> ClientCredentials {
+        ClientCredentials {
+            private_key: Some(key),
+            auth_method: Some(TokenEndpointAuth::PrivateKeyJwt),
+            ..ClientCredentials::public(client_id)
+        }
     }
 
     /// Credentials of a confidential client.
@@ -97,12 +130,22 @@ impl ClientCredentials {
         self.issuer.as_deref().is_none_or(|i| i == issuer)
     }
 
-    /// The method to use at `server`: the one set, else none without a
-    /// secret, else Basic if the server takes it (or names nothing),
-    /// else form-body.
+    /// Whether these can authenticate a confidential client (a secret or
+    /// a private key).
+    pub(crate) fn confidential_client(&self) -> bool {
+        self.client_secret.is_some() || self.private_key.is_some()
+    }
+
+    /// The method to use at `server`: the one set, else a private key's
+    /// JWT, else none without a secret, else Basic if the server takes it
+    /// (or names nothing), else form-body, else a JWT signed with the
+    /// secret.
     pub(crate) fn method(&self, server: &ServerMetadata) -> TokenEndpointAuth {
         if let Some(method) = self.auth_method {
             return method;
+        }
+        if self.private_key.is_some() {
+            return TokenEndpointAuth::PrivateKeyJwt;
         }
         if self.client_secret.is_none() {
             return TokenEndpointAuth::None;
@@ -111,6 +154,8 @@ impl ClientCredentials {
             Some(methods) if !methods.iter().any(|m| m == "client_secret_basic") => {
                 if methods.iter().any(|m| m == "client_secret_post") {
                     TokenEndpointAuth::ClientSecretPost
+                } else if methods.iter().any(|m| m == "client_secret_jwt") {
+                    TokenEndpointAuth::ClientSecretJwt
                 } else {
                     TokenEndpointAuth::ClientSecretBasic
                 }
@@ -127,6 +172,7 @@ impl fmt::Debug for ClientCredentials {
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
             .field("auth_method", &self.auth_method)
             .field("issuer", &self.issuer)
+            .field("private_key", &self.private_key)
             .finish()
     }
 }
@@ -200,7 +246,7 @@ fn requested_method(server: &ServerMetadata, confidential: bool) -> TokenEndpoin
 
 /// Register with `server` (RFC 7591 §3).
 pub(crate) async fn register(
-    http: &reqwest::Client,
+    http: &Fetcher,
     server: &ServerMetadata,
     info: &ClientInfo,
 ) -> Result<ClientCredentials, Error> {
@@ -214,7 +260,8 @@ pub(crate) async fn register(
     let url = Url::parse(endpoint).map_err(|e| invalid(format!("the registration endpoint `{endpoint}`: {e}")))?;
     tracing::debug!(%url, "authorization: registering the client");
     let body = info.registration_request(server);
-    let answer = fetch::send(http.post(url).json(&body), "client registration").await?;
+    let client = http.client_for(&url, "the registration endpoint")?;
+    let answer = fetch::send(client.post(url).json(&body), "client registration").await?;
     if !answer.status.is_success() {
         return Err(failed(format!("client registration was refused: {}", answer.oauth_error())));
     }
@@ -242,6 +289,7 @@ pub(crate) fn parse_registration(body: &[u8], issuer: &str) -> Result<ClientCred
         client_secret: response.client_secret.filter(|s| !s.is_empty()),
         auth_method,
         issuer: Some(issuer.to_owned()),
+        private_key: None,
     })
 }
 
@@ -271,6 +319,7 @@ mod tests {
         );
         let explicit = secret.clone().with_auth_method(TokenEndpointAuth::ClientSecretPost);
         assert_eq!(explicit.method(&server(Some(&["client_secret_basic"]))), TokenEndpointAuth::ClientSecretPost);
+        assert_eq!(secret.method(&server(Some(&["client_secret_jwt"]))), TokenEndpointAuth::ClientSecretJwt);
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub struct StoredTokens {
     /// The client's identity at `issuer`, for refreshing and for the next
     /// authorization there.
     pub client: ClientCredentials,
+    /// The thumbprint of the DPoP key the token is bound to (`token_type`
+    /// DPoP, RFC 9449): it is presented with a proof from that key, and is
+    /// useless to any other. The key itself is never stored: an OAuth
+    /// client with another key gets new tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 impl StoredTokens {
@@ -69,6 +75,7 @@ impl fmt::Debug for StoredTokens {
             .field("token_endpoint", &self.token_endpoint)
             .field("resource", &self.resource)
             .field("client", &self.client)
+            .field("dpop_jkt", &self.dpop_jkt)
             .finish()
     }
 }
@@ -145,6 +152,7 @@ mod tests {
             token_endpoint: "https://as/token".into(),
             resource: None,
             client: ClientCredentials::confidential("id", "secret-client"),
+            dpop_jkt: None,
         }
     }
 

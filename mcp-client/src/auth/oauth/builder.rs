@@ -3,15 +3,18 @@
 //! [`OAuthBuilder::build`].
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use reqwest::Url;
 use tokio::sync::Mutex;
 
-use super::{OAuth, State};
+use super::{Flow, OAuth, State};
 use crate::Error;
+use crate::auth::dpop::Dpop;
+use crate::auth::enterprise::EnterpriseIdp;
+use crate::auth::guard::Fetcher;
 use crate::auth::registration::{ClientCredentials, ClientInfo};
+use crate::auth::source::TokenSource;
 use crate::auth::store::{MemoryTokenStore, TokenStore};
 use crate::auth::user_agent::UserAgent;
 
@@ -28,6 +31,10 @@ pub struct OAuthBuilder {
     application_type: Option<String>,
     offline_access: bool,
     client_credentials: bool,
+    workload_identity: Option<TokenSource>,
+    enterprise: Option<EnterpriseIdp>,
+    dpop: bool,
+    allow_private: bool,
     http: Option<reqwest::Client>,
 }
 
@@ -46,6 +53,10 @@ impl OAuth {
             application_type: None,
             offline_access: true,
             client_credentials: false,
+            workload_identity: None,
+            enterprise: None,
+            dpop: false,
+            allow_private: false,
             http: None,
         }
     }
@@ -119,9 +130,63 @@ impl OAuthBuilder {
         self
     }
 
-    /// The HTTP client for the authorization server (proxies, TLS roots).
-    /// Redirects should stay limited: metadata and tokens come from where
-    /// they were asked.
+    /// Workload identity federation (SEP-1933): get tokens with the JWT
+    /// bearer grant (RFC 7523 §2.1), presenting the platform's token for
+    /// this workload (read from `source` each time: a file the platform
+    /// rotates, or an environment variable) instead of a secret. Needs
+    /// [`preregistered`](Self::preregistered) credentials (the client ID
+    /// the authorization server trusts the platform's tokens for); no user
+    /// agent. A refused token is reported, not retried.
+    pub fn workload_identity(mut self, source: TokenSource) -> Self {
+        self.workload_identity = Some(source);
+        self
+    }
+
+    /// Enterprise-managed authorization (SEP-990): exchange the user's ID
+    /// token at the company's identity provider for an ID-JAG (RFC 8693)
+    /// naming the MCP server's authorization server and the server, and
+    /// present it there with the JWT bearer grant. Needs
+    /// [`preregistered`](Self::preregistered) credentials at the
+    /// authorization server; no user agent (the user signed in to the
+    /// identity provider already).
+    pub fn enterprise_managed(mut self, idp: EnterpriseIdp) -> Self {
+        self.enterprise = Some(idp);
+        self
+    }
+
+    /// DPoP (RFC 9449): ask for tokens bound to a key of this client's
+    /// (a P-256 key made for it, kept in memory for its lifetime), and
+    /// present them with a fresh proof on every request, answering a
+    /// server's `use_dpop_nonce` with its nonce (once per new nonce). A
+    /// server that issues Bearer tokens anyway gets them used as Bearer.
+    pub fn dpop(mut self, enabled: bool) -> Self {
+        self.dpop = enabled;
+        self
+    }
+
+    /// Let servers send this client to private, loopback and link-local
+    /// addresses (off by default). The MCP server's own origin, and the
+    /// endpoints the application configures, are always reachable; every
+    /// other URL a server names (its authorization server, their
+    /// endpoints) must resolve to public addresses unless this is on: a
+    /// hostile server could otherwise reach this machine or its network
+    /// through the client (SSRF). Turn it on for an authorization server
+    /// on the local network, and in tests on loopback. Behind an HTTP proxy
+    /// from the environment (`HTTPS_PROXY` and the like), the proxy resolves
+    /// the names: a proxy named by a host on a private address is refused
+    /// like any other target (turn this on, or give a client of your own
+    /// with [`http_client`](Self::http_client)), and what it reaches is the
+    /// proxy's to police.
+    pub fn allow_private_addresses(mut self, allowed: bool) -> Self {
+        self.allow_private = allowed;
+        self
+    }
+
+    /// The HTTP client for the authorization server (proxies, TLS roots),
+    /// used as it is: its resolver and redirect policy replace the
+    /// built-in ones, which refuse non-public addresses and redirects to
+    /// another host (a literal private address is still refused unless
+    /// [`allow_private_addresses`](Self::allow_private_addresses)).
     pub fn http_client(mut self, http: reqwest::Client) -> Self {
         self.http = Some(http);
         self
@@ -131,7 +196,38 @@ impl OAuthBuilder {
     pub fn build(self) -> Result<OAuth, Error> {
         let server = Url::parse(&self.server)
             .map_err(|e| Error::transport(format!("authorization: `{}` is not a URL: {e}", self.server)))?;
-        if !self.client_credentials {
+        let flows = [self.client_credentials, self.workload_identity.is_some(), self.enterprise.is_some()];
+        if flows.iter().filter(|&&f| f).count() > 1 {
+            return Err(Error::transport(
+                "authorization: choose one of the client credentials grant, workload identity and enterprise-managed \
+                 authorization",
+            ));
+        }
+        let flow = if self.client_credentials {
+            if !self.preregistered.as_ref().is_some_and(ClientCredentials::confidential_client) {
+                return Err(Error::transport(
+                    "authorization: the client credentials grant needs credentials with a secret or a private key \
+                     (OAuthBuilder::preregistered)",
+                ));
+            }
+            Flow::ClientCredentials
+        } else if let Some(source) = self.workload_identity {
+            if self.preregistered.is_none() {
+                return Err(Error::transport(
+                    "authorization: workload identity needs the client's ID (OAuthBuilder::preregistered)",
+                ));
+            }
+            Flow::WorkloadIdentity(source)
+        } else if let Some(idp) = self.enterprise {
+            idp.check()?;
+            if self.preregistered.is_none() {
+                return Err(Error::transport(
+                    "authorization: enterprise-managed authorization needs the client's credentials at the \
+                     authorization server (OAuthBuilder::preregistered)",
+                ));
+            }
+            Flow::Enterprise(idp)
+        } else {
             let Some(redirect) = &self.redirect_uri else {
                 return Err(Error::transport("authorization: a redirect URI is needed (OAuthBuilder::redirect_uri)"));
             };
@@ -140,12 +236,8 @@ impl OAuthBuilder {
             if self.user_agent.is_none() {
                 return Err(Error::transport("authorization: a user agent is needed (OAuthBuilder::user_agent)"));
             }
-        } else if self.preregistered.as_ref().is_none_or(|c| c.client_secret.is_none()) {
-            return Err(Error::transport(
-                "authorization: the client credentials grant needs credentials with a secret \
-                 (OAuthBuilder::preregistered)",
-            ));
-        }
+            Flow::UserAuthorization
+        };
         if let Some(url) = &self.metadata_document
             && !Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.path() != "/")
         {
@@ -154,13 +246,11 @@ impl OAuthBuilder {
             )));
         }
         let http = match self.http {
-            Some(http) => http,
-            None => reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(5))
-                .timeout(Duration::from_secs(30))
-                .build()
-                .map_err(|e| Error::transport(format!("authorization: HTTP setup: {e}")))?,
+            Some(http) => Fetcher::custom(&server, http, self.allow_private),
+            None => Fetcher::new(&server, self.allow_private)?,
         };
+        let dpop = if self.dpop { Some(Dpop::generate()?) } else { None };
+        let client_credentials_grant = matches!(flow, Flow::ClientCredentials);
         Ok(OAuth {
             key: self.server.clone(),
             server,
@@ -170,14 +260,16 @@ impl OAuthBuilder {
                 redirect_uri: self.redirect_uri.clone(),
                 application_type: self.application_type,
                 refresh: self.offline_access,
-                client_credentials_grant: self.client_credentials,
+                client_credentials_grant,
             },
             redirect_uri: self.redirect_uri,
             user_agent: self.user_agent,
             preregistered: self.preregistered,
             metadata_document: self.metadata_document,
             store: self.store.unwrap_or_else(|| Arc::new(MemoryTokenStore::new())),
-            client_credentials: self.client_credentials,
+            flow,
+            dpop,
+            fresh_nonce: AtomicBool::new(false),
             state: Mutex::new(State::default()),
             generation: AtomicU64::new(0),
         })

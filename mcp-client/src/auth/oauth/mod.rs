@@ -1,13 +1,15 @@
 //! The OAuth client as the HTTP transport's [`Authorization`]: a token
-//! from the store sent with each request; on a 401 the authorization
-//! server discovered again, the token refreshed or a new authorization
-//! made; on a 403 `insufficient_scope` a step-up to the union of the
-//! scopes held and the scopes asked for.
+//! from the store sent with each request (with a DPoP proof for a
+//! DPoP-bound one); on a 401 the authorization server discovered again,
+//! the token refreshed or a new authorization made (a `use_dpop_nonce`
+//! 401 only retried with the server's nonce); on a 403
+//! `insufficient_scope` a step-up to the union of the scopes held and the
+//! scopes asked for. How a new authorization is made is in `flow`.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
@@ -15,19 +17,22 @@ use reqwest::Url;
 use tokio::sync::Mutex;
 
 use super::challenge::Challenge;
-use super::discovery::{self, Discovery};
-use super::fetch::{failed, invalid};
-use super::pkce::{self, Pkce};
-use super::registration::{self, ClientCredentials, ClientInfo};
+use super::discovery;
+use super::dpop::{DPOP, Dpop};
+use super::fetch::failed;
+use super::guard::Fetcher;
+use super::registration::{ClientCredentials, ClientInfo};
 use super::scope;
 use super::store::{StoredTokens, TokenStore};
 use super::token::{self, Grant};
-use super::user_agent::{Callback, UserAgent};
+use super::user_agent::UserAgent;
 use crate::{Authorization, Error};
 
 mod builder;
+mod flow;
 
 pub use builder::OAuthBuilder;
+use flow::Flow;
 
 /// How long a failed authorization is the answer to further challenges:
 /// requests refused together (or the cancellation of the one that failed)
@@ -60,14 +65,19 @@ const EXPIRY_MARGIN: u64 = 30;
 pub struct OAuth {
     server: Url,
     key: String,
-    http: reqwest::Client,
+    http: Fetcher,
     info: ClientInfo,
     redirect_uri: Option<String>,
     user_agent: Option<Arc<dyn UserAgent>>,
     preregistered: Option<ClientCredentials>,
     metadata_document: Option<String>,
     store: Arc<dyn TokenStore>,
-    client_credentials: bool,
+    flow: Flow,
+    /// The client's DPoP key, when it uses DPoP: one for its lifetime.
+    dpop: Option<Dpop>,
+    /// A `DPoP-Nonce` the server had not given before arrived: a
+    /// `use_dpop_nonce` refusal is worth retrying once more.
+    fresh_nonce: AtomicBool,
     state: Mutex<State>,
     /// Bumped whenever new tokens are in place: a challenge that waited
     /// for another one's flow retries with its result instead of starting
@@ -97,23 +107,45 @@ impl fmt::Debug for OAuth {
 impl Authorization for OAuth {
     fn header(&self) -> BoxFuture<'_, Result<Option<String>, Error>> {
         Box::pin(async move {
-            let mut state = self.state.lock().await;
-            self.load(&mut state).await?;
-            let refresh = state
-                .tokens
-                .as_ref()
-                .is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
-            if refresh && let Err(error) = self.refresh(&mut state).await {
-                // The server will refuse the old token; the challenge
-                // that follows starts over.
-                tracing::debug!(%error, "authorization: refreshing the expiring token failed");
-            }
-            Ok(state.tokens.as_ref().map(|t| format!("Bearer {}", t.access_token)))
+            let token = self.current().await?;
+            Ok(token.map(|(token, bound)| format!("{} {token}", if bound { "DPoP" } else { "Bearer" })))
         })
+    }
+
+    fn request_headers<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, Error>> {
+        Box::pin(async move {
+            let Some((token, bound)) = self.current().await? else { return Ok(Vec::new()) };
+            match (&self.dpop, bound) {
+                (Some(dpop), true) => {
+                    let url = Url::parse(url).map_err(|e| failed(format!("the request URL: {e}")))?;
+                    let proof = dpop.proof(method, &url, Some(&token))?;
+                    Ok(vec![("Authorization".to_owned(), format!("DPoP {token}")), (DPOP.to_owned(), proof)])
+                }
+                _ => Ok(vec![("Authorization".to_owned(), format!("Bearer {token}"))]),
+            }
+        })
+    }
+
+    fn dpop_nonce(&self, url: &str, nonce: &str) {
+        if let (Some(dpop), Ok(url)) = (&self.dpop, Url::parse(url))
+            && dpop.set_nonce(&url, nonce)
+        {
+            self.fresh_nonce.store(true, Ordering::Release);
+        }
     }
 
     fn challenged<'a>(&'a self, status: u16, challenge: Option<&'a str>) -> BoxFuture<'a, Result<bool, Error>> {
         Box::pin(async move {
+            let challenge = challenge.map(Challenge::parse).unwrap_or_default();
+            if challenge.error.as_deref() == Some("use_dpop_nonce") {
+                // RFC 9449 §9: the same token, with the server's nonce in
+                // the proof; only if the nonce is one not tried yet.
+                return Ok(self.dpop.is_some() && self.fresh_nonce.swap(false, Ordering::AcqRel));
+            }
             let seen = self.generation.load(Ordering::Acquire);
             let mut state = self.state.lock().await;
             if self.generation.load(Ordering::Acquire) != seen {
@@ -126,7 +158,6 @@ impl Authorization for OAuth {
                 return Err(error.clone());
             }
             self.load(&mut state).await?;
-            let challenge = challenge.map(Challenge::parse).unwrap_or_default();
             let outcome = match status {
                 401 => self.unauthorized(&mut state, &challenge).await,
                 403 if challenge.error.as_deref() == Some("insufficient_scope") => {
@@ -141,9 +172,28 @@ impl Authorization for OAuth {
 }
 
 impl OAuth {
+    /// The access token to present now (refreshed first if it is about
+    /// to expire), and whether it is DPoP-bound.
+    async fn current(&self) -> Result<Option<(String, bool)>, Error> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let refresh =
+            state.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some() && t.expiring(token::now(), EXPIRY_MARGIN));
+        if refresh && let Err(error) = self.refresh(&mut state).await {
+            // The server will refuse the old token; the challenge that
+            // follows starts over.
+            tracing::debug!(%error, "authorization: refreshing the expiring token failed");
+        }
+        Ok(state.tokens.as_ref().map(|t| (t.access_token.clone(), t.dpop_jkt.is_some())))
+    }
+
     async fn load(&self, state: &mut State) -> Result<(), Error> {
         if !state.loaded {
-            state.tokens = self.store.load(&self.key).await?;
+            let tokens = self.store.load(&self.key).await?;
+            // A DPoP-bound token is only good with the key it is bound
+            // to; another client's (or another run's) is not used.
+            let mine = self.dpop.as_ref().map(Dpop::thumbprint);
+            state.tokens = tokens.filter(|t| t.dpop_jkt.is_none() || t.dpop_jkt == mine);
             state.loaded = true;
         }
         Ok(())
@@ -203,10 +253,12 @@ impl OAuth {
             token_endpoint_auth_methods_supported: None,
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
+            dpop_signing_alg_values_supported: None,
         };
         let grant = Grant::Refresh { refresh_token };
-        let issued = match token::request(&self.http, &server, &tokens.client, grant, tokens.resource.as_deref()).await
-        {
+        let dpop = self.dpop.as_ref().filter(|_| tokens.dpop_jkt.is_some());
+        let resource = tokens.resource.as_deref();
+        let issued = match token::request(&self.http, dpop, &server, &tokens.client, grant, resource).await {
             Ok(issued) => issued,
             Err(error) => {
                 // The refresh token is spent or revoked: forget it.
@@ -220,129 +272,12 @@ impl OAuth {
             refresh_token: issued.refresh_token.or(tokens.refresh_token.clone()),
             expires_at: issued.expires_at,
             granted_scopes: issued.scope.as_deref().map(scope::split).or(tokens.granted_scopes.clone()),
+            dpop_jkt: self.dpop.as_ref().filter(|_| issued.dpop).map(Dpop::thumbprint),
             ..tokens
         };
         self.keep(state, renewed).await?;
         state.refreshed_for_challenge = false;
         Ok(())
-    }
-
-    /// A new authorization for `scopes` at the discovered server.
-    async fn authorize(&self, state: &mut State, discovery: &Discovery, scopes: Vec<String>) -> Result<(), Error> {
-        let server = &discovery.server;
-        let scopes = scope::with_offline_access(scopes, server.scopes_supported.as_deref(), self.offline_access());
-        let client = self.client_at(state, discovery).await?;
-        let resource = discovery.resource.as_deref();
-        let issued = if self.client_credentials {
-            let scope = scope::join(&scopes);
-            let grant = Grant::ClientCredentials { scope: scope.as_deref() };
-            token::request(&self.http, server, &client, grant, resource).await?
-        } else {
-            let redirect_uri = self.redirect_uri.as_deref().unwrap_or_default();
-            let (code, verifier) = self.user_authorization(discovery, &client, &scopes).await?;
-            let grant = Grant::Code { code: &code, verifier: &verifier, redirect_uri };
-            token::request(&self.http, server, &client, grant, resource).await?
-        };
-        let tokens = StoredTokens {
-            access_token: issued.access_token,
-            refresh_token: issued.refresh_token,
-            expires_at: issued.expires_at,
-            requested_scopes: scopes,
-            granted_scopes: issued.scope.as_deref().map(scope::split),
-            issuer: server.issuer.clone(),
-            token_endpoint: server.token_endpoint.clone(),
-            resource: discovery.resource.clone(),
-            client,
-        };
-        self.keep(state, tokens).await?;
-        state.refreshed_for_challenge = false;
-        Ok(())
-    }
-
-    fn offline_access(&self) -> bool {
-        self.info.refresh && !self.client_credentials
-    }
-
-    /// Send the user to the authorization endpoint and check what comes
-    /// back; the code and its PKCE verifier.
-    async fn user_authorization(
-        &self,
-        discovery: &Discovery,
-        client: &ClientCredentials,
-        scopes: &[String],
-    ) -> Result<(String, String), Error> {
-        let server = &discovery.server;
-        let advertised = server.code_challenge_methods_supported.as_deref().unwrap_or_default();
-        if !discovery.defaults && !advertised.iter().any(|m| m == "S256") {
-            return Err(invalid(format!(
-                "`{}` does not advertise PKCE with S256 (code_challenge_methods_supported); the MCP spec forbids \
-                 authorizing without it",
-                server.issuer
-            )));
-        }
-        let endpoint = server
-            .authorization_endpoint
-            .as_deref()
-            .ok_or_else(|| invalid(format!("`{}` has no authorization_endpoint", server.issuer)))?;
-        let mut url = Url::parse(endpoint)
-            .map_err(|e| invalid(format!("the authorization endpoint `{endpoint}` is not a URL: {e}")))?;
-        let pkce = Pkce::new()?;
-        let state = pkce::random(16)?;
-        {
-            let mut query = url.query_pairs_mut();
-            query
-                .append_pair("response_type", "code")
-                .append_pair("client_id", &client.client_id)
-                .append_pair("redirect_uri", self.redirect_uri.as_deref().unwrap_or_default())
-                .append_pair("code_challenge", &pkce.challenge)
-                .append_pair("code_challenge_method", "S256")
-                .append_pair("state", &state);
-            if let Some(scope) = scope::join(scopes) {
-                query.append_pair("scope", &scope);
-            }
-            if let Some(resource) = &discovery.resource {
-                query.append_pair("resource", resource);
-            }
-        }
-        let user_agent = self.user_agent.as_ref().ok_or_else(|| failed("no user agent to authorize with"))?;
-        tracing::debug!(issuer = %server.issuer, scope = scope::join(scopes).unwrap_or_default(), "authorization: sending the user to the authorization server");
-        let answer = user_agent.authorize(url.as_str()).await?;
-        let code = Callback::parse(&answer).code(
-            &state,
-            &server.issuer,
-            server.authorization_response_iss_parameter_supported,
-        )?;
-        Ok((code, pkce.verifier))
-    }
-
-    /// The client's identity at the discovered server: one it already has
-    /// there, the pre-registered one, its metadata document URL, or a new
-    /// registration.
-    async fn client_at(&self, state: &mut State, discovery: &Discovery) -> Result<ClientCredentials, Error> {
-        let server = &discovery.server;
-        let issuer = &server.issuer;
-        if let Some(client) = &self.preregistered
-            && client.usable_at(issuer)
-        {
-            return Ok(client.clone());
-        }
-        if let Some(client) = state.clients.get(issuer) {
-            return Ok(client.clone());
-        }
-        if let Some(tokens) = &state.tokens
-            && tokens.issuer == *issuer
-            && tokens.client.usable_at(issuer)
-        {
-            return Ok(tokens.client.clone());
-        }
-        let client = match &self.metadata_document {
-            Some(url) if server.client_id_metadata_document_supported && !self.client_credentials => {
-                ClientCredentials::public(url.clone()).for_issuer(issuer.clone())
-            }
-            _ => registration::register(&self.http, server, &self.info).await?,
-        };
-        state.clients.insert(issuer.clone(), client.clone());
-        Ok(client)
     }
 
     async fn keep(&self, state: &mut State, tokens: StoredTokens) -> Result<(), Error> {

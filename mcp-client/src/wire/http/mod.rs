@@ -42,6 +42,27 @@ pub trait Authorization: Send + Sync + 'static {
     /// challenge: get new credentials and say `true` to send the request
     /// again, or `false` to give up (the caller gets the refusal).
     fn challenged<'a>(&'a self, status: u16, challenge: Option<&'a str>) -> BoxFuture<'a, Result<bool, Error>>;
+
+    /// The headers for one request of `method` to `url` (what is sent):
+    /// by default [`header`](Self::header) as `Authorization`. A scheme
+    /// that proves possession of a key with each request (DPoP, RFC 9449)
+    /// adds its proof, bound to this method and URL.
+    fn request_headers<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, Error>> {
+        let _ = (method, url);
+        Box::pin(async move {
+            Ok(self.header().await?.map(|value| vec![("Authorization".to_owned(), value)]).unwrap_or_default())
+        })
+    }
+
+    /// An answer from `url` carried a `DPoP-Nonce` (RFC 9449 §9): the
+    /// nonce for the next proofs there. Ignored by default.
+    fn dpop_nonce(&self, url: &str, nonce: &str) {
+        let _ = (url, nonce);
+    }
 }
 
 /// Options of an HTTP connection.
@@ -158,15 +179,19 @@ impl Wire for HttpWire {
                 let delete =
                     shared.http.delete(&shared.url).headers(shared.headers.clone()).header(SESSION_ID, session);
                 let delete = shared.with_version(delete);
-                match tokio::time::timeout(shared.timeout.min(CLOSE_WAIT), delete.send()).await {
+                // With the connection's credentials (and a proof of its
+                // own, for DPoP), but no new authorization for it.
+                let send = async {
+                    let delete = shared.with_authorization(delete).await.map_err(|e| e.to_string())?;
+                    shared.http.execute(delete).await.map_err(crate::error::http_failure)
+                };
+                match tokio::time::timeout(shared.timeout.min(CLOSE_WAIT), send).await {
                     Ok(Ok(response))
                         if response.status().is_success() || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
                     Ok(Ok(response)) => {
                         tracing::debug!(status = %response.status(), "deleting the session was refused")
                     }
-                    Ok(Err(error)) => {
-                        tracing::debug!(error = crate::error::http_failure(error), "deleting the session failed");
-                    }
+                    Ok(Err(error)) => tracing::debug!(%error, "deleting the session failed"),
                     Err(_) => tracing::debug!("the server did not answer the session's deletion in time"),
                 }
             }
@@ -189,14 +214,21 @@ impl Shared {
         }
     }
 
-    async fn with_authorization(&self, request: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, Error> {
-        Ok(match &self.authorization {
-            Some(authorization) => match authorization.header().await? {
-                Some(value) => request.header(reqwest::header::AUTHORIZATION, value),
-                None => request,
-            },
-            None => request,
-        })
+    /// The request, with the authorization's headers for its method and
+    /// URL.
+    async fn with_authorization(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Request, Error> {
+        let mut request = request.build().map_err(|e| Error::transport(crate::error::http_failure(e)))?;
+        let Some(authorization) = &self.authorization else { return Ok(request) };
+        let method = request.method().as_str().to_owned();
+        let url = request.url().as_str().to_owned();
+        for (name, value) in authorization.request_headers(&method, &url).await? {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|_| Error::transport(format!("the authorization's `{name}` is not an HTTP header name")))?;
+            let value = HeaderValue::try_from(value)
+                .map_err(|_| Error::transport(format!("the authorization's `{name}` cannot be sent in a header")))?;
+            request.headers_mut().insert(name, value);
+        }
+        Ok(request)
     }
 
     /// Send a request built by `build` with the connection's headers and
@@ -206,8 +238,14 @@ impl Shared {
         loop {
             let request = self.with_session(self.with_version(build().headers(self.headers.clone())));
             let request = self.with_authorization(request).await?;
-            let response = request.send().await.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
+            let response =
+                self.http.execute(request).await.map_err(|e| Error::transport(crate::error::http_failure(e)))?;
             let status = response.status();
+            if let Some(authorization) = &self.authorization
+                && let Some(nonce) = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok())
+            {
+                authorization.dpop_nonce(&self.url, nonce);
+            }
             let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
             let Some(authorization) = self.authorization.as_ref().filter(|_| refused) else { return Ok(response) };
             if retries >= MAX_AUTH_RETRIES {

@@ -1,0 +1,290 @@
+//! Fetching URLs a server named, safely (SSRF): the OAuth client follows
+//! metadata, token and registration endpoints that the MCP server and its
+//! authorization server name, so a hostile one could point it at this
+//! machine or its network. URLs on the origin the application gave (the
+//! MCP server's own) and endpoints the application configured are
+//! trusted; any other target must be a public address (by name, checked
+//! when it resolves, so a name that changes its answer is caught too)
+//! unless private addresses are allowed; redirects stay on their host.
+//! Through a proxy from the environment the proxy resolves the names (only
+//! a proxy named by host is checked here, and literal addresses in URLs).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::redirect::Policy;
+
+use super::fetch::invalid;
+use crate::Error;
+
+/// How long one authorization exchange may take, end to end.
+const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Redirects followed, at most.
+const MAX_REDIRECTS: usize = 5;
+
+/// The HTTP clients of the OAuth client: one for what the application
+/// named, one for what a server named.
+#[derive(Clone)]
+pub(crate) struct Fetcher {
+    trusted: reqwest::Client,
+    guarded: reqwest::Client,
+    /// The MCP server's origin, as the application gave it.
+    origin: String,
+    allow_private: bool,
+}
+
+impl Fetcher {
+    /// The built-in clients, for the MCP server at `server`.
+    pub(crate) fn new(server: &Url, allow_private: bool) -> Result<Fetcher, Error> {
+        let setup = |e: reqwest::Error| Error::transport(format!("authorization: HTTP setup: {e}"));
+        let trusted = reqwest::Client::builder()
+            .redirect(same_origin_redirects())
+            .timeout(TIMEOUT)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .build()
+            .map_err(setup)?;
+        let mut guarded = reqwest::Client::builder()
+            .redirect(same_host_redirects())
+            .timeout(TIMEOUT)
+            .connect_timeout(CONNECT_TIMEOUT);
+        if !allow_private {
+            guarded = guarded.dns_resolver(Arc::new(PublicOnly));
+        }
+        let guarded = guarded.build().map_err(setup)?;
+        Ok(Fetcher { trusted, guarded, origin: server.origin().ascii_serialization(), allow_private })
+    }
+
+    /// The application's own client for everything: its resolver and
+    /// redirect policy are its own; literal addresses are still checked.
+    pub(crate) fn custom(server: &Url, http: reqwest::Client, allow_private: bool) -> Fetcher {
+        Fetcher { trusted: http.clone(), guarded: http, origin: server.origin().ascii_serialization(), allow_private }
+    }
+
+    /// The client for an endpoint the application configured itself.
+    pub(crate) fn trusted(&self) -> &reqwest::Client {
+        &self.trusted
+    }
+
+    /// The client to fetch `url` with, `what` it is, if it may be fetched.
+    pub(crate) fn client_for(&self, url: &Url, what: &str) -> Result<&reqwest::Client, Error> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid(format!("{what}: `{}` is not an http(s) URL", crate::error::redact_url(url.as_str()))));
+        }
+        if url.origin().ascii_serialization() == self.origin {
+            return Ok(&self.trusted);
+        }
+        if !self.allow_private
+            && let Some(ip) = literal_ip(url)
+            && !is_public(ip)
+        {
+            return Err(refused(what, url, &ip.to_string()));
+        }
+        Ok(&self.guarded)
+    }
+}
+
+fn refused(what: &str, url: &Url, address: &str) -> Error {
+    invalid(format!(
+        "{what}: refusing `{}`: {address} is a private, loopback or link-local address, which a server may not \
+         send this client to (OAuthBuilder::allow_private_addresses allows it)",
+        crate::error::redact_url(url.as_str())
+    ))
+}
+
+/// The address of a URL whose host is an IP literal.
+fn literal_ip(url: &Url) -> Option<IpAddr> {
+    let host = url.host_str()?;
+    host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host).parse().ok()
+}
+
+/// Whether `ip` is reachable on the public internet: not loopback,
+/// private, link-local, shared (CGNAT), unspecified, multicast,
+/// broadcast, documentation or reserved, nor an IPv6 form of one.
+pub(crate) fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(ip) => is_public_v4(ip),
+        IpAddr::V6(ip) => {
+            if let Some(v4) = ip.to_ipv4_mapped() {
+                return is_public_v4(v4);
+            }
+            let segments = ip.segments();
+            let unique_local = segments[0] & 0xfe00 == 0xfc00;
+            let link_local = segments[0] & 0xffc0 == 0xfe80;
+            let site_local = segments[0] & 0xffc0 == 0xfec0;
+            let documentation = segments[0] == 0x2001 && segments[1] == 0x0db8;
+            // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address.
+            let embedded = if segments[0] == 0x64 && segments[1] == 0xff9b && segments[2..6] == [0, 0, 0, 0] {
+                Some(Ipv4Addr::new(
+                    (segments[6] >> 8) as u8,
+                    segments[6] as u8,
+                    (segments[7] >> 8) as u8,
+                    segments[7] as u8,
+                ))
+            } else if segments[0] == 0x2002 {
+                Some(Ipv4Addr::new(
+                    (segments[1] >> 8) as u8,
+                    segments[1] as u8,
+                    (segments[2] >> 8) as u8,
+                    segments[2] as u8,
+                ))
+            } else {
+                None
+            };
+            !(ip.is_loopback()
+                || ip.is_unspecified()
+                || ip.is_multicast()
+                || unique_local
+                || link_local
+                || site_local
+                || documentation
+                || embedded.is_some_and(|v4| !is_public_v4(v4))
+                || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
+        }
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    let shared = a == 100 && (64..128).contains(&b);
+    let benchmarking = a == 198 && (18..20).contains(&b);
+    let reserved = a >= 240;
+    let this_network = a == 0;
+    let protocol_assignments = a == 192 && b == 0 && ip.octets()[2] == 0;
+    !(ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_unspecified()
+        || ip.is_multicast()
+        || ip.is_broadcast()
+        || ip.is_documentation()
+        || shared
+        || benchmarking
+        || reserved
+        || this_network
+        || protocol_assignments)
+}
+
+/// A resolver that answers only with public addresses: a name that
+/// resolves to any other is refused whole (a name with one private
+/// address is not one to trust with the rest).
+struct PublicOnly;
+
+impl Resolve for PublicOnly {
+    fn resolve(&self, name: Name) -> Resolving {
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(bad) = addresses.iter().find(|a| !is_public(a.ip())) {
+                let message = format!(
+                    "`{host}` resolves to {}, a private, loopback or link-local address, which a server may not \
+                     send this client to (OAuthBuilder::allow_private_addresses allows it)",
+                    bad.ip()
+                );
+                return Err(message.into());
+            }
+            Ok(Box::new(addresses.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// Redirects within the same origin, a few at most.
+fn same_origin_redirects() -> Policy {
+    Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(Url::origin);
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if first.is_some_and(|origin| origin != attempt.url().origin()) {
+            attempt.error("a redirect to another origin was refused")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Redirects within the same host (and never from https to http), a few
+/// at most; the resolver checks where they lead.
+fn same_host_redirects() -> Policy {
+    Policy::custom(|attempt| {
+        let Some(first) = attempt.previous().first().cloned() else { return attempt.follow() };
+        let downgrade = first.scheme() == "https" && attempt.url().scheme() != "https";
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if first.host_str() != attempt.url().host_str() || downgrade {
+            attempt.error("a redirect to another host was refused")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn public(text: &str) -> bool {
+        is_public(text.parse().unwrap())
+    }
+
+    #[test]
+    fn private_loopback_and_link_local_addresses_are_not_public() {
+        for address in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:c0a8:0101::1",
+            "2001:db8::1",
+        ] {
+            assert!(!public(address), "{address} is not public");
+        }
+        for address in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"] {
+            assert!(public(address), "{address} is public");
+        }
+    }
+
+    #[test]
+    fn literal_private_targets_are_refused_unless_allowed() {
+        let server = Url::parse("https://mcp.example.com/mcp").unwrap();
+        let fetcher = Fetcher::new(&server, false).unwrap();
+        for url in
+            ["http://127.0.0.1:8080/token", "http://[::1]/x", "http://169.254.169.254/latest", "http://10.0.0.1/"]
+        {
+            let error = fetcher.client_for(&Url::parse(url).unwrap(), "the token endpoint").err().unwrap();
+            assert!(error.to_string().contains("allow_private_addresses"), "{error}");
+        }
+        assert!(fetcher.client_for(&Url::parse("https://auth.example.com/token").unwrap(), "x").is_ok());
+        assert!(fetcher.client_for(&Url::parse("file:///etc/passwd").unwrap(), "x").is_err());
+        // The application's own server is trusted, wherever it is.
+        let local = Url::parse("http://127.0.0.1:3000/mcp").unwrap();
+        let fetcher = Fetcher::new(&local, false).unwrap();
+        assert!(fetcher.client_for(&Url::parse("http://127.0.0.1:3000/.well-known/x").unwrap(), "x").is_ok());
+        assert!(fetcher.client_for(&Url::parse("http://127.0.0.1:3001/token").unwrap(), "x").is_err());
+        let allowed = Fetcher::new(&server, true).unwrap();
+        assert!(allowed.client_for(&Url::parse("http://127.0.0.1:8080/token").unwrap(), "x").is_ok());
+    }
+
+    #[tokio::test]
+    async fn names_resolving_to_private_addresses_are_refused() {
+        let resolved = PublicOnly.resolve("localhost".parse().unwrap()).await;
+        let error = resolved.err().expect("localhost is refused").to_string();
+        assert!(error.contains("allow_private_addresses"), "{error}");
+    }
+}
