@@ -11,7 +11,7 @@ use super::store::ProxyStore;
 
 /// A registered client (dynamically, pre-registered, or from its
 /// metadata document, kept for a while).
-#[derive(Serialize, Deserialize, Clone)]
+#[derive(Serialize, Deserialize, Clone, Debug)]
 pub(crate) struct Client {
     pub(crate) client_id: String,
     pub(crate) redirect_uris: Vec<String>,

@@ -54,7 +54,10 @@ impl Proxy {
         let cimd = super::cimd::Fetcher::new(settings.private_cimd_hosts).map_err(invalid)?;
         let oauth = OAuth::new(resource.clone(), settings.issuer.clone())
             .scopes_supported(settings.scopes_supported.clone())
-            .fixed_key(keys.jwk.clone());
+            .fixed_key(keys.jwk.clone())
+            // The proxy checks what it signed itself: no other clock to
+            // allow for, and an expired token is refused at once.
+            .leeway(std::time::Duration::ZERO);
         let proxy = Proxy { settings, issuer, resource, keys, store, provider, cimd, hosts };
         Ok((proxy, oauth))
     }
