@@ -182,10 +182,15 @@ pub(crate) async fn authenticate(
     form: &[(String, String)],
 ) -> Result<Client, Response> {
     let refused = || oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "client authentication failed");
-    let field = |name: &str| super::router::single(form, name).map_err(|_| refused());
     let (client_id, secret) = match basic(headers) {
         Some((id, secret)) => (id, Some(secret)),
-        None => (field("client_id")?.ok_or_else(refused)?.to_owned(), field("client_secret")?.map(str::to_owned)),
+        None => {
+            let field = |name: &str| super::router::single(form, name);
+            let (Ok(Some(id)), Ok(secret)) = (field("client_id"), field("client_secret")) else {
+                return Err(refused());
+            };
+            (id.to_owned(), secret.map(str::to_owned))
+        }
     };
     let Some(client) = find(proxy, &client_id).await? else { return Err(refused()) };
     match (&client.secret_hash, secret) {
