@@ -22,7 +22,9 @@
 //! - `MCP_PROXY_SECRET`: 32 bytes or more that the signing and sealing
 //!   keys come from (default: random, so tokens end with the process);
 //! - `MCP_ALLOWED_HOSTS`: the `Host` names clients use, comma-separated,
-//!   when not loopback.
+//!   when not loopback;
+//! - `MCP_ACCESS_TOKEN_SECONDS`: how long its access tokens live (default
+//!   900).
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::{HttpOptions, OAuthProxy, Upstream};
@@ -67,6 +69,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let public =
         std::env::var("MCP_PUBLIC_URL").unwrap_or_else(|_| format!("http://{}", listener.local_addr().unwrap()));
     let mut proxy = OAuthProxy::new(&public, upstream().await?);
+    if let Ok(seconds) = std::env::var("MCP_ACCESS_TOKEN_SECONDS") {
+        proxy = proxy.access_token_lifetime(std::time::Duration::from_secs(seconds.parse()?));
+    }
     if let Ok(secret) = std::env::var("MCP_PROXY_SECRET") {
         proxy = proxy.secret(secret.into_bytes());
     }

@@ -22,7 +22,6 @@ pub(crate) async fn tokens(proxy: &Proxy, grant_id: &str, grant: &Grant) -> Resp
         "sub": grant.subject,
         "aud": grant.resource,
         "client_id": grant.client_id,
-        "scope": grant.scope.join(" "),
         "iat": now,
         "exp": now + lifetime,
         "jti": crypto::token(),
@@ -30,6 +29,9 @@ pub(crate) async fn tokens(proxy: &Proxy, grant_id: &str, grant: &Grant) -> Resp
     });
     if let Value::Object(fixed) = fixed {
         claims.extend(fixed);
+    }
+    if !grant.scope.is_empty() {
+        claims.insert("scope".into(), grant.scope.join(" ").into());
     }
     let mut header = Header::new(Algorithm::EdDSA);
     header.kid = Some(proxy.keys.kid.clone());

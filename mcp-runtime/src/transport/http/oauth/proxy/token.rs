@@ -151,6 +151,7 @@ async fn refresh(proxy: &Proxy, client_id: &str, refresh_token: &str, scope: Opt
         let _ = proxy.store.remove(&grant_key).await;
         return invalid_grant("the sign-in at the identity provider has ended");
     }
+    tracing::info!(client = %client_id, "refreshed a grant's tokens");
     super::issue::tokens(proxy, &grant_id, &grant).await
 }
 
