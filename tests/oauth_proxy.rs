@@ -19,7 +19,7 @@ use mcp_runtime::axum::extract::{RawQuery, Request};
 use mcp_runtime::axum::http::{StatusCode, header};
 use mcp_runtime::axum::response::IntoResponse;
 use mcp_runtime::prelude::*;
-use mcp_runtime::transport::{HttpOptions, OAuthProxy, Upstream};
+use mcp_runtime::transport::{HttpOptions, MemoryProxyStore, OAuthProxy, ProxyStore, Upstream};
 use mcp_runtime::{Claims, Server, axum};
 use mcp_runtime_client::auth::{MemoryTokenStore, OAuth, TokenStore, UserAgent};
 use mcp_runtime_client::{Client, Error};
@@ -187,18 +187,23 @@ struct Mcp {
 async fn serve(idp: &Arc<Idp>, settings: impl FnOnce(OAuthProxy) -> OAuthProxy) -> Mcp {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
+    serve_on(listener, &base, idp, settings);
+    Mcp { endpoint: format!("{base}/mcp"), base }
+}
+
+/// Serve the proxy of `issuer` on `listener`.
+fn serve_on(listener: TcpListener, issuer: &str, idp: &Arc<Idp>, settings: impl FnOnce(OAuthProxy) -> OAuthProxy) {
     let upstream =
         Upstream::new(format!("{}/authorize", idp.url), format!("{}/token", idp.url), UPSTREAM_CLIENT, UPSTREAM_SECRET)
             .name("Test IdP")
             .issuer(&idp.url)
             .userinfo_endpoint(format!("{}/userinfo", idp.url));
     let proxy = settings(
-        OAuthProxy::new(&base, upstream).scopes_supported(["notes:read", "notes:write"]).secret(vec![9u8; 32]),
+        OAuthProxy::new(issuer, upstream).scopes_supported(["notes:read", "notes:write"]).secret(vec![9u8; 32]),
     );
     let server = Server::empty("notes", "1").tool(whoami::Tool).tool(write_note::Tool);
-    *idp.callback.lock().unwrap() = format!("{base}/oauth/callback");
+    *idp.callback.lock().unwrap() = format!("{issuer}/oauth/callback");
     tokio::spawn(server.serve_http_on(listener, HttpOptions::new().oauth_proxy(proxy)));
-    Mcp { endpoint: format!("{base}/mcp"), base }
 }
 
 /// A browser driven by a script: it keeps the proxy's cookie, approves on
@@ -692,4 +697,59 @@ async fn an_expired_access_token_is_refused() {
     assert_eq!(initialize_with(&mcp, tokens["access_token"].as_str().unwrap()).await, 401);
     let (status, fresh) = refresh(&mcp, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
     assert_eq!(status, 200, "the grant lives on: {fresh}");
+}
+
+/// Two replicas of one issuer sharing `store` and a secret: a sign-in
+/// begun on one completes on the other, and their tokens work on both.
+async fn replicas_share_sign_ins(store: Arc<dyn ProxyStore>) {
+    let idp = identity_provider().await;
+    let (first, second) =
+        (TcpListener::bind("127.0.0.1:0").await.unwrap(), TcpListener::bind("127.0.0.1:0").await.unwrap());
+    let issuer = format!("http://{}", first.local_addr().unwrap());
+    let other = format!("http://{}", second.local_addr().unwrap());
+    serve_on(first, &issuer, &idp, |proxy| proxy.store(store.clone()));
+    serve_on(second, &issuer, &idp, |proxy| proxy.store(store.clone()));
+    let a = Mcp { endpoint: format!("{issuer}/mcp"), base: issuer.clone() };
+    let b = Mcp { endpoint: format!("{issuer}/mcp"), base: other.clone() };
+    let on_b = |url: &str| url.replacen(&issuer, &other, 1);
+
+    let client_id = register(&a).await;
+    let (verifier, challenge) = pkce();
+    let browser = Browser::default();
+    let (action, transaction, csrf) = browser.consent_page(&good_request(&a, &client_id, &challenge)).await;
+    let to_idp = browser
+        .decide(&(on_b(&action), transaction, csrf), "approve")
+        .await
+        .location
+        .expect("sent on by the other replica");
+    let to_proxy = browser.get(&to_idp).await.location.unwrap();
+    let back = browser.get(&on_b(&to_proxy)).await.location.expect("the other replica completes the sign-in");
+    let (status, tokens) = redeem(&b, &client_id, &query_of(&back)["code"], &verifier).await;
+    assert_eq!(status, 200, "{tokens}");
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(initialize_with(&a, access).await, 200);
+    let (status, rotated) = refresh(&a, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{rotated}");
+    assert_eq!(
+        refresh(&b, &client_id, tokens["refresh_token"].as_str().unwrap()).await.0,
+        400,
+        "rotated on every replica"
+    );
+    assert_eq!(
+        initialize_with(&a, rotated["access_token"].as_str().unwrap()).await,
+        401,
+        "the reuse ended the grant everywhere"
+    );
+}
+
+#[tokio::test]
+async fn replicas_sharing_a_store_complete_each_others_sign_ins() {
+    replicas_share_sign_ins(Arc::new(MemoryProxyStore::default())).await;
+}
+
+#[tokio::test]
+async fn replicas_sharing_redis_complete_each_others_sign_ins() {
+    let Some(redis) = crate::replicas::redis::start().await else { return };
+    let store = mcp_runtime::stores::RedisStore::connect(&redis.url).await.unwrap().prefix("proxy-test");
+    replicas_share_sign_ins(Arc::new(store)).await;
 }

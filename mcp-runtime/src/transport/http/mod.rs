@@ -26,7 +26,7 @@ mod responses;
 mod resume;
 mod sessions;
 mod sse;
-mod store;
+pub(crate) mod store;
 
 use std::fmt;
 use std::net::SocketAddr;

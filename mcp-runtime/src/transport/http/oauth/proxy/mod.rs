@@ -16,6 +16,8 @@ mod metadata;
 mod pages;
 mod presets;
 mod records;
+#[cfg(feature = "redis")]
+mod redis;
 mod revoke;
 mod router;
 mod store;
@@ -144,7 +146,8 @@ impl OAuthProxy {
     }
 
     /// Keep clients, sign-ins, codes and grants in `store` (replicas share
-    /// one) instead of a [`MemoryProxyStore`].
+    /// one, e.g. the `redis` feature's `RedisStore`) instead of a
+    /// [`MemoryProxyStore`].
     pub fn store(mut self, store: Arc<dyn ProxyStore>) -> Self {
         self.store = Some(store);
         self
