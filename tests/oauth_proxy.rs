@@ -458,6 +458,24 @@ async fn the_metadata_points_clients_at_the_proxy() {
     let keys: Value = http.get(server["jwks_uri"].as_str().unwrap()).send().await.unwrap().json().await.unwrap();
     assert_eq!(keys["keys"][0]["kty"], "OKP", "an Ed25519 public key, no private part");
     assert!(keys["keys"][0].get("d").is_none());
+    // A web page's client may register and get tokens (no cookie is
+    // involved); the user's pages are not readable across origins.
+    let preflight = http
+        .request(reqwest::Method::OPTIONS, format!("{}/token", mcp.base))
+        .header(header::ORIGIN, "https://inspector.example.com")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success());
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "*");
+    let page = http
+        .get(format!("{}/authorize", mcp.base))
+        .header(header::ORIGIN, "https://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert!(page.headers().get("access-control-allow-origin").is_none());
 }
 
 #[tokio::test]

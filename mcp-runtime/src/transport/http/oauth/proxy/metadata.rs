@@ -36,9 +36,7 @@ pub(crate) async fn authorization_server(State(proxy): State<Arc<Proxy>>, reques
     if !proxy.settings.scopes_supported.is_empty() {
         document["scopes_supported"] = json!(proxy.settings.scopes_supported);
     }
-    let mut response = json_answer(StatusCode::OK, &document);
-    crate::transport::http::cors::public(&mut response);
-    response
+    json_answer(StatusCode::OK, &document)
 }
 
 /// `GET /jwks`: the public key of the proxy's tokens.
@@ -46,7 +44,5 @@ pub(crate) async fn jwks(State(proxy): State<Arc<Proxy>>, request: Request) -> R
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
         return wrong_method("GET, HEAD");
     }
-    let mut response = json_answer(StatusCode::OK, &json!({"keys": [proxy.keys.jwk]}));
-    crate::transport::http::cors::public(&mut response);
-    response
+    json_answer(StatusCode::OK, &json!({"keys": [proxy.keys.jwk]}))
 }

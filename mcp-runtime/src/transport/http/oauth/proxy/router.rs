@@ -19,6 +19,7 @@ use super::store::{MemoryProxyStore, ProxyStore};
 use super::upstream::Provider;
 use super::{OAuthProxy, authorize, callback, metadata, revoke, token};
 use crate::error::Error;
+use crate::transport::http::cors;
 use crate::transport::http::guard::{self, AllowList};
 use crate::transport::http::oauth::OAuth;
 
@@ -121,12 +122,30 @@ pub(crate) fn routes(proxy: Arc<Proxy>) -> Router {
     router.layer(axum::middleware::from_fn_with_state(proxy.clone(), checked)).with_state(proxy)
 }
 
-/// Every route answers only to the hosts the server answers to.
+/// Every route answers only to the hosts the server answers to. The
+/// endpoints a client calls from a web page (metadata, keys,
+/// registration, token, revocation) answer any origin's preflight and
+/// let it read their answers: they take no cookie, so no page can act
+/// as the user through them. The user's own pages (`/authorize`, the
+/// consent form, the callback) are never readable across origins.
 async fn checked(State(proxy): State<Arc<Proxy>>, request: Request, next: axum::middleware::Next) -> Response {
     if guard::check(request.headers(), &proxy.hosts, &None, None).is_err() {
         return (StatusCode::FORBIDDEN, "Host header is not allowed").into_response();
     }
-    next.run(request).await
+    let path = request.uri().path();
+    let for_pages = path.contains("/.well-known/")
+        || ["/jwks", "/register", "/token", "/revoke"].iter().any(|p| path == proxy.path(p));
+    if !for_pages {
+        return next.run(request).await;
+    }
+    if request.method() == Method::OPTIONS {
+        let mut response = cors::preflight(request.headers(), HeaderValue::from_static("GET, POST, OPTIONS"));
+        cors::public(&mut response);
+        return response;
+    }
+    let mut response = next.run(request).await;
+    cors::public(&mut response);
+    response
 }
 
 /// An OAuth error answer (RFC 6749 §5.2), never cached.
