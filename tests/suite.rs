@@ -35,6 +35,7 @@ mod interop;
 mod limits;
 mod middleware;
 mod oauth;
+mod oauth_proxy;
 mod optional_arguments;
 mod ordinary;
 mod ordinary_types;

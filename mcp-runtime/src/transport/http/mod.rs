@@ -26,7 +26,7 @@ mod responses;
 mod resume;
 mod sessions;
 mod sse;
-mod store;
+pub(crate) mod store;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -41,6 +41,8 @@ pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
 #[cfg(feature = "oauth")]
 pub use oauth::OAuth;
+#[cfg(feature = "oauth")]
+pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, Upstream};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]
@@ -77,6 +79,8 @@ pub struct HttpOptions {
     pub(crate) stores: Stores,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<OAuth>,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth_proxy: Option<Box<OAuthProxy>>,
 }
 
 /// What the endpoint keeps where replicas can share it (a struct of its
@@ -112,6 +116,8 @@ impl Default for HttpOptions {
             stores: Stores { events: Arc::new(MemoryEventStore::default()), sessions: None, fanout: None },
             #[cfg(feature = "oauth")]
             oauth: None,
+            #[cfg(feature = "oauth")]
+            oauth_proxy: None,
         }
     }
 }
@@ -193,6 +199,17 @@ impl HttpOptions {
     #[cfg(feature = "oauth")]
     pub fn oauth(mut self, oauth: OAuth) -> Self {
         self.oauth = Some(oauth);
+        self
+    }
+
+    /// Make the server its clients' authorization server too, signing
+    /// users in at an upstream identity provider (see [`OAuthProxy`]): the
+    /// endpoint takes the proxy's tokens as [`oauth`](Self::oauth) takes
+    /// another server's, and serves the proxy's endpoints beside it.
+    /// Instead of `oauth` and `bearer_token`.
+    #[cfg(feature = "oauth")]
+    pub fn oauth_proxy(mut self, proxy: OAuthProxy) -> Self {
+        self.oauth_proxy = Some(Box::new(proxy));
         self
     }
 
@@ -454,7 +471,7 @@ fn warn_if_exposed(local: SocketAddr, options: &HttpOptions) {
 /// Whether the endpoint takes OAuth access tokens.
 fn protected(options: &HttpOptions) -> bool {
     #[cfg(feature = "oauth")]
-    return options.oauth.is_some();
+    return options.oauth.is_some() || options.oauth_proxy.is_some();
     #[cfg(not(feature = "oauth"))]
     {
         let _ = options;

@@ -85,6 +85,9 @@ pub(crate) struct Endpoint {
     /// The token checks, when the endpoint is an OAuth protected resource.
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::Verifier>,
+    /// The OAuth proxy, when the server is its own authorization server.
+    #[cfg(feature = "oauth")]
+    proxy: Option<Arc<super::oauth::proxy::Proxy>>,
 }
 
 impl Endpoint {
@@ -94,7 +97,7 @@ impl Endpoint {
             SessionLimits { max_queued: limits.max_queued_output, max_running: limits.max_running_calls };
         let mut sessions = Sessions::new(options.max_sessions, options.idle_timeout, session_limits);
         #[cfg(feature = "oauth")]
-        let bound_to_principals = options.oauth.is_some();
+        let bound_to_principals = options.oauth.is_some() || options.oauth_proxy.is_some();
         #[cfg(not(feature = "oauth"))]
         let bound_to_principals = false;
         // With OAuth, tasks are bound to principals, who outlive sessions.
@@ -103,14 +106,28 @@ impl Endpoint {
         }
         let sessions = Arc::new(sessions);
         #[cfg(feature = "oauth")]
-        let oauth = match options.oauth.clone() {
-            Some(_) if options.token.is_some() => {
-                return Err(Error::InvalidOAuth(
-                    "both `bearer_token` and `oauth` are set; a request can show only one kind of token".into(),
-                ));
+        let (oauth, proxy) = {
+            if options.oauth.is_some() && options.oauth_proxy.is_some() {
+                return Err(Error::InvalidOAuth("both `oauth` and `oauth_proxy` are set; choose one".into()));
             }
-            Some(oauth) => Some(super::oauth::Verifier::new(oauth, &options.path)?),
-            None => None,
+            let (proxy, proxied) = match options.oauth_proxy.clone() {
+                Some(settings) => {
+                    let (proxy, oauth) =
+                        super::oauth::proxy::Proxy::new(*settings, &options.path, options.hosts.clone())?;
+                    (Some(Arc::new(proxy)), Some(oauth))
+                }
+                None => (None, None),
+            };
+            let oauth = match options.oauth.clone().or(proxied) {
+                Some(_) if options.token.is_some() => {
+                    return Err(Error::InvalidOAuth(
+                        "both `bearer_token` and OAuth are set; a request can show only one kind of token".into(),
+                    ));
+                }
+                Some(oauth) => Some(super::oauth::Verifier::new(oauth, &options.path)?),
+                None => None,
+            };
+            (oauth, proxy)
         };
         let news = options
             .stores
@@ -128,6 +145,8 @@ impl Endpoint {
             news,
             #[cfg(feature = "oauth")]
             oauth,
+            #[cfg(feature = "oauth")]
+            proxy,
         })
     }
 
@@ -141,7 +160,13 @@ impl Endpoint {
             return Err(verifier.refusal(Refused::Unauthorized(None)));
         };
         match verifier.verify(token).await {
-            Ok(claims) => Ok(Some(claims)),
+            Ok(claims) => match &self.proxy {
+                Some(proxy) if !proxy.alive(&claims).await => {
+                    tracing::debug!("refused an access token of a revoked grant");
+                    Err(verifier.refusal(Refused::Unauthorized(Some("the token was revoked"))))
+                }
+                _ => Ok(Some(claims)),
+            },
             Err(refused) => {
                 tracing::debug!("refused an access token");
                 Err(verifier.refusal(refused))
@@ -174,6 +199,10 @@ pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
         for metadata in &verifier.metadata_paths {
             router = router.route(metadata, any(resource_metadata));
         }
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(proxy) = endpoint.proxy.clone() {
+        return router.with_state(endpoint).merge(super::oauth::proxy::routes(proxy));
     }
     router.with_state(endpoint)
 }

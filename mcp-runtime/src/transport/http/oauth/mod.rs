@@ -5,6 +5,7 @@
 //! get one, and the `WWW-Authenticate` challenges of RFC 6750.
 
 mod keys;
+pub(crate) mod proxy;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -93,6 +94,8 @@ pub struct OAuth {
     leeway: Duration,
     refetch_interval: Duration,
     max_key_age: Duration,
+    /// Keys known in advance (the OAuth proxy's own): never fetched.
+    fixed_keys: Vec<jsonwebtoken::jwk::Jwk>,
 }
 
 impl OAuth {
@@ -113,7 +116,14 @@ impl OAuth {
             leeway: Duration::from_secs(30),
             refetch_interval: Duration::from_secs(10),
             max_key_age: Duration::from_secs(60 * 60),
+            fixed_keys: Vec::new(),
         }
+    }
+
+    /// Verify with this key, known in advance, and fetch none.
+    pub(crate) fn fixed_key(mut self, key: jsonwebtoken::jwk::Jwk) -> Self {
+        self.fixed_keys.push(key);
+        self
     }
 
     /// Fetch the signing keys from this JWK Set URL instead of the
@@ -259,6 +269,7 @@ impl Verifier {
             jwks_url,
             refetch_interval: oauth.refetch_interval,
             max_age: oauth.max_key_age,
+            fixed: oauth.fixed_keys,
         };
         Ok(Verifier {
             issuer: oauth.issuer,
