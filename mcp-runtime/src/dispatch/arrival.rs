@@ -22,13 +22,6 @@ pub(crate) struct Arrival<'a> {
     pub(crate) mirrored: Option<&'a dyn MirroredParams>,
 }
 
-impl Arrival<'_> {
-    /// A message with the claims of its token, if any.
-    pub(crate) fn with_claims(claims: Option<Claims>) -> Self {
-        Arrival { claims, ..Arrival::default() }
-    }
-}
-
 /// A transport that mirrors a tool call's arguments in its own framing
 /// (Streamable HTTP's `Mcp-Param-*` headers, SEP-2243). Which arguments are
 /// mirrored is the tool's business: the call's admission asks with the

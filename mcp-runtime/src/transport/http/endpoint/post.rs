@@ -48,7 +48,13 @@ impl Endpoint {
                 let (stream, rx) = session.call_queue(sse);
                 let calls = &session.calls;
                 let started = match calls
-                    .submit(&session.session, Message::Request(request), &stream, Arrival::with_claims(claims), true)
+                    .submit(
+                        &session.session,
+                        Message::Request(request),
+                        &stream,
+                        Arrival { claims, ..Arrival::default() },
+                        true,
+                    )
                     .await
                 {
                     Submitted::Nothing => return StatusCode::ACCEPTED.into_response(),
