@@ -116,9 +116,8 @@ impl Client {
         Client::builder().http(url).await
     }
 
-    /// Speak newline-delimited JSON over a reader and a writer (a socket,
-    /// a pipe); a server in the same process is reached with no framing
-    /// through [`ClientBuilder::messages`].
+    /// Speak newline-delimited JSON over a reader and a writer (a socket, a
+    /// pipe; in the same process, [`ClientBuilder::messages`] frames nothing).
     pub async fn io<R, W>(reader: R, writer: W) -> Result<Client, Error>
     where
         R: AsyncRead + Send + Unpin + 'static,
