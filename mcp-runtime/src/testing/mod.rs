@@ -1,9 +1,9 @@
 //! [`TestClient`]: drive a [`Server`] in memory from a unit test, with
 //! typed results and the notifications a real client would see. It is the
-//! client crate's [`Client`](mcp_runtime_client::Client) (its envelope,
-//! its multi-round loop, its paging) over whole messages in memory
-//! (`wire`), with what a test needs beside it: every notification kept to
-//! be taken in order, and a raw JSON-RPC client on the same connection.
+//! client crate's [`Client`] (its envelope, its multi-round loop, its
+//! paging) over whole messages in memory (`wire`), with what a test needs
+//! beside it: every notification kept to be taken in order, and a raw
+//! JSON-RPC client on the same connection.
 
 use std::io;
 use std::sync::Arc;
