@@ -99,3 +99,29 @@ async fn list_changes_are_counted() {
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["divide", "greet"]);
 }
+
+/// Wait a little.
+#[tool]
+async fn pause() -> &'static str {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "paused"
+}
+
+#[tokio::test]
+async fn the_raw_client_shares_the_connection_and_gets_its_own_answers() {
+    let mut client = TestClient::connect(Server::empty("raw", "1").tool(divide::Tool).tool(pause::Tool)).await.unwrap();
+    // A call of the test client's waits while the raw client asks.
+    let call = client.start_call("pause", json!({})).await;
+    let raw = client.raw().request("tools/call", json!({"name": "divide", "arguments": {"a": 9, "b": 3}})).await;
+    let raw = raw.unwrap();
+    assert_eq!(raw["result"]["content"][0]["text"], "3", "{raw}");
+    // A hand-written message is answered to the raw client too.
+    client.raw().send(&json!({"jsonrpc": "2.0", "id": "by-hand", "method": "ping"})).await.unwrap();
+    let answer = client.raw().response_to(&json!("by-hand")).await.unwrap();
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "by-hand", "result": {}}));
+    // The raw call's log line went to the test client's queue, in order.
+    let lines = client.log_messages().await;
+    assert_eq!(lines.iter().map(|l| l.data.clone()).collect::<Vec<_>>(), [json!("dividing 9 by 3")]);
+    assert!(client.raw().take_notifications().is_empty());
+    assert_eq!(client.finish(call).await.unwrap().content[0].as_text(), Some("paused"));
+}

@@ -98,11 +98,12 @@ pub struct Forward<'a> {
     timeout: Option<Duration>,
     progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
     answers: Option<crate::handlers::Fallback>,
+    ids: Option<tokio::sync::mpsc::UnboundedSender<mcp_core::RequestId>>,
 }
 
 impl<'a> Forward<'a> {
     pub(crate) fn new(client: &'a Client, method: Cow<'static, str>, params: Params) -> Forward<'a> {
-        Forward { client, method, params, timeout: None, progress: None, answers: None }
+        Forward { client, method, params, timeout: None, progress: None, answers: None, ids: None }
     }
 
     /// How long this request waits for its answer (the client's timeout
@@ -133,6 +134,14 @@ impl<'a> Forward<'a> {
         self.answers = Some(crate::handlers::boxed(f));
         self
     }
+
+    /// Be told the JSON-RPC id of each request this sends, as it is sent
+    /// (one per round of a 2026-07-28 multi-round request): to match what
+    /// the server says about it, or to cancel it by its id.
+    pub fn report_ids(mut self, ids: tokio::sync::mpsc::UnboundedSender<mcp_core::RequestId>) -> Self {
+        self.ids = Some(ids);
+        self
+    }
 }
 
 impl<'a> Forward<'a> {
@@ -143,8 +152,7 @@ impl<'a> Forward<'a> {
     pub(crate) fn send(self) -> impl Future<Output = Result<Box<RawValue>, Error>> + Send + 'a {
         let (progress, heard) = self.progress.map(crate::progress::channel).unzip();
         let within = self.timeout.unwrap_or(self.client.session.limits.timeout);
-        let options =
-            RequestOptions { timeout: self.timeout, progress, answers: self.answers, ..RequestOptions::default() };
+        let options = RequestOptions { timeout: self.timeout, progress, answers: self.answers, ids: self.ids };
         // The request's future ends holding no queue of its updates (its
         // options and its token are dropped with it), so the handler's
         // task ends once it has heard them all.

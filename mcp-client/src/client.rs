@@ -68,7 +68,7 @@ impl std::fmt::Debug for Client {
 pub struct ClientBuilder {
     info: Implementation,
     handlers: Handlers,
-    limits: Limits,
+    pub(crate) limits: Limits,
     era: EraChoice,
     child: ChildOptions,
     #[cfg(feature = "http")]
@@ -116,8 +116,8 @@ impl Client {
         Client::builder().http(url).await
     }
 
-    /// Speak newline-delimited JSON over a reader and a writer (a socket,
-    /// or `tokio::io::duplex` to a server in the same process).
+    /// Speak newline-delimited JSON over a reader and a writer (a socket, a
+    /// pipe; in the same process, [`ClientBuilder::messages`] frames nothing).
     pub async fn io<R, W>(reader: R, writer: W) -> Result<Client, Error>
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -405,7 +405,7 @@ impl ClientBuilder {
         self.open(Box::new(lines), inbox).await
     }
 
-    async fn open(self, wire: Box<dyn Wire>, inbox: Inbox) -> Result<Client, Error> {
+    pub(crate) async fn open(self, wire: Box<dyn Wire>, inbox: Inbox) -> Result<Client, Error> {
         let session = Session::start(wire, &inbox, self.handlers, self.info, self.limits);
         let client = Client { session };
         let opened = match self.era {

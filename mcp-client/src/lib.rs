@@ -15,7 +15,8 @@
 //! ```
 //!
 //! - **Transports**: a spawned command over stdio ([`Client::command`]),
-//!   any reader and writer ([`Client::io`]), Streamable HTTP
+//!   any reader and writer ([`Client::io`]), whole messages over channels
+//!   to a server in the same process ([`ClientBuilder::messages`]), Streamable HTTP
 //!   ([`Client::http`]: JSON and event-stream answers, resumed streams,
 //!   sessions).
 //! - **Eras**: [`EraChoice::Auto`] asks `server/discover` (2026-07-28) and

@@ -1,8 +1,10 @@
 //! What a proxy costs: our server called directly, and through
 //! `bench-proxy` (a server that mounts it with no prefix), by our client
 //! crate over stdio and over Streamable HTTP (the proxy speaks to its
-//! upstream over stdio in both). Sequential calls and calls pipelined 64
-//! at a time, every answer checked.
+//! upstream over stdio in both); and a calculator served by `bench-proxy`
+//! itself against the same calculator mounted in its process
+//! (`Server::mount` of a `Server`), over stdio. Sequential calls and calls
+//! pipelined 64 at a time, every answer checked.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +20,17 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use crate::clients::ClientPlan;
 use crate::{Error, percentile, summary};
 
-/// (transport, direct or proxied).
-const RUNS: [(&str, &str); 4] = [("stdio", "direct"), ("stdio", "proxied"), ("HTTP", "direct"), ("HTTP", "proxied")];
+/// (transport, direct or proxied); `in process` is stdio to `bench-proxy`,
+/// which serves the calculator itself or mounts it in its process
+/// (`BENCH_IN_PROCESS` in its environment says which).
+const RUNS: [(&str, &str); 6] = [
+    ("stdio", "direct"),
+    ("stdio", "proxied"),
+    ("HTTP", "direct"),
+    ("HTTP", "proxied"),
+    ("in process", "direct"),
+    ("in process", "proxied"),
+];
 const METRICS: [(&str, &str); 3] =
     [("sequential call p50", "µs"), ("sequential calls/s", "calls/s"), ("pipelined calls/s (64 in flight)", "calls/s")];
 
@@ -46,13 +57,17 @@ pub async fn measure(
         for at in 0..RUNS.len() {
             let run = RUNS[(at + round) % RUNS.len()];
             eprintln!("proxy round {}/{}: {} {}", round + 1, plan.rounds, run.0, run.1);
-            let (program, args): (&Path, Vec<&str>) = match run.1 {
-                "direct" => (ours, Vec::new()),
+            let (program, args): (&Path, Vec<&str>) = match run {
+                ("in process", _) => (proxy, Vec::new()),
+                (_, "direct") => (ours, Vec::new()),
                 _ => (proxy, vec![ours.to_str().ok_or("a path that is no UTF-8")?]),
             };
-            let builder = Client::builder().era(EraChoice::Version(ProtocolVersion::LATEST_HANDSHAKE));
+            let mut builder = Client::builder().era(EraChoice::Version(ProtocolVersion::LATEST_HANDSHAKE));
+            if run.0 == "in process" {
+                builder = builder.env("BENCH_IN_PROCESS", if run.1 == "direct" { "direct" } else { "mounted" });
+            }
             let (client, child) = match run.0 {
-                "stdio" => (builder.command(program, &args).await?, None),
+                "stdio" | "in process" => (builder.command(program, &args).await?, None),
                 _ => {
                     let (url, child) = serve_http(program, &args).await?;
                     (builder.http(&url).await?, Some(child))
@@ -140,7 +155,7 @@ pub fn print_table(results: &HashMap<(&str, &str), Vec<Vec<f64>>>, plan: ClientP
     println!("## Proxy (our server called directly, and through a proxy mounting it; our client crate)\n");
     println!("| transport | measurement | unit | direct | proxied | proxied ÷ direct |");
     println!("|---|---|---|---|---|---|");
-    for transport in ["stdio", "HTTP"] {
+    for transport in ["stdio", "HTTP", "in process"] {
         for (i, (name, unit)) in METRICS.iter().enumerate() {
             let (direct, direct_text) = summary(&results[&(transport, "direct")][i]);
             let (proxied, proxied_text) = summary(&results[&(transport, "proxied")][i]);
@@ -149,7 +164,8 @@ pub fn print_table(results: &HashMap<(&str, &str), Vec<Vec<f64>>>, plan: ClientP
     }
     println!(
         "\n{} round(s); medians, with min–max over rounds when there are several. The proxy speaks to its \
-         upstream over stdio; every answer was checked.\n",
+         upstream over stdio; `in process` is `bench-proxy` over stdio serving a calculator itself (direct) \
+         or mounting it as a `Server` of its process (proxied). Every answer was checked.\n",
         plan.rounds
     );
 }

@@ -1,8 +1,10 @@
 //! How messages reach a server and come back: a [`Wire`] sends what the
 //! session hands it and delivers what arrives as [`Inbound`] items to its
-//! [`Inbox`]. Line transports (a child's stdio, any byte stream) and
-//! Streamable HTTP are wires; the session above them is the same.
+//! [`Inbox`]. Line transports (a child's stdio, any byte stream), whole
+//! messages over channels (a server in the same process) and Streamable
+//! HTTP are wires; the session above them is the same.
 
+pub(crate) mod channel;
 pub(crate) mod child;
 #[cfg(feature = "http")]
 pub(crate) mod http;

@@ -82,7 +82,6 @@ pub use config::Config;
 pub(crate) use link::{Link, Targets};
 
 use crate::Server;
-use crate::transport::Lines;
 
 /// Opens a connection to an upstream from a builder already set up to
 /// pass the upstream's questions on.
@@ -238,8 +237,9 @@ pub(crate) fn redact_urls(text: &str) -> String {
     out
 }
 
-/// A server of this process, served to the mounting one over an in-memory
-/// pipe: it keeps its own state, middleware and limits, and every
+/// A server of this process, served to the mounting one in memory (the
+/// client crate's message channels paired with the runtime's in-memory
+/// transport): it keeps its own state, middleware and limits, and every
 /// connection to it shares them.
 impl From<Server> for Upstream {
     fn from(server: Server) -> Upstream {
@@ -272,16 +272,13 @@ impl From<Server> for Upstream {
             async move {
                 let (shared, limits) = built.map_err(|why| ClientError::Transport(why.to_string()))?;
                 shared.ready().await;
-                let (ours, theirs) = tokio::io::duplex(64 * 1024);
-                let (their_reader, their_writer) = tokio::io::split(theirs);
-                tokio::spawn(crate::transport::connection::serve(
-                    Lines::new(their_reader, their_writer),
-                    None,
-                    shared,
-                    limits,
-                ));
-                let (reader, writer) = tokio::io::split(ours);
-                builder.io(reader, writer).await
+                // Whole messages each way: the client's serialized request
+                // is what the server parses, and the server's serialized
+                // answer what the client reads, with no framing and no
+                // byte stream in between.
+                let (theirs, to_server, from_server) = crate::transport::memory::pair();
+                tokio::spawn(crate::transport::connection::serve(theirs, None, shared, limits));
+                builder.messages(to_server, from_server).await
             }
         });
         upstream.scopes = scopes;

@@ -1,14 +1,19 @@
 //! How a [`TestClient`](super::TestClient) answers the server's questions
-//! (elicitation, sampling, roots), and the capabilities that follow.
+//! (elicitation, sampling, roots), given to the client crate's builder,
+//! which declares the capabilities that follow and answers in either era.
 
-use super::*;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::{CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root};
+use mcp_runtime_client::ClientBuilder;
+use serde_json::json;
 
 type ElicitHandler = Box<dyn FnMut(ElicitParams) -> ElicitResult + Send>;
 type SampleHandler = Box<dyn FnMut(CreateMessageParams) -> CreateMessageResult + Send>;
 
-/// How a [`TestClient`] answers the server's questions; a question with no
-/// answer here is refused (`-32601`), and the client does not declare its
-/// capability.
+/// How a [`TestClient`](super::TestClient) answers the server's
+/// questions; a question with no answer here is refused (`-32601`), and
+/// the client does not declare its capability.
 #[derive(Default)]
 pub(super) struct Answers {
     pub(super) elicit: Option<ElicitHandler>,
@@ -21,45 +26,31 @@ pub(super) struct Answers {
 }
 
 impl Answers {
-    pub(super) fn capabilities(&self) -> Value {
-        let mut capabilities = serde_json::Map::new();
-        if self.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+    /// `builder` answering as these say, and declaring what they answer.
+    pub(super) fn give(self, mut builder: ClientBuilder) -> ClientBuilder {
+        if let Some(elicit) = self.elicit {
+            let elicit = Arc::new(Mutex::new(elicit));
+            builder = builder.on_elicitation_with_urls(move |params| {
+                let answer = elicit.lock().unwrap_or_else(|e| e.into_inner())(params);
+                std::future::ready(Ok(answer))
+            });
         }
-        if self.sample.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
+        if let Some(sample) = self.sample {
+            let sample = Arc::new(Mutex::new(sample));
+            builder = builder.on_sampling(move |params| {
+                let answer = sample.lock().unwrap_or_else(|e| e.into_inner())(params);
+                std::future::ready(Ok(answer))
+            });
         }
-        if self.roots.is_some() {
-            capabilities.insert("roots".into(), json!({"listChanged": true}));
+        if let Some(roots) = self.roots {
+            builder = builder.roots(roots);
         }
-        let mut extensions = serde_json::Map::new();
         if self.tasks {
-            extensions.insert(mcp_core::task::EXTENSION.into(), json!({}));
+            builder = builder.tasks();
         }
         if self.views {
-            extensions.insert(mcp_core::apps::EXTENSION.into(), json!({ "mimeTypes": [mcp_core::apps::MIME_TYPE] }));
+            builder = builder.extension(mcp_core::apps::EXTENSION, json!({ "mimeTypes": [mcp_core::apps::MIME_TYPE] }));
         }
-        if !extensions.is_empty() {
-            capabilities.insert("extensions".into(), Value::Object(extensions));
-        }
-        Value::Object(capabilities)
-    }
-
-    /// The client's answer to the server's `method` with `params`.
-    pub(super) fn answer(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let unanswered = || ErrorObject::method_not_found(method);
-        let value = match method {
-            methods::ELICITATION_CREATE => {
-                let handler = self.elicit.as_mut().ok_or_else(unanswered)?;
-                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
-            }
-            methods::SAMPLING_CREATE_MESSAGE => {
-                let handler = self.sample.as_mut().ok_or_else(unanswered)?;
-                serde_json::to_value(handler(serde_json::from_value(params).map_err(ErrorObject::invalid_params)?))
-            }
-            methods::ROOTS_LIST => Ok(json!({ "roots": self.roots.as_ref().ok_or_else(unanswered)? })),
-            _ => return Err(unanswered()),
-        };
-        value.map_err(local_error)
+        builder
     }
 }

@@ -93,29 +93,26 @@ impl TestClientBuilder {
     }
 
     /// Start the server and connect: the handshake, or for 2026-07-28
-    /// nothing (each request introduces itself).
+    /// `server/discover` (each request then introduces itself).
     pub async fn connect(self) -> Result<TestClient, Error> {
-        let capabilities = self.answers.capabilities();
-        let client_info = json!({"name": "test-client", "version": env!("CARGO_PKG_VERSION")});
         // A failing tool should say why in a test; a test of the masking
         // sets `show_internal_errors(false)`.
-        let client = self.server.show_internal_errors_by_default(true).connect_in_memory()?;
-        let mut test = TestClient { client, notifications: Vec::new(), answers: self.answers, envelope: None };
-        if !self.version.uses_handshake() {
-            test.envelope = Some(json!({
-                (envelope::PROTOCOL_VERSION): self.version.as_str(),
-                (envelope::CLIENT_CAPABILITIES): capabilities,
-                (envelope::CLIENT_INFO): client_info,
-            }));
-            return Ok(test);
-        }
-        let init =
-            json!({"protocolVersion": self.version.as_str(), "capabilities": capabilities, "clientInfo": client_info});
-        let response = test.client.request(methods::INITIALIZE, init).await?;
-        if let Some(error) = response.get("error") {
-            return Err(Error::Io(io::Error::other(format!("initialize failed: {error}"))));
-        }
-        test.client.notify(methods::INITIALIZED, json!({})).await?;
-        Ok(test)
+        let connection = wire::start(self.server.show_internal_errors_by_default(true))?;
+        let builder = mcp_runtime_client::Client::builder()
+            .name("test-client", env!("CARGO_PKG_VERSION"))
+            .era(EraChoice::Version(self.version));
+        let client = self
+            .answers
+            .give(builder)
+            .messages(connection.to_server, connection.from_server)
+            .await
+            .map_err(|e| Error::Io(io::Error::other(format!("initialize failed: {e}"))))?;
+        Ok(TestClient {
+            client,
+            raw: connection.raw,
+            tap: connection.tap,
+            server: connection.server,
+            notifications: Vec::new(),
+        })
     }
 }

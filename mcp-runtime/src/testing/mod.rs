@@ -1,14 +1,22 @@
 //! [`TestClient`]: drive a [`Server`] in memory from a unit test, with
-//! typed results and the notifications a real client would see.
+//! typed results and the notifications a real client would see. It is the
+//! client crate's [`Client`] (its envelope, its multi-round loop, its
+//! paging) over whole messages in memory (`wire`), with what a test needs
+//! beside it: every notification kept to be taken in order, and a raw
+//! JSON-RPC client on the same connection.
 
 use std::io;
+use std::sync::Arc;
 
 use mcp_core::{
-    CallToolResult, Completion, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
-    GetPromptResult, LoggingLevel, LoggingMessageParams, ProgressParams, Prompt, ProtocolVersion, ReadResourceResult,
-    RequestId, Resource, ResourceTemplate, ResourceUri, Root, Tool, envelope, methods,
+    CallToolResult, CompleteRef, Completion, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    ErrorObject, GetPromptResult, LoggingLevel, LoggingMessageParams, ProgressParams, Prompt, ProtocolVersion,
+    ReadResourceResult, RequestId, Resource, ResourceTemplate, ResourceUri, Root, Tool, methods,
 };
+use mcp_runtime_client::{Client, EraChoice, Error as ClientError};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use crate::error::Error;
 use crate::server::Server;
@@ -17,10 +25,13 @@ use crate::transport::memory::InMemoryClient;
 mod answers;
 mod builder;
 mod tasks;
+mod wire;
 
 use answers::Answers;
 pub use builder::TestClientBuilder;
-pub use tasks::TaskCall;
+/// How the server answered [`TestClient::call_as_task`]: the task it
+/// became, or the direct answer.
+pub use mcp_runtime_client::TaskCall;
 
 /// A client connected in memory to a server, for tests: no subprocess, no
 /// pipes, the same protocol a real client speaks.
@@ -85,11 +96,15 @@ pub use tasks::TaskCall;
 /// tools as tasks and follows them ([`call_as_task`](Self::call_as_task),
 /// [`wait_task`](Self::wait_task), [`cancel_task`](Self::cancel_task)).
 pub struct TestClient {
-    client: InMemoryClient,
+    client: Client,
+    /// The raw client on the same connection ([`raw`](Self::raw)).
+    raw: InMemoryClient,
+    /// What the server's writer kept: notifications, and after close
+    /// everything.
+    tap: Arc<wire::Tap>,
+    server: JoinHandle<io::Result<()>>,
+    /// Notifications taken from the tap, not yet taken by the test.
     notifications: Vec<Value>,
-    answers: Answers,
-    /// `Some` for a 2026-07-28 client: every request carries this `_meta`.
-    envelope: Option<Value>,
 }
 
 /// A call started with [`TestClient::start_call`] and not yet answered.
@@ -97,13 +112,11 @@ pub struct TestClient {
 #[must_use = "finish or cancel the call"]
 pub struct PendingCall {
     id: i64,
-    /// What was sent, for a 2026-07-28 retry.
-    params: Value,
+    /// The ids of its requests as they are sent (a 2026-07-28 call sends
+    /// one per round).
+    ids: mpsc::UnboundedReceiver<RequestId>,
+    call: JoinHandle<Result<Value, ClientError>>,
 }
-
-/// The most rounds a multi-round request may take before the test client
-/// gives up (a handler that asks forever).
-const MAX_ROUNDS: usize = 32;
 
 impl PendingCall {
     /// The call's JSON-RPC id.
@@ -132,32 +145,37 @@ impl TestClient {
     }
 
     /// Change the roots this client offers and tell the server
-    /// (`notifications/roots/list_changed`).
+    /// (`notifications/roots/list_changed`); the client must offer roots
+    /// ([`TestClientBuilder::roots`]).
     pub async fn set_roots(&mut self, roots: Vec<Root>) -> io::Result<()> {
-        self.answers.roots = Some(roots);
-        self.client.notify(methods::ROOTS_LIST_CHANGED, json!({})).await
+        self.client.set_roots(roots).await.map_err(io::Error::other)
     }
 
-    /// Every tool, following `tools/list` pages to the end.
+    /// Every tool, following `tools/list` pages to the end (each as the
+    /// server listed it).
     pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ErrorObject> {
-        self.list_all(methods::TOOLS_LIST, "tools").await
+        let tools = self.client.list_values(methods::TOOLS_LIST, "tools").await;
+        let tools = self.settled(tools)?;
+        tools.into_iter().map(|tool| serde_json::from_value(tool).map_err(local_error)).collect()
     }
 
     /// Every resource with a fixed URI, following `resources/list` pages.
     pub async fn list_resources(&mut self) -> Result<Vec<Resource>, ErrorObject> {
-        self.list_all(methods::RESOURCES_LIST, "resources").await
+        let listed = self.client.list_resources().await;
+        self.settled(listed)
     }
 
     /// Every resource template, following `resources/templates/list` pages.
     pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, ErrorObject> {
-        self.list_all(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await
+        let listed = self.client.list_resource_templates().await;
+        self.settled(listed)
     }
 
     /// Read the resource at `uri`. Failures (no such resource, a read that
     /// failed) are `Err`, with the code the protocol gives them.
     pub async fn read_resource(&mut self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
-        let result = self.answered(methods::RESOURCES_READ, json!({ "uri": uri })).await?;
-        serde_json::from_value(result).map_err(local_error)
+        let read = self.client.read_resource(uri).await;
+        self.settled(read)
     }
 
     /// Subscribe to the resource at `uri`: its updates arrive as
@@ -179,7 +197,8 @@ impl TestClient {
 
     /// Every prompt, following `prompts/list` pages.
     pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, ErrorObject> {
-        self.list_all(methods::PROMPTS_LIST, "prompts").await
+        let listed = self.client.list_prompts().await;
+        self.settled(listed)
     }
 
     /// Render the prompt `name` with `arguments` (name → string value).
@@ -187,36 +206,16 @@ impl TestClient {
     pub async fn get_prompt(&mut self, name: &str, arguments: &[(&str, &str)]) -> Result<GetPromptResult, ErrorObject> {
         let arguments: serde_json::Map<String, Value> =
             arguments.iter().map(|(k, v)| ((*k).to_owned(), Value::from(*v))).collect();
-        let result = self.answered(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments })).await?;
-        serde_json::from_value(result).map_err(local_error)
+        let got = self.client.get_prompt(name, arguments).await;
+        self.settled(got)
     }
 
     /// Complete the argument `argument` of the prompt `prompt`, typed so
     /// far as `value`.
     pub async fn complete(&mut self, prompt: &str, argument: &str, value: &str) -> Result<Completion, ErrorObject> {
-        let params = json!({"ref": mcp_core::CompleteRef::Prompt { name: prompt.to_owned() }, "argument": {"name": argument, "value": value}});
-        let result = self.request(methods::COMPLETION_COMPLETE, params).await?;
-        serde_json::from_value(result["completion"].clone()).map_err(local_error)
-    }
-
-    /// Every item of a paged list, following its cursors to the end.
-    async fn list_all<T: serde::de::DeserializeOwned>(
-        &mut self,
-        method: &str,
-        key: &str,
-    ) -> Result<Vec<T>, ErrorObject> {
-        let mut items = Vec::new();
-        let mut cursor: Option<Value> = None;
-        loop {
-            let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
-            let result = self.request(method, params).await?;
-            let page: Vec<T> = serde_json::from_value(result[key].clone()).map_err(local_error)?;
-            items.extend(page);
-            match result.get("nextCursor") {
-                Some(next) => cursor = Some(next.clone()),
-                None => return Ok(items),
-            }
-        }
+        let reference = CompleteRef::Prompt { name: prompt.to_owned() };
+        let completed = self.client.complete(reference, argument, value, None).await;
+        self.settled(completed).map(|result| result.completion)
     }
 
     /// Call `name` with `arguments` and wait for its result. Tool failures
@@ -230,106 +229,53 @@ impl TestClient {
     /// Send a call without waiting for it, to cancel it or to run others
     /// meanwhile.
     pub async fn start_call(&mut self, name: &str, arguments: Value) -> PendingCall {
+        let (sent, mut ids) = mpsc::unbounded_channel();
+        let client = self.client.clone();
         let params = json!({"name": name, "arguments": arguments});
-        let id = self.send_request(methods::TOOLS_CALL, params.clone(), true).await;
-        PendingCall { id, params }
+        let params = params.as_object().cloned().unwrap_or_default();
+        let call = tokio::spawn(async move {
+            // A token of its own, so that the tool reports progress (the
+            // test takes it from the notifications).
+            client.forward(methods::TOOLS_CALL, params).on_progress(drop).report_ids(sent).await
+        });
+        let id = match ids.recv().await {
+            Some(RequestId::Number(id)) => id,
+            // The connection is closed: the call fails when it is
+            // finished.
+            _ => 0,
+        };
+        PendingCall { id, ids, call }
     }
 
     /// Wait for a started call's result, answering the server's questions
     /// on the way (and, in 2026-07-28, retrying with the answers).
     pub async fn finish(&mut self, call: PendingCall) -> Result<CallToolResult, ErrorObject> {
-        let result = self.rounds(methods::TOOLS_CALL, call.id, call.params).await?;
-        serde_json::from_value(result).map_err(local_error)
-    }
-
-    /// Send `method` (in 2026-07-28 with the per-request `_meta`, and a
-    /// progress token if asked), without waiting; returns its id.
-    async fn send_request(&mut self, method: &str, mut params: Value, progress: bool) -> i64 {
-        let id = self.client.next_id();
-        let meta = params.as_object_mut().map(|p| p.entry("_meta").or_insert_with(|| json!({})));
-        if let Some(Value::Object(meta)) = meta {
-            if let Some(Value::Object(envelope)) = &self.envelope {
-                meta.extend(envelope.clone());
-            }
-            if progress {
-                meta.insert("progressToken".into(), json!(id));
-            }
-        }
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        // A closed server shows up as an error when the answer is awaited.
-        let _ = self.client.send(&request).await;
-        id
-    }
-
-    /// The response to request `id`, answering the server's requests that
-    /// arrive meanwhile and keeping its notifications.
-    async fn response(&mut self, id: i64) -> Result<Value, ErrorObject> {
-        loop {
-            let message = self.client.recv().await.map_err(local_error)?;
-            let Some(message) = message else { return Err(local_error("the server closed the connection")) };
-            match (message.get("id"), message.get("method").and_then(Value::as_str)) {
-                (Some(got), None) if *got == json!(id) => return outcome(message),
-                (Some(asked), Some(method)) => {
-                    let answer = self.answers.answer(method, message.get("params").cloned().unwrap_or_default());
-                    let reply = match answer {
-                        Ok(result) => json!({"jsonrpc": "2.0", "id": asked, "result": result}),
-                        Err(error) => json!({"jsonrpc": "2.0", "id": asked, "error": error}),
-                    };
-                    let _ = self.client.send(&reply).await;
-                }
-                _ => self.notifications.push(message),
-            }
-        }
-    }
-
-    /// The result of request `id` (`method` with `params`): a multi-round
-    /// result is answered and retried until it completes.
-    async fn rounds(&mut self, method: &str, mut id: i64, mut params: Value) -> Result<Value, ErrorObject> {
-        for _ in 0..MAX_ROUNDS {
-            let mut result = self.response(id).await?;
-            self.collect();
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
-            }
-            let mut responses = serde_json::Map::new();
-            if let Some(Value::Object(requests)) = result.get_mut("inputRequests").map(Value::take) {
-                for (key, request) in requests {
-                    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-                    let answer = self.answers.answer(method, request.get("params").cloned().unwrap_or_default())?;
-                    responses.insert(key, answer);
-                }
-            }
-            if let Some(retry) = params.as_object_mut() {
-                retry.insert("inputResponses".into(), Value::Object(responses));
-                match result.get("requestState") {
-                    Some(state) => retry.insert("requestState".into(), state.clone()),
-                    None => retry.remove("requestState"),
-                };
-                retry.remove("_meta");
-            }
-            id = self.send_request(method, params.clone(), method == methods::TOOLS_CALL).await;
-        }
-        Err(local_error(format!("{method} still asked for input after {MAX_ROUNDS} rounds")))
-    }
-
-    /// Send `method` and wait for its result, answering the server's
-    /// questions on the way.
-    async fn answered(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let id = self.send_request(method, params.clone(), false).await;
-        self.rounds(method, id, params).await
+        let outcome = match call.call.await {
+            Ok(outcome) => self.settled(outcome),
+            Err(stopped) => Err(local_error(stopped)),
+        };
+        serde_json::from_value(outcome?).map_err(local_error)
     }
 
     /// Cancel a started call, as a client does with
     /// `notifications/cancelled`. Its tool stops at its next `.await`, and
     /// no result will come.
-    pub async fn cancel(&mut self, call: PendingCall) {
-        let params = json!({"requestId": RequestId::Number(call.id), "reason": "cancelled by the test"});
-        let _ = self.client.notify(methods::CANCELLED, params).await;
+    pub async fn cancel(&mut self, mut call: PendingCall) {
+        call.call.abort();
+        let _ = (&mut call.call).await;
+        // The round being waited for when it stopped.
+        let mut id = RequestId::Number(call.id);
+        while let Ok(later) = call.ids.try_recv() {
+            id = later;
+        }
+        let params = json!({"requestId": id, "reason": "cancelled by the test"});
+        let _ = self.client.notify(methods::CANCELLED, params.as_object().cloned()).await;
     }
 
     /// Ask for log messages of `level` and above.
     pub async fn set_log_level(&mut self, level: LoggingLevel) -> Result<(), ErrorObject> {
-        self.request(methods::LOGGING_SET_LEVEL, json!({"level": level})).await.map(drop)
+        let set = self.client.set_log_level(level).await;
+        self.settled(set)
     }
 
     /// Progress notifications received so far (taken out of the queue).
@@ -358,28 +304,41 @@ impl TestClient {
     /// calls complete within its grace period); returns every message not
     /// yet taken, responses included.
     pub async fn close(mut self) -> io::Result<Vec<Value>> {
+        self.collect();
+        // Whatever the server says from now on is the test's.
+        self.tap.close();
+        self.raw.stop_sending();
+        self.client.close().await;
+        self.server.await.map_err(io::Error::other)??;
         let mut rest = std::mem::take(&mut self.notifications);
-        rest.extend(self.client.close().await?);
+        rest.extend(self.tap.take());
         Ok(rest)
     }
 
-    /// The raw JSON-RPC client underneath, for anything else.
+    /// A raw JSON-RPC client on the same connection, for anything else:
+    /// hand-written messages, and whole answers to read. The answers to
+    /// its requests come to it; the server's notifications go to this
+    /// client's queue.
     pub fn raw(&mut self) -> &mut InMemoryClient {
-        &mut self.client
+        &mut self.raw
     }
 
     async fn request(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let id = self.send_request(method, params, false).await;
-        let result = self.response(id).await;
+        let answered = self.client.request(method, params).await;
+        self.settled(answered)
+    }
+
+    /// `outcome` as a test sees it, with what the server sent before it
+    /// collected.
+    fn settled<T>(&mut self, outcome: Result<T, ClientError>) -> Result<T, ErrorObject> {
         self.collect();
-        result
+        outcome.map_err(client_error)
     }
 
     /// Notifications of one method, after a `ping` has flushed everything
     /// the server sent before it.
     async fn take<T: serde::de::DeserializeOwned>(&mut self, method: &str) -> Vec<T> {
         let _ = self.request(methods::PING, json!({})).await;
-        self.collect();
         let (wanted, rest): (Vec<Value>, Vec<Value>) =
             std::mem::take(&mut self.notifications).into_iter().partition(|n| n["method"] == method);
         self.notifications = rest;
@@ -387,7 +346,7 @@ impl TestClient {
     }
 
     fn collect(&mut self) {
-        self.notifications.extend(self.client.take_notifications());
+        self.notifications.extend(self.tap.take());
     }
 }
 
@@ -397,18 +356,20 @@ fn local_error(error: impl std::fmt::Display) -> ErrorObject {
     ErrorObject::new(mcp_core::codes::INTERNAL_ERROR, format!("test client: {error}"))
 }
 
-fn outcome(response: Value) -> Result<Value, ErrorObject> {
-    match response.get("error") {
-        Some(error) => Err(serde_json::from_value(error.clone()).unwrap_or_else(local_error)),
-        None => Ok(response.get("result").cloned().unwrap_or(Value::Null)),
+/// The server's error as it sent it; anything else as a local one.
+fn client_error(error: ClientError) -> ErrorObject {
+    match error {
+        ClientError::Server(error) => error,
+        other => local_error(other),
     }
 }
 
 impl std::fmt::Debug for TestClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let negotiated = self.client.negotiated();
         f.debug_struct("TestClient")
             .field("queued_notifications", &self.notifications.len())
-            .field("stateless", &self.envelope.is_some())
+            .field("stateless", &(negotiated.era == mcp_runtime_client::Era::Stateless))
             .finish()
     }
 }

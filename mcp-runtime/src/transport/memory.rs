@@ -1,6 +1,10 @@
 //! An in-memory transport: drive a server from the same process, with no
 //! subprocess and no pipes, each message whole over a channel. It is the
-//! smallest [`Transport`], and the model for one of your own.
+//! smallest [`Transport`], and the model for one of your own. Its other
+//! end is [`InMemoryClient`], a raw JSON-RPC client for tests, or the
+//! client crate's message channels (`ClientBuilder::messages`), which a
+//! mounted [`Server`](crate::Server) of this process and the
+//! [`TestClient`](crate::testing::TestClient) speak through.
 
 use std::collections::VecDeque;
 use std::io;
@@ -14,7 +18,7 @@ use super::message::{ReadMessages, Received, Transport, WriteMessages};
 
 /// Messages in flight each way before the sender waits: a client that
 /// stops reading holds the server back, as a full pipe would.
-const IN_FLIGHT: usize = 1024;
+pub(crate) const IN_FLIGHT: usize = 1024;
 
 /// The server's end: messages from the client in, messages to it out.
 pub(crate) struct Channels {
@@ -30,7 +34,7 @@ pub(crate) fn pair() -> (Channels, mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>
 }
 
 /// The reading half of [`Channels`].
-pub(crate) struct ChannelReader(mpsc::Receiver<Vec<u8>>);
+pub(crate) struct ChannelReader(pub(crate) mpsc::Receiver<Vec<u8>>);
 
 /// The writing half of [`Channels`].
 pub(crate) struct ChannelWriter(mpsc::Sender<Vec<u8>>);
@@ -75,8 +79,18 @@ pub struct InMemoryClient {
     /// Messages read while waiting for a particular response.
     pending: VecDeque<Value>,
     next_id: i64,
-    server: JoinHandle<io::Result<()>>,
+    /// The server it alone speaks to, awaited at [`close`](Self::close);
+    /// `None` beside a [`TestClient`](crate::testing::TestClient), which
+    /// owns the connection.
+    server: Option<JoinHandle<io::Result<()>>>,
+    /// Told each message sent, beside a test client (which hands this
+    /// client the answers to its own requests).
+    on_send: Option<OnSend>,
 }
+
+/// What a raw client beside another tells the connection of each message
+/// it sends.
+pub(crate) type OnSend = Box<dyn Fn(&str) + Send + Sync>;
 
 impl InMemoryClient {
     pub(crate) fn new(
@@ -84,13 +98,48 @@ impl InMemoryClient {
         reader: mpsc::Receiver<Vec<u8>>,
         server: JoinHandle<io::Result<()>>,
     ) -> Self {
-        InMemoryClient { writer: Some(writer), reader, pending: VecDeque::new(), next_id: 1, server }
+        InMemoryClient {
+            writer: Some(writer),
+            reader,
+            pending: VecDeque::new(),
+            next_id: 1,
+            server: Some(server),
+            on_send: None,
+        }
+    }
+
+    /// A raw client sharing a connection with another client: it numbers
+    /// its requests from `first_id` (clear of the other's), and tells
+    /// `on_send` each message, so answers to its requests come to it.
+    pub(crate) fn beside(
+        writer: mpsc::Sender<Vec<u8>>,
+        reader: mpsc::Receiver<Vec<u8>>,
+        first_id: i64,
+        on_send: OnSend,
+    ) -> Self {
+        InMemoryClient {
+            writer: Some(writer),
+            reader,
+            pending: VecDeque::new(),
+            next_id: first_id,
+            server: None,
+            on_send: Some(on_send),
+        }
+    }
+
+    /// Stop sending: the server sees the client's side closed once every
+    /// client of the connection has.
+    pub(crate) fn stop_sending(&mut self) {
+        self.writer = None;
     }
 
     /// Send one message's text as is (it need not be valid JSON).
     pub async fn send_line(&mut self, line: &str) -> io::Result<()> {
         let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "the connection is closed");
         let writer = self.writer.as_ref().ok_or_else(closed)?;
+        if let Some(on_send) = &self.on_send {
+            on_send(line);
+        }
         writer.send(line.as_bytes().to_vec()).await.map_err(|_| closed())
     }
 
@@ -181,7 +230,9 @@ impl InMemoryClient {
         while let Some(message) = self.recv_from_server().await? {
             rest.push(message);
         }
-        self.server.await.map_err(io::Error::other)??;
+        if let Some(server) = self.server {
+            server.await.map_err(io::Error::other)??;
+        }
         Ok(rest)
     }
 

@@ -2,9 +2,10 @@
 //! trait ([`Transport`]: a reader and a writer of whole messages), served
 //! by one connection loop that owns everything else (parsing, running
 //! calls, backpressure, cancellation, draining); stdio and pipes are
-//! [`Lines`] over a byte stream, and the in-memory client is a transport
-//! over channels. Streamable HTTP (`http/`) serves sessions and stateless
-//! requests.
+//! [`Lines`] over a byte stream, and the in-memory transport carries whole
+//! messages over channels (to a raw [`InMemoryClient`], or to the client
+//! crate's message wire under the `TestClient` and an in-process mount).
+//! Streamable HTTP (`http/`) serves sessions and stateless requests.
 
 pub(crate) mod connection;
 #[cfg(feature = "http")]
