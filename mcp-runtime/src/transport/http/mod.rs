@@ -40,9 +40,9 @@ use crate::server::Server;
 pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
 #[cfg(feature = "oauth")]
-pub use oauth::OAuth;
-#[cfg(feature = "oauth")]
 pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, Upstream};
+#[cfg(feature = "oauth")]
+pub use oauth::{Introspection, OAuth};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]

@@ -4,6 +4,7 @@
 //! the protected resource metadata (RFC 9728) that tells clients where to
 //! get one, and the `WWW-Authenticate` challenges of RFC 6750.
 
+mod introspect;
 mod keys;
 pub(crate) mod proxy;
 
@@ -21,6 +22,8 @@ use serde_json::{Value, json};
 use crate::dispatch::reply::Answer;
 use crate::error::Error;
 use crate::request::claims::{Claims, INSUFFICIENT_SCOPE};
+pub use introspect::Introspection;
+use introspect::Introspector;
 use keys::{KeyCache, Missing, Settings};
 
 /// Where RFC 9728 puts protected resource metadata.
@@ -96,6 +99,8 @@ pub struct OAuth {
     max_key_age: Duration,
     /// Keys known in advance (the OAuth proxy's own): never fetched.
     fixed_keys: Vec<jsonwebtoken::jwk::Jwk>,
+    /// Opaque tokens, asked about instead of verified.
+    introspection: Option<Introspection>,
 }
 
 impl OAuth {
@@ -117,6 +122,7 @@ impl OAuth {
             refetch_interval: Duration::from_secs(10),
             max_key_age: Duration::from_secs(60 * 60),
             fixed_keys: Vec::new(),
+            introspection: None,
         }
     }
 
@@ -204,6 +210,7 @@ pub(crate) struct Verifier {
     /// Every accepted `aud`, exactly and in canonical form.
     audiences: HashSet<String>,
     keys: KeyCache,
+    introspector: Option<Introspector>,
     leeway: u64,
     scopes_supported: Vec<String>,
     /// Where our metadata is, for challenges.
@@ -275,6 +282,7 @@ impl Verifier {
             issuer: oauth.issuer,
             audiences,
             keys: KeyCache::new(settings, client),
+            introspector: oauth.introspection.map(Introspector::new).transpose()?,
             leeway: oauth.leeway.as_secs(),
             scopes_supported: oauth.scopes_supported,
             metadata_url: metadata_url.to_string(),
@@ -286,6 +294,10 @@ impl Verifier {
     /// The claims of a valid access token, or why it is not one.
     pub(crate) async fn verify(&self, token: &str) -> Result<Claims, Refused> {
         let invalid = |why: &'static str| Refused::Unauthorized(Some(why));
+        if let Some(introspector) = &self.introspector {
+            // RFC 7662 makes `iss` and `aud` optional: checked when given.
+            return introspector.verify(token, self.leeway, |claims| self.check_claims(claims, false)).await;
+        }
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("the token is not a signed JWT"))?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(invalid("the token is not signed with an asymmetric algorithm"));
@@ -304,7 +316,7 @@ impl Verifier {
         let mut last = None;
         for key in keys {
             match jsonwebtoken::decode::<JsonObject>(token, &key.decoding, &validation) {
-                Ok(data) => return self.check_claims(data.claims),
+                Ok(data) => return self.check_claims(&data.claims, true).map(|()| Claims::new(data.claims)),
                 Err(error) => last = Some(error),
             }
         }
@@ -320,8 +332,11 @@ impl Verifier {
     /// The issuer and audience, which a signature alone does not vouch
     /// for: a token the same issuer made for another server must not work
     /// here (RFC 8707; the spec forbids accepting it).
-    fn check_claims(&self, claims: JsonObject) -> Result<Claims, Refused> {
-        if claims.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
+    /// `required`: whether they must be there (a JWT) or only right when
+    /// there (an introspection answer).
+    fn check_claims(&self, claims: &JsonObject, required: bool) -> Result<(), Refused> {
+        let issuer = claims.get("iss");
+        if (required || issuer.is_some()) && issuer.and_then(Value::as_str) != Some(self.issuer.as_str()) {
             return Err(Refused::Unauthorized(Some("the token was issued by another authorization server")));
         }
         let ours = |aud: &Value| {
@@ -332,12 +347,12 @@ impl Verifier {
         let for_us = match claims.get("aud") {
             Some(Value::Array(auds)) => auds.iter().any(ours),
             Some(aud) => ours(aud),
-            None => false,
+            None => !required,
         };
         if !for_us {
             return Err(Refused::Unauthorized(Some("the token was not issued for this resource")));
         }
-        Ok(Claims::new(claims))
+        Ok(())
     }
 
     /// The answer to a refused request.
@@ -446,51 +461,4 @@ fn canonical(uri: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn audiences_compare_in_canonical_form() {
-        assert_eq!(canonical("HTTPS://MCP.Example.com:443/mcp/").as_deref(), Some("https://mcp.example.com/mcp"));
-        assert_eq!(canonical("https://mcp.example.com:8443").as_deref(), Some("https://mcp.example.com:8443"));
-        assert_eq!(canonical("urn:example:notes"), None, "no host: compared exactly");
-    }
-
-    #[test]
-    fn urls_must_be_https_except_on_loopback() {
-        assert!(absolute("issuer", "https://auth.example.com").is_ok());
-        assert!(absolute("issuer", "http://127.0.0.1:9000").is_ok());
-        assert!(absolute("issuer", "http://localhost/x").is_ok());
-        assert!(absolute("issuer", "http://auth.example.com").is_err());
-        assert!(absolute("resource", "https://mcp.example.com/mcp#x").is_err());
-        assert!(absolute("resource", "mcp.example.com").is_err());
-    }
-
-    #[test]
-    fn metadata_is_served_at_the_root_and_after_the_resource_path() {
-        let oauth = OAuth::new("https://mcp.example.com/tenant/mcp", "https://auth.example.com")
-            .scopes_supported(["a", "b"])
-            .resource_name("Notes");
-        let verifier = Verifier::new(oauth, "/mcp").unwrap();
-        assert_eq!(
-            verifier.metadata_paths,
-            [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}/tenant/mcp"), format!("{WELL_KNOWN}/mcp")]
-        );
-        assert_eq!(verifier.metadata_url, "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp");
-        let document: Value = serde_json::from_slice(&verifier.metadata).unwrap();
-        assert_eq!(
-            document,
-            json!({
-                "resource": "https://mcp.example.com/tenant/mcp",
-                "authorization_servers": ["https://auth.example.com"],
-                "scopes_supported": ["a", "b"],
-                "bearer_methods_supported": ["header"],
-                "resource_name": "Notes",
-            })
-        );
-        assert!(
-            Verifier::new(OAuth::new("https://m.example", "https://a.example").scopes_supported(["a b"]), "/mcp")
-                .is_err()
-        );
-    }
-}
+mod tests;
