@@ -42,7 +42,7 @@ use guard::AllowList;
 #[cfg(feature = "oauth")]
 pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, Upstream};
 #[cfg(feature = "oauth")]
-pub use oauth::{Introspection, OAuth};
+pub use oauth::{Dpop, Introspection, OAuth};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]

@@ -4,9 +4,11 @@
 //! the protected resource metadata (RFC 9728) that tells clients where to
 //! get one, and the `WWW-Authenticate` challenges of RFC 6750.
 
+mod dpop;
 mod introspect;
 mod keys;
 pub(crate) mod proxy;
+mod urls;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -16,15 +18,17 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use jsonwebtoken::{Algorithm, Validation};
 use mcp_core::{ErrorObject, JsonObject};
-use reqwest::Url;
 use serde_json::{Value, json};
 
 use crate::dispatch::reply::Answer;
 use crate::error::Error;
 use crate::request::claims::{Claims, INSUFFICIENT_SCOPE};
+pub use dpop::Dpop;
+use dpop::Proofs;
 pub use introspect::Introspection;
 use introspect::Introspector;
 use keys::{KeyCache, Missing, Settings};
+use urls::{absolute, canonical};
 
 /// Where RFC 9728 puts protected resource metadata.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -101,6 +105,8 @@ pub struct OAuth {
     fixed_keys: Vec<jsonwebtoken::jwk::Jwk>,
     /// Opaque tokens, asked about instead of verified.
     introspection: Option<Introspection>,
+    /// DPoP-bound tokens, their proofs checked.
+    dpop: Option<Dpop>,
 }
 
 impl OAuth {
@@ -123,6 +129,7 @@ impl OAuth {
             max_key_age: Duration::from_secs(60 * 60),
             fixed_keys: Vec::new(),
             introspection: None,
+            dpop: None,
         }
     }
 
@@ -200,6 +207,10 @@ pub(crate) enum Refused {
     /// 401: no usable token; `error` says what was wrong with one that was
     /// sent.
     Unauthorized(Option<&'static str>),
+    /// 401: a DPoP proof that will not do; its error code and why.
+    Proof(&'static str, &'static str),
+    /// 503: too many live DPoP proofs remembered to take another.
+    Busy,
     /// 503: the keys to check tokens with cannot be had.
     Unavailable,
 }
@@ -211,6 +222,7 @@ pub(crate) struct Verifier {
     audiences: HashSet<String>,
     keys: KeyCache,
     introspector: Option<Introspector>,
+    dpop: Option<Proofs>,
     leeway: u64,
     scopes_supported: Vec<String>,
     /// Where our metadata is, for challenges.
@@ -250,6 +262,11 @@ impl Verifier {
             document.insert("scopes_supported".into(), json!(oauth.scopes_supported));
         }
         document.insert("bearer_methods_supported".into(), json!(["header"]));
+        if let Some(dpop) = &oauth.dpop {
+            document
+                .insert("dpop_signing_alg_values_supported".into(), json!(dpop::ALGS.split(' ').collect::<Vec<_>>()));
+            document.insert("dpop_bound_access_tokens_required".into(), Value::Bool(!dpop.bearer));
+        }
         if let Some(name) = &oauth.resource_name {
             document.insert("resource_name".into(), name.clone().into());
         }
@@ -283,6 +300,7 @@ impl Verifier {
             audiences,
             keys: KeyCache::new(settings, client),
             introspector: oauth.introspection.map(Introspector::new).transpose()?,
+            dpop: oauth.dpop.map(|dpop| Proofs::new(dpop, &oauth.resource)).transpose()?,
             leeway: oauth.leeway.as_secs(),
             scopes_supported: oauth.scopes_supported,
             metadata_url: metadata_url.to_string(),
@@ -357,23 +375,14 @@ impl Verifier {
 
     /// The answer to a refused request.
     pub(crate) fn refusal(&self, refused: Refused) -> Response {
-        match refused {
-            Refused::Unauthorized(error) => {
-                let mut challenge = String::from("Bearer");
-                let mut params = Vec::new();
-                if let Some(description) = error {
-                    params.push(r#"error="invalid_token""#.to_owned());
-                    params.push(format!(r#"error_description="{description}""#));
-                }
-                if !self.scopes_supported.is_empty() {
-                    params.push(format!(r#"scope="{}""#, self.scopes_supported.join(" ")));
-                }
-                params.push(format!(r#"resource_metadata="{}""#, self.metadata_url));
-                challenge.push(' ');
-                challenge.push_str(&params.join(", "));
-                let message = if error.is_some() { "Unauthorized: invalid access token" } else { "Unauthorized" };
-                let answer = Answer::error(None, ErrorObject::new(-32000, message));
-                challenged(StatusCode::UNAUTHORIZED, &answer, &challenge)
+        let error = match refused {
+            Refused::Unauthorized(error) => error.map(|why| ("invalid_token", why)),
+            Refused::Proof(code, why) => Some((code, why)),
+            Refused::Busy => {
+                let error = ErrorObject::new(-32000, "too many DPoP proofs in flight; retry later");
+                let mut response = super::responses::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
+                response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+                return response;
             }
             Refused::Unavailable => {
                 let error = ErrorObject::new(
@@ -382,19 +391,56 @@ impl Verifier {
                 );
                 let mut response = super::responses::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
                 response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("10"));
-                response
+                return response;
+            }
+        };
+        let mut shared = Vec::new();
+        if !self.scopes_supported.is_empty() {
+            shared.push(format!(r#"scope="{}""#, self.scopes_supported.join(" ")));
+        }
+        shared.push(format!(r#"resource_metadata="{}""#, self.metadata_url));
+        let with_error = |scheme: &str, extra: &[String]| {
+            let mut params: Vec<String> = extra.to_vec();
+            if let Some((code, why)) = error {
+                params.insert(0, format!(r#"error="{code}", error_description="{why}""#));
+            }
+            params.extend(shared.iter().cloned());
+            format!("{scheme} {}", params.join(", "))
+        };
+        let mut challenges = Vec::new();
+        match &self.dpop {
+            Some(proofs) => {
+                challenges.push(with_error("DPoP", &[format!(r#"algs="{}""#, dpop::ALGS)]));
+                if proofs.allows_bearer() {
+                    challenges.push(format!("Bearer {}", shared.join(", ")));
+                }
+            }
+            None => challenges.push(with_error("Bearer", &[])),
+        }
+        let message = if error.is_some() { "Unauthorized: invalid access token" } else { "Unauthorized" };
+        let answer = Answer::error(None, ErrorObject::new(-32000, message));
+        let mut response = challenged(StatusCode::UNAUTHORIZED, &answer, &challenges[0]);
+        for challenge in &challenges[1..] {
+            if let Ok(value) = HeaderValue::from_str(challenge) {
+                response.headers_mut().append(WWW_AUTHENTICATE, value);
             }
         }
+        if let Some(nonce) = self.dpop.as_ref().and_then(Proofs::nonce)
+            && let Ok(value) = HeaderValue::from_str(&nonce)
+        {
+            response.headers_mut().insert("dpop-nonce", value);
+        }
+        response
     }
-
     /// The 403 for an answer that refuses a request for a scope its token
     /// lacks (the error's `data.scope` is what to ask for next); `None`
     /// for any other answer.
     pub(crate) fn forbidden(&self, answer: &Answer) -> Option<Response> {
         let error = answer.error_object().filter(|e| e.code == INSUFFICIENT_SCOPE)?;
         let scope = error.data.as_ref().and_then(|d| d.get("scope")).and_then(Value::as_str).unwrap_or_default();
+        let scheme = if self.dpop.as_ref().is_some_and(|d| !d.allows_bearer()) { "DPoP" } else { "Bearer" };
         let challenge = format!(
-            r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{}", error_description="the access token lacks a scope this request needs""#,
+            r#"{scheme} error="insufficient_scope", scope="{scope}", resource_metadata="{}", error_description="the access token lacks a scope this request needs""#,
             self.metadata_url
         );
         Some(challenged(StatusCode::FORBIDDEN, answer, &challenge))
@@ -416,48 +462,6 @@ fn challenged(status: StatusCode, answer: &Answer, challenge: &str) -> Response 
         response.headers_mut().insert(WWW_AUTHENTICATE, value);
     }
     response
-}
-
-/// `what` as an absolute URL clients and we can trust: `https` (or `http`
-/// on a loopback host, for tests), without a fragment.
-fn absolute(what: &str, url: &str) -> Result<Url, String> {
-    let parsed = Url::parse(url).map_err(|e| format!("the {what} {url:?} is not an absolute URL: {e}"))?;
-    if parsed.fragment().is_some() {
-        return Err(format!("the {what} {url:?} has a fragment"));
-    }
-    check_secure(&parsed).map_err(|why| format!("the {what} {url:?} {why}"))?;
-    Ok(parsed)
-}
-
-/// OAuth 2.1 §1.5: tokens and keys travel over TLS only.
-fn check_secure(url: &Url) -> Result<(), String> {
-    let loopback = url.host_str().is_some_and(|host| {
-        host.eq_ignore_ascii_case("localhost")
-            || host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-    });
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if loopback => Ok(()),
-        _ => Err("is not https (plain http is allowed on loopback hosts only)".to_owned()),
-    }
-}
-
-/// A URL in the form RFC 8707 and the MCP spec call canonical: scheme and
-/// host in lowercase, no default port, no trailing slash; `None` for a
-/// value that is no URL (an API identifier is compared exactly).
-fn canonical(uri: &str) -> Option<String> {
-    let url = Url::parse(uri).ok()?;
-    let host = url.host_str()?;
-    let mut canonical = format!("{}://{host}", url.scheme());
-    if let Some(port) = url.port() {
-        canonical.push_str(&format!(":{port}"));
-    }
-    canonical.push_str(url.path().trim_end_matches('/'));
-    if let Some(query) = url.query() {
-        canonical.push('?');
-        canonical.push_str(query);
-    }
-    Some(canonical)
 }
 
 #[cfg(test)]
