@@ -15,12 +15,16 @@
 //!   the spec's events cut and spliced, as a call's HTTP answer stream in
 //!   chunks of any size. The call ends, and the client goes on working.
 //!
+//! - The OAuth proxy's form and token endpoints (see `fuzz_oauth.rs`).
+//!
 //! CI runs 2,000 inputs of each. A long run: `MCP_FUZZ_ITERATIONS=10000000 cargo
 //! test --release -p mcp-tests --test fuzz`; a failure prints the input and
 //! `BOLERO_RANDOM_SEED` to replay it.
 
 use std::time::Duration;
 
+#[path = "fuzz_oauth.rs"]
+mod oauth;
 #[path = "common/raw_http.rs"]
 mod raw_http;
 

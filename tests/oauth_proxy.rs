@@ -771,3 +771,145 @@ async fn replicas_sharing_redis_complete_each_others_sign_ins() {
     let store = mcp_runtime::stores::RedisStore::connect(&redis.url).await.unwrap().prefix("proxy-test");
     replicas_share_sign_ins(Arc::new(store)).await;
 }
+
+/// The company identity provider of enterprise-managed authorization:
+/// its token endpoint exchanges the user's ID token for an ID-JAG naming
+/// the requested audience and resource (RFC 8693); its keys are the test
+/// issuer's `rsa-a`.
+async fn enterprise_idp() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let key = jsonwebtoken::EncodingKey::from_rsa_pem(include_bytes!("fixtures/oauth/rsa-a.pem")).unwrap();
+    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, jsonwebtoken::Algorithm::RS256).unwrap();
+    jwk.common.key_id = Some("a".to_owned());
+    let jwks = json!({"keys": [jwk]});
+    let issuer = url.clone();
+    let app = axum::Router::new().route("/jwks", axum::routing::get(move || async move { json_body(jwks) })).route(
+        "/token",
+        axum::routing::post(move |body: String| async move {
+            let form = form(body.as_bytes());
+            assert_eq!(form["grant_type"], "urn:ietf:params:oauth:grant-type:token-exchange");
+            assert_eq!(form["requested_token_type"], "urn:ietf:params:oauth:token-type:id-jag");
+            assert_eq!(form["subject_token"], "alice-id-token");
+            assert_eq!(form["client_id"], "ent-app");
+            let claims = jag_claims(&issuer, &form["audience"], &form["resource"]);
+            let jag = sign_jag(&claims, "oauth-id-jag+jwt", include_bytes!("fixtures/oauth/rsa-a.pem"));
+            json_body(json!({
+                "access_token": jag,
+                "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "token_type": "N_A",
+            }))
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+fn jag_claims(issuer: &str, audience: &str, resource: &str) -> Value {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    json!({
+        "iss": issuer, "sub": "alice", "aud": audience, "client_id": "ent-client", "resource": resource,
+        "scope": "notes:read", "email": "alice@corp.example", "iat": now, "exp": now + 300,
+        "jti": URL_SAFE_NO_PAD.encode(rand_bytes()),
+    })
+}
+
+fn sign_jag(claims: &Value, typ: &str, pem: &[u8]) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+    header.kid = Some("a".to_owned());
+    header.typ = Some(typ.to_owned());
+    jsonwebtoken::encode(&header, claims, &jsonwebtoken::EncodingKey::from_rsa_pem(pem).unwrap()).unwrap()
+}
+
+/// The proxy, trusting `idp` and knowing the confidential `ent-client`.
+async fn enterprise_proxy(idp: &str) -> Mcp {
+    let upstream = identity_provider().await;
+    let trusted = mcp_runtime::transport::TrustedIdp::new(idp).jwks_url(format!("{idp}/jwks"));
+    serve(&upstream, |proxy| proxy.client("ent-client", [REDIRECT_URI], Some("ent-secret".into())).trust_idp(trusted))
+        .await
+}
+
+async fn present(mcp: &Mcp, client_secret: &str, assertion: &str) -> (u16, Value) {
+    let form = [
+        ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+        ("client_id", "ent-client"),
+        ("client_secret", client_secret),
+        ("assertion", assertion),
+    ];
+    token(mcp, &form).await
+}
+
+#[tokio::test]
+async fn the_client_crates_enterprise_flow_exchanges_an_id_jag_at_the_proxy() {
+    use mcp_runtime_client::auth::{ClientCredentials, EnterpriseIdp, TokenSource};
+    let idp = enterprise_idp().await;
+    let mcp = enterprise_proxy(&idp).await;
+    let metadata: Value = reqwest::get(format!("{}/.well-known/oauth-authorization-server", mcp.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        metadata["grant_types_supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("urn:ietf:params:oauth:grant-type:jwt-bearer"))
+    );
+    let oauth = OAuth::builder(&mcp.endpoint)
+        .preregistered(ClientCredentials::confidential("ent-client", "ent-secret"))
+        .enterprise_managed(EnterpriseIdp::new(format!("{idp}/token"), "ent-app", TokenSource::fixed("alice-id-token")))
+        .build()
+        .unwrap();
+    let client = Client::builder().authorization(Arc::new(oauth)).http(&mcp.endpoint).await.unwrap();
+    let me: Value = client.call_structured("whoami", json!({})).await.unwrap();
+    client.close().await;
+    assert_eq!(me["subject"], "alice");
+    assert_eq!(me["email"], "alice@corp.example");
+    assert_eq!(me["scopes"], json!(["notes:read"]));
+    assert_eq!(me["issuer"], mcp.base.as_str(), "the proxy's own token");
+}
+
+#[tokio::test]
+async fn id_jags_that_are_not_for_this_proxy_and_client_are_refused() {
+    let idp = enterprise_idp().await;
+    let mcp = enterprise_proxy(&idp).await;
+    let rsa_a: &[u8] = include_bytes!("fixtures/oauth/rsa-a.pem");
+    let good = jag_claims(&idp, &mcp.base, &mcp.endpoint);
+    let assertion = sign_jag(&good, "oauth-id-jag+jwt", rsa_a);
+
+    // Wrong client secret: the client is not authenticated.
+    assert_eq!(present(&mcp, "wrong", &assertion).await.0, 401);
+    let (status, answer) = present(&mcp, "ent-secret", &assertion).await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.get("refresh_token").is_none(), "{answer}");
+    assert_eq!(initialize_with(&mcp, answer["access_token"].as_str().unwrap()).await, 200);
+    let (status, answer) = present(&mcp, "ent-secret", &assertion).await;
+    assert_eq!((status, answer["error"].as_str()), (400, Some("invalid_grant")), "replayed: {answer}");
+
+    let mut cases = Vec::new();
+    let with = |name: &str, value: Value| {
+        let mut claims = jag_claims(&idp, &mcp.base, &mcp.endpoint);
+        claims[name] = value;
+        sign_jag(&claims, "oauth-id-jag+jwt", rsa_a)
+    };
+    cases.push(("another audience", with("aud", json!("https://other-as.example"))));
+    cases.push(("another client", with("client_id", json!("someone-else"))));
+    cases.push(("another resource", with("resource", json!("https://other.example/mcp"))));
+    cases.push(("expired", with("exp", json!(1_000_000))));
+    cases.push(("an untrusted issuer", with("iss", json!("https://evil.example"))));
+    cases.push(("another typ", sign_jag(&good, "JWT", rsa_a)));
+    cases.push((
+        "a key not the issuer's",
+        sign_jag(&good, "oauth-id-jag+jwt", include_bytes!("fixtures/oauth/rsa-b.pem")),
+    ));
+    cases.push(("not a JWT", "not-a-jwt".to_owned()));
+    for (what, assertion) in cases {
+        let (status, answer) = present(&mcp, "ent-secret", &assertion).await;
+        assert_eq!((status, answer["error"].as_str()), (400, Some("invalid_grant")), "{what}: {answer}");
+        assert!(answer.get("access_token").is_none(), "{what}");
+    }
+    let (status, answer) = present(&mcp, "ent-secret", &with("aud", json!("https://other-as.example"))).await;
+    assert_eq!(status, 400);
+    assert!(answer["error_description"].as_str().unwrap().contains("another authorization server"), "{answer}");
+}

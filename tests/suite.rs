@@ -35,6 +35,8 @@ mod interop;
 mod limits;
 mod middleware;
 mod oauth;
+mod oauth_dpop;
+mod oauth_introspection;
 mod oauth_proxy;
 mod optional_arguments;
 mod ordinary;

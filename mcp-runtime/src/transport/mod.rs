@@ -20,7 +20,7 @@ pub(crate) mod stdio;
 #[cfg(feature = "http")]
 pub use http::HttpOptions;
 #[cfg(feature = "oauth")]
-pub use http::{MemoryProxyStore, OAuth, OAuthProxy, ProxyStore, Upstream};
+pub use http::{Dpop, Introspection, MemoryProxyStore, OAuth, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
 pub use lines::{LineReader, LineWriter, Lines};
 pub use memory::InMemoryClient;
 pub use message::{ReadMessages, Received, Transport, WriteMessages};

@@ -64,12 +64,6 @@ pub(crate) fn check(
     Ok(())
 }
 
-/// The bearer token a request shows, if any.
-#[cfg(feature = "oauth")]
-pub(crate) fn bearer_of(headers: &HeaderMap) -> Option<&str> {
-    headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer)
-}
-
 /// The token of an `Authorization: Bearer <token>` value (the scheme is
 /// case-insensitive).
 fn bearer(value: &str) -> Option<&str> {

@@ -40,9 +40,9 @@ use crate::server::Server;
 pub(crate) use endpoint::Endpoint;
 use guard::AllowList;
 #[cfg(feature = "oauth")]
-pub use oauth::OAuth;
+pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
 #[cfg(feature = "oauth")]
-pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, Upstream};
+pub use oauth::{Dpop, Introspection, OAuth};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]

@@ -153,13 +153,10 @@ impl Endpoint {
     /// The claims of the request's access token when the endpoint takes
     /// OAuth tokens (`None` when it does not), or the refusal.
     #[cfg(feature = "oauth")]
-    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Claims>, Response> {
+    async fn authenticate(&self, method: &Method, headers: &HeaderMap) -> Result<Option<Claims>, Response> {
         use super::oauth::Refused;
         let Some(verifier) = &self.oauth else { return Ok(None) };
-        let Some(token) = guard::bearer_of(headers) else {
-            return Err(verifier.refusal(Refused::Unauthorized(None)));
-        };
-        match verifier.verify(token).await {
+        match verifier.authenticate(method, headers).await {
             Ok(claims) => match &self.proxy {
                 Some(proxy) if !proxy.alive(&claims).await => {
                     tracing::debug!("refused an access token of a revoked grant");
@@ -175,7 +172,7 @@ impl Endpoint {
     }
 
     #[cfg(not(feature = "oauth"))]
-    async fn authenticate(&self, _: &HeaderMap) -> Result<Option<Claims>, Response> {
+    async fn authenticate(&self, _: &Method, _: &HeaderMap) -> Result<Option<Claims>, Response> {
         Ok(None)
     }
 
@@ -298,7 +295,7 @@ async fn serve(endpoint: &Endpoint, request: Request) -> Response {
 impl Endpoint {
     /// A request that may ask: its token's claims, then by method.
     async fn answer(&self, method: &Method, headers: &HeaderMap, body: Body) -> Response {
-        let claims = match self.authenticate(headers).await {
+        let claims = match self.authenticate(method, headers).await {
             Ok(claims) => claims,
             Err(refusal) => return after_unwanted_body(body, refusal).await,
         };

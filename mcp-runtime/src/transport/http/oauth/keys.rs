@@ -219,7 +219,7 @@ impl KeyCache {
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("the metadata at {url} has no `jwks_uri`"))?;
             let jwks_uri = Url::parse(jwks_uri).map_err(|e| format!("`jwks_uri` {jwks_uri:?}: {e}"))?;
-            super::check_secure(&jwks_uri).map_err(|why| format!("`jwks_uri`: {why}"))?;
+            super::urls::check_secure(&jwks_uri).map_err(|why| format!("`jwks_uri`: {why}"))?;
             return Ok(jwks_uri);
         }
         Err(format!("no authorization server metadata found for {issuer} ({})", tried.join("; ")))

@@ -4,8 +4,11 @@
 //! the protected resource metadata (RFC 9728) that tells clients where to
 //! get one, and the `WWW-Authenticate` challenges of RFC 6750.
 
+mod dpop;
+mod introspect;
 mod keys;
 pub(crate) mod proxy;
+mod urls;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -15,13 +18,17 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use jsonwebtoken::{Algorithm, Validation};
 use mcp_core::{ErrorObject, JsonObject};
-use reqwest::Url;
 use serde_json::{Value, json};
 
 use crate::dispatch::reply::Answer;
 use crate::error::Error;
 use crate::request::claims::{Claims, INSUFFICIENT_SCOPE};
+pub use dpop::Dpop;
+use dpop::Proofs;
+pub use introspect::Introspection;
+use introspect::Introspector;
 use keys::{KeyCache, Missing, Settings};
+use urls::{absolute, canonical};
 
 /// Where RFC 9728 puts protected resource metadata.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -96,6 +103,10 @@ pub struct OAuth {
     max_key_age: Duration,
     /// Keys known in advance (the OAuth proxy's own): never fetched.
     fixed_keys: Vec<jsonwebtoken::jwk::Jwk>,
+    /// Opaque tokens, asked about instead of verified.
+    introspection: Option<Introspection>,
+    /// DPoP-bound tokens, their proofs checked.
+    dpop: Option<Dpop>,
 }
 
 impl OAuth {
@@ -117,6 +128,8 @@ impl OAuth {
             refetch_interval: Duration::from_secs(10),
             max_key_age: Duration::from_secs(60 * 60),
             fixed_keys: Vec::new(),
+            introspection: None,
+            dpop: None,
         }
     }
 
@@ -194,6 +207,10 @@ pub(crate) enum Refused {
     /// 401: no usable token; `error` says what was wrong with one that was
     /// sent.
     Unauthorized(Option<&'static str>),
+    /// 401: a DPoP proof that will not do; its error code and why.
+    Proof(&'static str, &'static str),
+    /// 503: too many live DPoP proofs remembered to take another.
+    Busy,
     /// 503: the keys to check tokens with cannot be had.
     Unavailable,
 }
@@ -204,6 +221,8 @@ pub(crate) struct Verifier {
     /// Every accepted `aud`, exactly and in canonical form.
     audiences: HashSet<String>,
     keys: KeyCache,
+    introspector: Option<Introspector>,
+    dpop: Option<Proofs>,
     leeway: u64,
     scopes_supported: Vec<String>,
     /// Where our metadata is, for challenges.
@@ -243,6 +262,11 @@ impl Verifier {
             document.insert("scopes_supported".into(), json!(oauth.scopes_supported));
         }
         document.insert("bearer_methods_supported".into(), json!(["header"]));
+        if let Some(dpop) = &oauth.dpop {
+            document
+                .insert("dpop_signing_alg_values_supported".into(), json!(dpop::ALGS.split(' ').collect::<Vec<_>>()));
+            document.insert("dpop_bound_access_tokens_required".into(), Value::Bool(!dpop.bearer));
+        }
         if let Some(name) = &oauth.resource_name {
             document.insert("resource_name".into(), name.clone().into());
         }
@@ -275,6 +299,8 @@ impl Verifier {
             issuer: oauth.issuer,
             audiences,
             keys: KeyCache::new(settings, client),
+            introspector: oauth.introspection.map(Introspector::new).transpose()?,
+            dpop: oauth.dpop.map(|dpop| Proofs::new(dpop, &oauth.resource)).transpose()?,
             leeway: oauth.leeway.as_secs(),
             scopes_supported: oauth.scopes_supported,
             metadata_url: metadata_url.to_string(),
@@ -286,6 +312,10 @@ impl Verifier {
     /// The claims of a valid access token, or why it is not one.
     pub(crate) async fn verify(&self, token: &str) -> Result<Claims, Refused> {
         let invalid = |why: &'static str| Refused::Unauthorized(Some(why));
+        if let Some(introspector) = &self.introspector {
+            // RFC 7662 makes `iss` and `aud` optional: checked when given.
+            return introspector.verify(token, self.leeway, |claims| self.check_claims(claims, false)).await;
+        }
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("the token is not a signed JWT"))?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(invalid("the token is not signed with an asymmetric algorithm"));
@@ -304,7 +334,7 @@ impl Verifier {
         let mut last = None;
         for key in keys {
             match jsonwebtoken::decode::<JsonObject>(token, &key.decoding, &validation) {
-                Ok(data) => return self.check_claims(data.claims),
+                Ok(data) => return self.check_claims(&data.claims, true).map(|()| Claims::new(data.claims)),
                 Err(error) => last = Some(error),
             }
         }
@@ -320,8 +350,11 @@ impl Verifier {
     /// The issuer and audience, which a signature alone does not vouch
     /// for: a token the same issuer made for another server must not work
     /// here (RFC 8707; the spec forbids accepting it).
-    fn check_claims(&self, claims: JsonObject) -> Result<Claims, Refused> {
-        if claims.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
+    /// `required`: whether they must be there (a JWT) or only right when
+    /// there (an introspection answer).
+    fn check_claims(&self, claims: &JsonObject, required: bool) -> Result<(), Refused> {
+        let issuer = claims.get("iss");
+        if (required || issuer.is_some()) && issuer.and_then(Value::as_str) != Some(self.issuer.as_str()) {
             return Err(Refused::Unauthorized(Some("the token was issued by another authorization server")));
         }
         let ours = |aud: &Value| {
@@ -332,33 +365,24 @@ impl Verifier {
         let for_us = match claims.get("aud") {
             Some(Value::Array(auds)) => auds.iter().any(ours),
             Some(aud) => ours(aud),
-            None => false,
+            None => !required,
         };
         if !for_us {
             return Err(Refused::Unauthorized(Some("the token was not issued for this resource")));
         }
-        Ok(Claims::new(claims))
+        Ok(())
     }
 
     /// The answer to a refused request.
     pub(crate) fn refusal(&self, refused: Refused) -> Response {
-        match refused {
-            Refused::Unauthorized(error) => {
-                let mut challenge = String::from("Bearer");
-                let mut params = Vec::new();
-                if let Some(description) = error {
-                    params.push(r#"error="invalid_token""#.to_owned());
-                    params.push(format!(r#"error_description="{description}""#));
-                }
-                if !self.scopes_supported.is_empty() {
-                    params.push(format!(r#"scope="{}""#, self.scopes_supported.join(" ")));
-                }
-                params.push(format!(r#"resource_metadata="{}""#, self.metadata_url));
-                challenge.push(' ');
-                challenge.push_str(&params.join(", "));
-                let message = if error.is_some() { "Unauthorized: invalid access token" } else { "Unauthorized" };
-                let answer = Answer::error(None, ErrorObject::new(-32000, message));
-                challenged(StatusCode::UNAUTHORIZED, &answer, &challenge)
+        let error = match refused {
+            Refused::Unauthorized(error) => error.map(|why| ("invalid_token", why)),
+            Refused::Proof(code, why) => Some((code, why)),
+            Refused::Busy => {
+                let error = ErrorObject::new(-32000, "too many DPoP proofs in flight; retry later");
+                let mut response = super::responses::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
+                response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+                return response;
             }
             Refused::Unavailable => {
                 let error = ErrorObject::new(
@@ -367,19 +391,56 @@ impl Verifier {
                 );
                 let mut response = super::responses::error_response(StatusCode::SERVICE_UNAVAILABLE, error);
                 response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("10"));
-                response
+                return response;
+            }
+        };
+        let mut shared = Vec::new();
+        if !self.scopes_supported.is_empty() {
+            shared.push(format!(r#"scope="{}""#, self.scopes_supported.join(" ")));
+        }
+        shared.push(format!(r#"resource_metadata="{}""#, self.metadata_url));
+        let with_error = |scheme: &str, extra: &[String]| {
+            let mut params: Vec<String> = extra.to_vec();
+            if let Some((code, why)) = error {
+                params.insert(0, format!(r#"error="{code}", error_description="{why}""#));
+            }
+            params.extend(shared.iter().cloned());
+            format!("{scheme} {}", params.join(", "))
+        };
+        let mut challenges = Vec::new();
+        match &self.dpop {
+            Some(proofs) => {
+                challenges.push(with_error("DPoP", &[format!(r#"algs="{}""#, dpop::ALGS)]));
+                if proofs.allows_bearer() {
+                    challenges.push(format!("Bearer {}", shared.join(", ")));
+                }
+            }
+            None => challenges.push(with_error("Bearer", &[])),
+        }
+        let message = if error.is_some() { "Unauthorized: invalid access token" } else { "Unauthorized" };
+        let answer = Answer::error(None, ErrorObject::new(-32000, message));
+        let mut response = challenged(StatusCode::UNAUTHORIZED, &answer, &challenges[0]);
+        for challenge in &challenges[1..] {
+            if let Ok(value) = HeaderValue::from_str(challenge) {
+                response.headers_mut().append(WWW_AUTHENTICATE, value);
             }
         }
+        if let Some(nonce) = self.dpop.as_ref().and_then(Proofs::nonce)
+            && let Ok(value) = HeaderValue::from_str(&nonce)
+        {
+            response.headers_mut().insert("dpop-nonce", value);
+        }
+        response
     }
-
     /// The 403 for an answer that refuses a request for a scope its token
     /// lacks (the error's `data.scope` is what to ask for next); `None`
     /// for any other answer.
     pub(crate) fn forbidden(&self, answer: &Answer) -> Option<Response> {
         let error = answer.error_object().filter(|e| e.code == INSUFFICIENT_SCOPE)?;
         let scope = error.data.as_ref().and_then(|d| d.get("scope")).and_then(Value::as_str).unwrap_or_default();
+        let scheme = if self.dpop.as_ref().is_some_and(|d| !d.allows_bearer()) { "DPoP" } else { "Bearer" };
         let challenge = format!(
-            r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{}", error_description="the access token lacks a scope this request needs""#,
+            r#"{scheme} error="insufficient_scope", scope="{scope}", resource_metadata="{}", error_description="the access token lacks a scope this request needs""#,
             self.metadata_url
         );
         Some(challenged(StatusCode::FORBIDDEN, answer, &challenge))
@@ -403,94 +464,5 @@ fn challenged(status: StatusCode, answer: &Answer, challenge: &str) -> Response 
     response
 }
 
-/// `what` as an absolute URL clients and we can trust: `https` (or `http`
-/// on a loopback host, for tests), without a fragment.
-fn absolute(what: &str, url: &str) -> Result<Url, String> {
-    let parsed = Url::parse(url).map_err(|e| format!("the {what} {url:?} is not an absolute URL: {e}"))?;
-    if parsed.fragment().is_some() {
-        return Err(format!("the {what} {url:?} has a fragment"));
-    }
-    check_secure(&parsed).map_err(|why| format!("the {what} {url:?} {why}"))?;
-    Ok(parsed)
-}
-
-/// OAuth 2.1 §1.5: tokens and keys travel over TLS only.
-fn check_secure(url: &Url) -> Result<(), String> {
-    let loopback = url.host_str().is_some_and(|host| {
-        host.eq_ignore_ascii_case("localhost")
-            || host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-    });
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if loopback => Ok(()),
-        _ => Err("is not https (plain http is allowed on loopback hosts only)".to_owned()),
-    }
-}
-
-/// A URL in the form RFC 8707 and the MCP spec call canonical: scheme and
-/// host in lowercase, no default port, no trailing slash; `None` for a
-/// value that is no URL (an API identifier is compared exactly).
-fn canonical(uri: &str) -> Option<String> {
-    let url = Url::parse(uri).ok()?;
-    let host = url.host_str()?;
-    let mut canonical = format!("{}://{host}", url.scheme());
-    if let Some(port) = url.port() {
-        canonical.push_str(&format!(":{port}"));
-    }
-    canonical.push_str(url.path().trim_end_matches('/'));
-    if let Some(query) = url.query() {
-        canonical.push('?');
-        canonical.push_str(query);
-    }
-    Some(canonical)
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn audiences_compare_in_canonical_form() {
-        assert_eq!(canonical("HTTPS://MCP.Example.com:443/mcp/").as_deref(), Some("https://mcp.example.com/mcp"));
-        assert_eq!(canonical("https://mcp.example.com:8443").as_deref(), Some("https://mcp.example.com:8443"));
-        assert_eq!(canonical("urn:example:notes"), None, "no host: compared exactly");
-    }
-
-    #[test]
-    fn urls_must_be_https_except_on_loopback() {
-        assert!(absolute("issuer", "https://auth.example.com").is_ok());
-        assert!(absolute("issuer", "http://127.0.0.1:9000").is_ok());
-        assert!(absolute("issuer", "http://localhost/x").is_ok());
-        assert!(absolute("issuer", "http://auth.example.com").is_err());
-        assert!(absolute("resource", "https://mcp.example.com/mcp#x").is_err());
-        assert!(absolute("resource", "mcp.example.com").is_err());
-    }
-
-    #[test]
-    fn metadata_is_served_at_the_root_and_after_the_resource_path() {
-        let oauth = OAuth::new("https://mcp.example.com/tenant/mcp", "https://auth.example.com")
-            .scopes_supported(["a", "b"])
-            .resource_name("Notes");
-        let verifier = Verifier::new(oauth, "/mcp").unwrap();
-        assert_eq!(
-            verifier.metadata_paths,
-            [WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}/tenant/mcp"), format!("{WELL_KNOWN}/mcp")]
-        );
-        assert_eq!(verifier.metadata_url, "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp");
-        let document: Value = serde_json::from_slice(&verifier.metadata).unwrap();
-        assert_eq!(
-            document,
-            json!({
-                "resource": "https://mcp.example.com/tenant/mcp",
-                "authorization_servers": ["https://auth.example.com"],
-                "scopes_supported": ["a", "b"],
-                "bearer_methods_supported": ["header"],
-                "resource_name": "Notes",
-            })
-        );
-        assert!(
-            Verifier::new(OAuth::new("https://m.example", "https://a.example").scopes_supported(["a b"]), "/mcp")
-                .is_err()
-        );
-    }
-}
+mod tests;

@@ -13,7 +13,7 @@ use super::router::{Proxy, json_answer, unavailable};
 
 /// The token response for `grant`, with a new refresh token; the grant's
 /// lifetime starts again.
-pub(crate) async fn tokens(proxy: &Proxy, grant_id: &str, grant: &Grant) -> Response {
+pub(crate) async fn tokens(proxy: &Proxy, grant_id: &str, grant: &Grant, refresh: bool) -> Response {
     let lifetime = proxy.settings.access_lifetime.as_secs();
     let now = super::now();
     let mut claims = grant.claims.clone();
@@ -40,20 +40,26 @@ pub(crate) async fn tokens(proxy: &Proxy, grant_id: &str, grant: &Grant) -> Resp
         tracing::error!("could not sign an access token");
         return unavailable();
     };
-    let refresh_token = crypto::token();
-    let record = Refresh::Fresh { grant: grant_id.to_owned(), client_id: grant.client_id.clone() };
-    let ttl = proxy.settings.refresh_lifetime;
-    let stored =
-        records::put(&*proxy.store, &format!("refresh:{}", crypto::hashed(&refresh_token)), &record, ttl).await;
-    if stored.is_err() || records::put(&*proxy.store, &format!("grant:{grant_id}"), grant, ttl).await.is_err() {
-        return unavailable();
-    }
     let mut answer = json!({
         "access_token": access_token,
         "token_type": "Bearer",
         "expires_in": lifetime,
-        "refresh_token": refresh_token,
     });
+    // Without a refresh token the grant lives as long as its access token.
+    let mut ttl = proxy.settings.access_lifetime;
+    if refresh {
+        let refresh_token = crypto::token();
+        let record = Refresh::Fresh { grant: grant_id.to_owned(), client_id: grant.client_id.clone() };
+        ttl = proxy.settings.refresh_lifetime;
+        let key = format!("refresh:{}", crypto::hashed(&refresh_token));
+        if records::put(&*proxy.store, &key, &record, ttl).await.is_err() {
+            return unavailable();
+        }
+        answer["refresh_token"] = refresh_token.into();
+    }
+    if records::put(&*proxy.store, &format!("grant:{grant_id}"), grant, ttl).await.is_err() {
+        return unavailable();
+    }
     if !grant.scope.is_empty() {
         answer["scope"] = grant.scope.join(" ").into();
     }

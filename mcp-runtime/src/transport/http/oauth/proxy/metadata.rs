@@ -30,6 +30,9 @@ pub(crate) async fn authorization_server(State(proxy): State<Arc<Proxy>>, reques
         "client_id_metadata_document_supported": true,
         "authorization_response_iss_parameter_supported": true,
     });
+    if proxy.idps.any() {
+        document["grant_types_supported"] = json!(["authorization_code", "refresh_token", super::jag::JWT_BEARER]);
+    }
     if proxy.settings.registration {
         document["registration_endpoint"] = proxy.url("/register").into();
     }

@@ -12,6 +12,7 @@ mod cimd;
 mod clients;
 mod crypto;
 mod issue;
+mod jag;
 mod metadata;
 mod pages;
 mod presets;
@@ -27,6 +28,7 @@ mod upstream;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use jag::TrustedIdp;
 pub use store::{MemoryProxyStore, ProxyStore};
 pub use upstream::Upstream;
 
@@ -84,6 +86,7 @@ pub struct OAuthProxy {
     pub(crate) registration: bool,
     pub(crate) private_cimd_hosts: bool,
     pub(crate) clients: Vec<(String, Vec<String>, Option<String>)>,
+    pub(crate) idps: Vec<TrustedIdp>,
 }
 
 impl std::fmt::Debug for OAuthProxy {
@@ -116,6 +119,7 @@ impl OAuthProxy {
             registration: true,
             private_cimd_hosts: false,
             clients: Vec::new(),
+            idps: Vec::new(),
         }
     }
 

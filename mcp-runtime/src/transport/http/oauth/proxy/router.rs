@@ -33,6 +33,7 @@ pub(crate) struct Proxy {
     pub(crate) provider: Provider,
     pub(crate) cimd: super::cimd::Fetcher,
     pub(crate) hosts: AllowList,
+    pub(crate) idps: super::jag::Idps,
 }
 
 impl Proxy {
@@ -53,13 +54,14 @@ impl Proxy {
         let store = settings.store.clone().unwrap_or_else(|| Arc::new(MemoryProxyStore::default()));
         let provider = Provider::new(settings.upstream.clone()).map_err(invalid)?;
         let cimd = super::cimd::Fetcher::new(settings.private_cimd_hosts).map_err(invalid)?;
+        let idps = super::jag::Idps::new(&settings.idps)?;
         let oauth = OAuth::new(resource.clone(), settings.issuer.clone())
             .scopes_supported(settings.scopes_supported.clone())
             .fixed_key(keys.jwk.clone())
             // The proxy checks what it signed itself: no other clock to
             // allow for, and an expired token is refused at once.
             .leeway(std::time::Duration::ZERO);
-        let proxy = Proxy { settings, issuer, resource, keys, store, provider, cimd, hosts };
+        let proxy = Proxy { settings, issuer, resource, keys, store, provider, cimd, hosts, idps };
         Ok((proxy, oauth))
     }
 

@@ -59,6 +59,12 @@ pub(crate) async fn token(State(proxy): State<Arc<Proxy>>, request: Request) -> 
             };
             refresh(&proxy, &client.client_id, refresh_token, scope).await
         }
+        Some(super::jag::JWT_BEARER) => {
+            let (Ok(Some(assertion)), Ok(scope)) = (field("assertion"), field("scope")) else {
+                return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "send one assertion");
+            };
+            super::jag::exchange(&proxy, &client, assertion, scope).await
+        }
         Some(_) => {
             oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "use authorization_code or refresh_token")
         }
@@ -109,7 +115,7 @@ async fn redeem(
     let Ok(Some(grant)) = records::get::<Grant>(&*proxy.store, &format!("grant:{grant_id}")).await else {
         return invalid_grant("the grant was revoked");
     };
-    super::issue::tokens(proxy, &grant_id, &grant).await
+    super::issue::tokens(proxy, &grant_id, &grant, true).await
 }
 
 async fn refresh(proxy: &Proxy, client_id: &str, refresh_token: &str, scope: Option<&str>) -> Response {
@@ -152,12 +158,16 @@ async fn refresh(proxy: &Proxy, client_id: &str, refresh_token: &str, scope: Opt
         return invalid_grant("the sign-in at the identity provider has ended");
     }
     tracing::info!(client = %client_id, "refreshed a grant's tokens");
-    super::issue::tokens(proxy, &grant_id, &grant).await
+    super::issue::tokens(proxy, &grant_id, &grant, true).await
 }
 
 /// Refresh the grant's upstream tokens when they have expired (or will
 /// within a minute) and the provider gave a refresh token.
 async fn refresh_upstream(proxy: &Proxy, grant_id: &str, grant: &mut Grant) -> Result<(), String> {
+    if grant.upstream.is_empty() {
+        // A grant of an ID-JAG: no provider tokens to refresh.
+        return Ok(());
+    }
     let context = format!("grant:{grant_id}");
     let sealed = STANDARD.decode(&grant.upstream).map_err(|_| "the sealed tokens are not base64")?;
     let plain = proxy.keys.open(&sealed, &context).ok_or("the upstream tokens do not open with this secret")?;
