@@ -36,6 +36,7 @@ mod limits;
 mod middleware;
 mod oauth;
 mod oauth_proxy;
+mod openapi;
 mod optional_arguments;
 mod ordinary;
 mod ordinary_types;
