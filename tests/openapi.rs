@@ -119,6 +119,15 @@ async fn api(method: Method, uri: Uri, headers: HeaderMap, body: String) -> Resp
         "/v1/health" => return reply(StatusCode::OK, "text/plain", Body::from("all good")),
         "/v1/dump" => return reply(StatusCode::OK, "text/plain", Body::from("x".repeat(64 * 1024))),
         "/v1/photo" => return reply(StatusCode::OK, "image/png", Body::from(vec![0x89, b'P', b'N', b'G'])),
+        "/v1/pets/7" if method == Method::GET => {
+            return reply(StatusCode::OK, "application/json", Body::from(r#"{"id":7,"name":"Rex","tag":null}"#));
+        }
+        "/v1/slow" => {
+            // Answers only when the client gives up: the guard tells the test it did.
+            let guard = Dropped(SLOW.lock().unwrap().take());
+            std::future::pending::<()>().await;
+            drop(guard);
+        }
         _ => {}
     }
     let echo = json!({
@@ -131,6 +140,19 @@ async fn api(method: Method, uri: Uri, headers: HeaderMap, body: String) -> Resp
     });
     let status = if method == Method::POST { StatusCode::CREATED } else { StatusCode::OK };
     reply(status, "application/json", Body::from(echo.to_string()))
+}
+
+/// Where `/v1/slow` says its request was dropped.
+static SLOW: std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>> = std::sync::Mutex::new(None);
+
+struct Dropped(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        if let Some(tell) = self.0.take() {
+            let _ = tell.send(());
+        }
+    }
 }
 
 /// The API on a loopback port; its base URL.
@@ -371,4 +393,69 @@ fn malformed_documents_say_where() {
     let no_server = OpenApi::from_str(r#"{"openapi": "3.0.0", "servers": [{"url": "/v1"}], "paths": {}}"#).unwrap();
     let error = Server::from_openapi(&no_server).err().unwrap();
     assert!(error.to_string().contains("base_url"), "{error}");
+}
+
+#[tokio::test]
+async fn per_request_credentials_and_basic_auth() {
+    let base = start_api().await;
+    let api = petstore(&base).auth_per_request(|request| {
+        // A credential chosen from the request (here an argument; a real
+        // server reads `request.claims()`).
+        (request.arguments().get("tag").and_then(Value::as_array)?.first()? == "alice")
+            .then(|| Auth::basic("alice", Some("pw".into())))
+    });
+    let mut client = TestClient::connect(Server::from_openapi(&api).unwrap()).await.unwrap();
+    let alice = client.call_tool("listPets", json!({"tag": ["alice"]})).await.unwrap();
+    assert_eq!(alice.structured_content.unwrap()["auth"], "Basic YWxpY2U6cHc=");
+    // Otherwise the fixed credential.
+    let other = client.call_tool("listPets", json!({"tag": ["bob"]})).await.unwrap();
+    assert_eq!(other.structured_content.unwrap()["auth"], "Bearer s3cret");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_drops_its_request_and_a_slow_api_times_out() {
+    let base = start_api().await;
+    let document = PETSTORE.replace(
+        "  /photo:",
+        "  /slow:\n    get:\n      operationId: slow\n      responses:\n        '200': {description: ok}\n  /photo:",
+    );
+    let api = OpenApi::from_str(&document).unwrap().base_url(&base);
+    let mut client = TestClient::connect(Server::from_openapi(&api).unwrap()).await.unwrap();
+    let (tell, dropped) = tokio::sync::oneshot::channel();
+    *SLOW.lock().unwrap() = Some(tell);
+    let call = client.start_call("slow", json!({})).await;
+    // Wait until the API has the request, then cancel the MCP call.
+    while SLOW.lock().unwrap().is_some() {
+        tokio::task::yield_now().await;
+    }
+    client.cancel(call).await;
+    dropped.await.expect("the API's handler was dropped with its connection");
+
+    let api = OpenApi::from_str(&document).unwrap().base_url(&base).timeout(std::time::Duration::from_millis(50));
+    let mut client = TestClient::connect(Server::from_openapi(&api).unwrap()).await.unwrap();
+    let result = client.call_tool("slow", json!({})).await.unwrap();
+    assert!(result.is_error());
+    assert!(text(&result).starts_with("the API did not answer within 50ms: GET /slow"), "{}", text(&result));
+}
+
+#[tokio::test]
+async fn the_example_serves_the_petstore_over_stdio() {
+    let base = start_api().await;
+    let client = mcp_runtime_client::Client::builder()
+        .stderr(mcp_runtime_client::Stderr::Capture)
+        .command(crate::common::example("openapi"), [base.as_str()])
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    // The route map leaves DELETE out.
+    assert_eq!(names, ["createPet", "listPets", "showPetById"]);
+    mcp_runtime::clients::ClientReport::for_tools(&tools).assert_clear();
+    let pet = client.call("showPetById", json!({"petId": 7})).await.unwrap();
+    assert!(!pet.is_error(), "{pet:?}");
+    assert_eq!(pet.structured_content.unwrap()["name"], "Rex");
+    let missing = client.call("showPetById", json!({"petId": "seven"})).await.unwrap();
+    assert!(missing.is_error(), "{missing:?}");
+    client.close().await;
 }

@@ -207,6 +207,7 @@ impl Inliner<'_> {
         if self.document.version == Version::V30 {
             from_30(&mut out);
         }
+        merge_all_of(&mut out);
         Ok(Value::Object(out))
     }
 
@@ -241,6 +242,50 @@ fn from_30(schema: &mut Map<String, Value>) {
     }
 }
 
+/// An `allOf` of plain object schemas (OpenAPI's way to extend a type) as
+/// one object, which clients and models read where many refuse `allOf`:
+/// exact when no property is declared twice, so otherwise it stays.
+fn merge_all_of(schema: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = schema.get("allOf") else { return };
+    let plain = |branch: &Value| {
+        branch.as_object().is_some_and(|b| {
+            b.keys().all(|k| matches!(k.as_str(), "type" | "properties" | "required" | "description" | "title"))
+                && b.get("type").is_none_or(|t| t == "object")
+        })
+    };
+    if !branches.iter().all(plain) || schema.get("type").is_some_and(|t| t != "object") {
+        return;
+    }
+    let mut properties = match schema.get("properties") {
+        Some(Value::Object(own)) => own.clone(),
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    for branch in branches {
+        for (name, property) in branch.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            if properties.insert(name.clone(), property.clone()).is_some() {
+                return;
+            }
+        }
+        for name in branch.get("required").and_then(Value::as_array).into_iter().flatten() {
+            if !required.contains(name) {
+                required.push(name.clone());
+            }
+        }
+    }
+    if schema.get("description").is_none()
+        && let Some(description) = branches.iter().find_map(|b| b.get("description")).cloned()
+    {
+        schema.insert("description".into(), description);
+    }
+    schema.remove("allOf");
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+}
+
 /// A schema that takes any value, saying why it is left open.
 fn open(why: &str) -> Value {
     let mut schema = Map::new();
@@ -269,6 +314,25 @@ mod tests {
         assert_eq!(schema["type"], json!(["object", "null"]));
         assert_eq!(schema["properties"]["n"], json!({"type": "integer", "exclusiveMinimum": 0}));
         assert!(schema["properties"]["child"]["description"].as_str().unwrap().contains("recursive"));
+    }
+
+    #[test]
+    fn all_of_plain_objects_is_one_object() {
+        let d = doc(json!({"openapi": "3.1.0", "paths": {}, "components": {"schemas": {
+            "Base": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
+        }}}));
+        let extended = json!({"allOf": [{"$ref": "#/components/schemas/Base"},
+            {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}]});
+        let schema = d.schema(&extended, "/x").unwrap();
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "integer"}},
+            "required": ["name", "id"]})
+        );
+        // A property declared twice keeps the `allOf`: merging would lose one constraint.
+        let twice = json!({"allOf": [{"$ref": "#/components/schemas/Base"},
+            {"properties": {"name": {"maxLength": 3}}}]});
+        assert!(d.schema(&twice, "/x").unwrap().get("allOf").is_some());
     }
 
     #[test]
