@@ -214,6 +214,8 @@ mod guide {
     struct Middleware;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
+    #[cfg_attr(feature = "openapi", doc = include_str!("../../docs/src/existing-api.md"))]
+    struct ExistingApi;
     #[doc = include_str!("../../docs/src/client.md")]
     struct Client;
     #[doc = include_str!("../../docs/src/protocol-versions.md")]

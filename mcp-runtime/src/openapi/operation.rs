@@ -229,7 +229,7 @@ fn parameter(param: &Value, at: &str) -> Result<RawParam, OpenApiError> {
         .get("name")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
-        .ok_or_else(|| OpenApiError::at(at, "a parameter needs a `name`"))?;
+        .ok_or_else(|| OpenApiError::at(at, "a parameter needs a name"))?;
     let location = param
         .get("in")
         .and_then(Value::as_str)
