@@ -24,6 +24,7 @@ pub(crate) struct Arrival<'a> {
 
 impl Arrival<'_> {
     /// A message with the claims of its token, if any.
+    #[cfg(feature = "http")]
     pub(crate) fn with_claims(claims: Option<Claims>) -> Self {
         Arrival { claims, ..Arrival::default() }
     }

@@ -247,15 +247,15 @@ async fn answer(mut response: reqwest::Response, max: usize, structured: bool) -
             "the API's answer is larger than {max} bytes, the most this tool reads; ask for less (a filter, a page)"
         ));
     }
-    if super::operation::is_json(&media) || media.is_empty() {
-        if let Ok(value) = serde_json::from_slice::<Value>(&body) {
-            let text = String::from_utf8_lossy(&body).into_owned();
-            let mut result = CallToolResult::success(vec![Content::text(text)]);
-            if structured && value.is_object() {
-                result.structured_content = Some(value);
-            }
-            return result;
+    if (super::operation::is_json(&media) || media.is_empty())
+        && let Ok(value) = serde_json::from_slice::<Value>(&body)
+    {
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let mut result = CallToolResult::success(vec![Content::text(text)]);
+        if structured && value.is_object() {
+            result.structured_content = Some(value);
         }
+        return result;
     }
     if media.starts_with("image/") {
         use base64::Engine;
