@@ -43,7 +43,7 @@ impl Keys {
         jwk.common.public_key_use = Some(jsonwebtoken::jwk::PublicKeyUse::Signature);
         let verifying = DecodingKey::from_jwk(&jwk).map_err(|e| format!("verifying key: {e}"))?;
         let sealing = derive(secret, b"mcp-runtime oauth proxy: sealing key");
-        Ok(Keys { signing, jwk, verifying, kid, sealing: ChaCha20Poly1305::new(Key::from_slice(&sealing)) })
+        Ok(Keys { signing, jwk, verifying, kid, sealing: ChaCha20Poly1305::new(&Key::from(sealing)) })
     }
 
     /// `plain`, encrypted and authenticated, bound to `context` (the
@@ -54,7 +54,7 @@ impl Keys {
         fill(&mut nonce);
         let payload = chacha20poly1305::aead::Payload { msg: plain, aad: context.as_bytes() };
         let mut sealed = nonce.to_vec();
-        sealed.extend(self.sealing.encrypt(Nonce::from_slice(&nonce), payload).unwrap_or_default());
+        sealed.extend(self.sealing.encrypt(&Nonce::from(nonce), payload).unwrap_or_default());
         sealed
     }
 
@@ -62,8 +62,9 @@ impl Keys {
     /// altered, moved, or sealed with another secret.
     pub(crate) fn open(&self, sealed: &[u8], context: &str) -> Option<Vec<u8>> {
         let (nonce, body) = sealed.split_at_checked(12)?;
+        let nonce = Nonce::from(<[u8; 12]>::try_from(nonce).ok()?);
         let payload = chacha20poly1305::aead::Payload { msg: body, aad: context.as_bytes() };
-        self.sealing.decrypt(Nonce::from_slice(nonce), payload).ok()
+        self.sealing.decrypt(&nonce, payload).ok()
     }
 }
 
