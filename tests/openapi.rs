@@ -325,7 +325,12 @@ async fn route_maps_decide_what_is_served() {
     assert_eq!(of("/pets", "GET").tool.as_deref(), Some("listPets"));
     assert_eq!(of("/health", "GET").reason, "route map rule 2");
     assert!(of("/upload", "POST").reason.contains("only JSON bodies"), "{:?}", of("/upload", "POST"));
+    let (captured, guard) = crate::common::log::Captured::install();
     let server = Server::from_openapi(&api).unwrap();
+    drop(guard);
+    let log = captured.text();
+    // The operation that cannot be served is named in a warning, with why.
+    assert!(log.contains("WARN") && log.contains("path=/upload") && log.contains("only JSON bodies"), "{log}");
     let mut client = TestClient::connect(server).await.unwrap();
     let mut names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     names.sort();

@@ -205,7 +205,10 @@ impl OpenApi {
         Ok(self.plan()?.into_iter().map(|(mapped, _)| mapped).collect())
     }
 
-    fn plan(&self) -> Result<Vec<(Mapped, Option<operation::Operation>)>, OpenApiError> {
+    /// Each operation's mapping, with the operation when it is a tool;
+    /// `Err` for one that cannot be served.
+    #[allow(clippy::type_complexity)]
+    fn plan(&self) -> Result<Vec<(Mapped, Result<Option<operation::Operation>, ()>)>, OpenApiError> {
         let rules = routes::Rules::new(&self.routes)?;
         let (operations, skipped) = operation::operations(&self.document)?;
         let mut names = routes::Names::default();
@@ -222,11 +225,11 @@ impl OpenApi {
                 tool: (to == MapTo::Tool).then(|| names.name(&operation)),
                 reason,
             };
-            plan.push((mapped, (to == MapTo::Tool).then_some(operation)));
+            plan.push((mapped, Ok((to == MapTo::Tool).then_some(operation))));
         }
         for error in skipped {
             let (method, path) = error.operation();
-            plan.push((Mapped { method, path, tool: None, reason: error.to_string() }, None));
+            plan.push((Mapped { method, path, tool: None, reason: error.to_string() }, Err(())));
         }
         Ok(plan)
     }
@@ -279,12 +282,14 @@ impl Server {
             max_response: api.max_response,
         });
         for (mapped, operation) in api.plan()? {
-            let (Some(name), Some(operation)) = (&mapped.tool, operation) else {
-                if mapped.reason.contains(" cannot ") || mapped.reason.contains("only JSON") {
+            let operation = match operation {
+                Ok(operation) => operation,
+                Err(()) => {
                     tracing::warn!(method = %mapped.method, path = %mapped.path, reason = %mapped.reason, "operation left out");
+                    continue;
                 }
-                continue;
             };
+            let (Some(name), Some(operation)) = (&mapped.tool, operation) else { continue };
             let mut builder = ToolBuilder::new(name, "openapi", &format!("{} {}", operation.method, operation.path));
             builder.description(operation.description.as_deref()).input_schema(operation.input_schema.clone());
             if operation.read_only {
