@@ -38,6 +38,7 @@ mod oauth;
 mod oauth_dpop;
 mod oauth_introspection;
 mod oauth_proxy;
+mod openapi;
 mod optional_arguments;
 mod ordinary;
 mod ordinary_types;

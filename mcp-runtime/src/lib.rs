@@ -46,6 +46,7 @@
 //! | [`request`] | what a handler can take as a parameter: [`Context`], [`State`], [`Claims`], and [`FromRequest`](request::FromRequest) for extractors of your own |
 //! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
 //! | [`middleware`] | layers around every handler run, and the ready ones |
+//! | `openapi` | (feature `openapi`) an existing HTTP API's operations as tools, from its OpenAPI document |
 //! | `proxy` | (feature `proxy`) other servers mounted into this one: [`Server::mount`](Server), upstreams over stdio, HTTP or in process |
 //! | [`transport`] | how a server is reached: HTTP options, OAuth, an in-memory client |
 //! | [`stores`] | what Streamable HTTP keeps across requests and replicas |
@@ -66,6 +67,8 @@ mod incident;
 mod invoke;
 pub mod logging;
 pub mod middleware;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod prompts;
 #[cfg(feature = "proxy")]
 pub mod proxy;
@@ -211,6 +214,8 @@ mod guide {
     struct Middleware;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
+    #[cfg_attr(feature = "openapi", doc = include_str!("../../docs/src/existing-api.md"))]
+    struct ExistingApi;
     #[doc = include_str!("../../docs/src/client.md")]
     struct Client;
     #[doc = include_str!("../../docs/src/protocol-versions.md")]
