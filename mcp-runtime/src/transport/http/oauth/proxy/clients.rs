@@ -172,6 +172,18 @@ pub(crate) async fn find(proxy: &Proxy, client_id: &str) -> Result<Option<Client
     }
 }
 
+/// A POSTed form (`/token`, `/revoke`), read within its bounds, and the
+/// client its credentials (in the form or in `Authorization`) authenticate.
+pub(crate) async fn authenticated_form(
+    proxy: &Proxy,
+    request: Request,
+) -> Result<(Client, Vec<(String, String)>), Response> {
+    let headers = request.headers().clone();
+    let form = super::router::form_body(request).await?;
+    let client = authenticate(proxy, &headers, &form).await?;
+    Ok((client, form))
+}
+
 /// The client a token or revocation request authenticates as (RFC 6749
 /// §2.3: HTTP Basic, or `client_id` and `client_secret` in the body; a
 /// public client names itself with `client_id` alone). `Err` is the

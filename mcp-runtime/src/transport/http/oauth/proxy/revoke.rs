@@ -13,17 +13,12 @@ use serde_json::{Value, json};
 
 use super::crypto;
 use super::records::{self, Refresh};
-use super::router::{Proxy, form_body, json_answer, oauth_error, single, unavailable};
+use super::router::{Proxy, json_answer, oauth_error, single, unavailable};
 
 /// `POST /revoke`.
 pub(crate) async fn revoke(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
-    let headers = request.headers().clone();
-    let form = match form_body(request).await {
-        Ok(form) => form,
-        Err(refused) => return refused,
-    };
-    let client = match super::clients::authenticate(&proxy, &headers, &form).await {
-        Ok(client) => client,
+    let (client, form) = match super::clients::authenticated_form(&proxy, request).await {
+        Ok(authenticated) => authenticated,
         Err(refused) => return refused,
     };
     let Ok(Some(token)) = single(&form, "token") else {

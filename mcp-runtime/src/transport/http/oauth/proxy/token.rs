@@ -14,7 +14,7 @@ use base64::engine::general_purpose::STANDARD;
 use super::authorize::same_resource;
 use super::crypto;
 use super::records::{self, Code, Grant, Refresh};
-use super::router::{Proxy, form_body, oauth_error, single, unavailable};
+use super::router::{Proxy, oauth_error, single, unavailable};
 use super::upstream::UpstreamTokens;
 
 fn invalid_grant(why: &str) -> Response {
@@ -23,13 +23,8 @@ fn invalid_grant(why: &str) -> Response {
 
 /// `POST /token`.
 pub(crate) async fn token(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
-    let headers = request.headers().clone();
-    let form = match form_body(request).await {
-        Ok(form) => form,
-        Err(refused) => return refused,
-    };
-    let client = match super::clients::authenticate(&proxy, &headers, &form).await {
-        Ok(client) => client,
+    let (client, form) = match super::clients::authenticated_form(&proxy, request).await {
+        Ok(authenticated) => authenticated,
         Err(refused) => return refused,
     };
     let field = |name: &str| single(&form, name);
