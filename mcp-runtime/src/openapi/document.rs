@@ -93,32 +93,12 @@ impl Document {
 /// remote one, which this loader does not fetch.
 fn local_pointer(reference: &str, at: &str) -> Result<String, OpenApiError> {
     match reference.strip_prefix('#') {
-        Some(fragment) => Ok(percent_decode(fragment)),
+        Some(fragment) => Ok(crate::schema_check::percent_decode(fragment)),
         None => Err(OpenApiError::at(
             at,
             format!("`{reference}` is a remote reference; only references inside the document (`#/…`) are followed"),
         )),
     }
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(Some(h)), Some(Some(l))) =
-                (bytes.get(i + 1).map(|b| hex(*b)), bytes.get(i + 2).map(|b| hex(*b)))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Keywords that mean something to OpenAPI tooling and nothing to a JSON

@@ -361,7 +361,7 @@ fn pattern(value: &Value, at: &str) -> Result<Pattern, String> {
 }
 
 /// `%25` → `%` in a `$ref` fragment (URI-escaped JSON pointer).
-fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     if !text.contains('%') {
         return text.to_owned();
     }

@@ -32,6 +32,8 @@
 mod branch;
 mod check;
 mod compile;
+#[cfg(feature = "openapi")]
+pub(crate) use compile::percent_decode;
 mod integral;
 #[cfg(test)]
 mod tests;
