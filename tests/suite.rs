@@ -34,6 +34,7 @@ mod http_calls;
 mod interop;
 mod limits;
 mod middleware;
+mod mount_in_process;
 mod oauth;
 mod oauth_dpop;
 mod oauth_introspection;

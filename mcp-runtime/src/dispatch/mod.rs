@@ -115,6 +115,7 @@ impl Incoming<'_> {
             rounds: None,
             claims: self.claims.clone(),
             task: None,
+            session_key: self.session.key,
         }
     }
 

@@ -80,6 +80,9 @@ impl Tool for ProxiedTool {
                 Ok(link) => link,
                 Err(why) => return CallToolResult::error_text(why),
             };
+            if let Some(child) = &link.direct {
+                return super::direct::call_tool(&link, child, &name, request).await;
+            }
             let mut request = request;
             let arguments = std::mem::take(&mut request.arguments);
             // Read from the upstream's text straight into a tool result:

@@ -62,6 +62,7 @@
 
 mod config;
 mod connect;
+mod direct;
 mod forward;
 mod import;
 mod link;
@@ -102,6 +103,8 @@ pub struct Upstream {
     pub(crate) task_support: Option<Arc<TaskSupportOf>>,
     /// What to check when it is started but never answers, for the log.
     pub(crate) hint: Option<String>,
+    /// A server of this process whose tools may be called directly.
+    pub(crate) direct: Option<Arc<crate::server::Shared>>,
 }
 
 /// A tool's task support, by name, as the server that defines it says.
@@ -210,6 +213,7 @@ impl Upstream {
             scopes: None,
             task_support: None,
             hint: None,
+            direct: None,
         }
     }
 
@@ -240,7 +244,9 @@ pub(crate) fn redact_urls(text: &str) -> String {
 /// A server of this process, served to the mounting one in memory (the
 /// client crate's message channels paired with the runtime's in-memory
 /// transport): it keeps its own state, middleware and limits, and every
-/// connection to it shares them.
+/// connection to it shares them. Without middleware of its own, its tools
+/// are called directly, with none of the protocol in between (see the
+/// `direct` submodule): its checks, limits and timeouts still apply.
 impl From<Server> for Upstream {
     fn from(server: Server) -> Upstream {
         let label = format!("server `{}`", server.info().name);
@@ -267,6 +273,8 @@ impl From<Server> for Upstream {
                 shared.tools.current().get(name).map(|e| e.definition.task_support).unwrap_or_default()
             }) as Arc<TaskSupportOf>
         });
+        let direct =
+            built.as_ref().ok().filter(|(shared, _)| shared.middleware.is_none()).map(|(shared, _)| shared.clone());
         let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {
@@ -283,6 +291,9 @@ impl From<Server> for Upstream {
         });
         upstream.scopes = scopes;
         upstream.task_support = task_support;
+        // Its tools are called with nothing in between unless it has
+        // middleware of its own, which sees the protocol's requests.
+        upstream.direct = direct;
         upstream
     }
 }

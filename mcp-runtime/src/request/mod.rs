@@ -53,6 +53,11 @@ pub struct RequestParts {
     /// A call that may become a task: once it is one, questions to the
     /// client are asked through it.
     pub(crate) task: Option<Arc<Running>>,
+    /// Tells the caller's session apart in rate limiters (0 for a request
+    /// made by hand): a mounted server of this process, called directly,
+    /// counts each caller's allowance on its own.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) session_key: u64,
 }
 
 impl RequestParts {
@@ -73,6 +78,7 @@ impl RequestParts {
             rounds: None,
             claims: None,
             task: None,
+            session_key: 0,
         }
     }
 

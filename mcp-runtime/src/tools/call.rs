@@ -170,20 +170,9 @@ impl Invocable for Call {
                 Some(_) => return refused(problems_result(&["`arguments` must be a JSON object".to_owned()])),
             }
         } else {
-            let check = match self.entry.check() {
-                Ok(check) => check,
-                Err(reason) => {
-                    return refused(crate::incident::report(
-                        "a tool's input schema cannot be compiled",
-                        &reason,
-                        &definition.rust_path,
-                        self.show_details,
-                    ));
-                }
-            };
-            match check.prepare(self.sent.take(), self.lenient_arguments) {
+            match arguments(&self.entry, self.sent.take(), self.lenient_arguments, self.show_details) {
                 Ok(arguments) => arguments,
-                Err(problems) => return refused(problems_result(&problems)),
+                Err(result) => return refused(*result),
             }
         };
         Ok(Checked::Run(rounds))
@@ -236,6 +225,26 @@ impl Invocable for Call {
         }
         Some(to.projection.answer(to.id.clone(), result.for_version_of_schema(to.version, self.entry.wraps_output)))
     }
+}
+
+/// The arguments `sent` to `entry`'s tool as its handler reads them, or
+/// the error result that tells the model what is wrong with them (boxed:
+/// the good case is the one to keep small).
+pub(crate) fn arguments(
+    entry: &Entry,
+    sent: Option<Value>,
+    lenient: bool,
+    show_details: bool,
+) -> Result<JsonObject, Box<CallToolResult>> {
+    let check = entry.check().map_err(|reason| {
+        Box::new(crate::incident::report(
+            "a tool's input schema cannot be compiled",
+            &reason,
+            &entry.definition.rust_path,
+            show_details,
+        ))
+    })?;
+    check.prepare(sent, lenient).map_err(|problems| Box::new(problems_result(&problems)))
 }
 
 /// How this call may become a task. With the extension: when it must
@@ -297,7 +306,7 @@ fn task_plan(
 /// text mirror with it), unless it still breaks that schema: then an error
 /// result (a client that validates would reject the result anyway),
 /// logged as the server bug it is.
-fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool) -> CallToolResult {
+pub(crate) fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool) -> CallToolResult {
     if result.is_error == Some(true) {
         return result;
     }
@@ -331,7 +340,7 @@ fn checked_output(entry: &Entry, mut result: CallToolResult, show_details: bool)
 }
 
 /// A call ran past its tool's timeout and was stopped.
-fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
+pub(crate) fn timed_out(tool: &str, limit: std::time::Duration) -> CallToolResult {
     tracing::warn!(tool, timeout = ?limit, "tool call timed out and was stopped");
     CallToolResult::error_text(format!("tool `{tool}` timed out after {} and was stopped", invoke::seconds(limit)))
 }

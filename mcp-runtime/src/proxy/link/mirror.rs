@@ -161,7 +161,9 @@ pub(super) async fn mirror(link: Weak<Link>) {
             }
         };
         backoff = Duration::from_millis(250);
-        strong.stateful.store(client.negotiated().era == Era::Handshake, Ordering::Relaxed);
+        let negotiated = client.negotiated();
+        strong.stateful.store(negotiated.era == Era::Handshake, Ordering::Relaxed);
+        *super::lock(&strong.listed) = mcp_core::ProtocolVersion::parse(&negotiated.version);
         strong.sync(&client, true, true, true).await;
         strong.ready.send_replace(true);
         let uris = strong.subscribable(&client);

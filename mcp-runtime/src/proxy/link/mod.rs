@@ -105,6 +105,12 @@ pub(crate) struct Link {
     /// Whether the filter's names were checked against the upstream's.
     filter_checked: AtomicBool,
     started: AtomicBool,
+    /// A server of this process without middleware of its own: its tools
+    /// are called directly (see [`super::direct`]).
+    pub(crate) direct: Option<Arc<crate::server::Shared>>,
+    /// The version the upstream's lists were read in, which shaped the
+    /// output schemas this server lists for its tools.
+    pub(crate) listed: Mutex<Option<mcp_core::ProtocolVersion>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -144,6 +150,8 @@ impl Link {
             ready: watch::channel(false).0,
             filter_checked: AtomicBool::new(false),
             started: AtomicBool::new(false),
+            direct: mount.upstream.direct.clone(),
+            listed: Mutex::new(None),
         })
     }
 

@@ -1,0 +1,70 @@
+//! A mounted [`Server`](crate::Server) of this process, its tools called
+//! with nothing in between: no request encoded, no second connection's
+//! dispatch, no answer read back. The mount still mirrors its lists (and
+//! their changes) through the in-memory connection; only calls take this
+//! path, and only where the mounted server has no middleware of its own
+//! (which sees the protocol's requests, so it gets them).
+//!
+//! What the mounted server's pipeline would check still is: the tool's
+//! arguments against its schema, its rate limit and the server's (each
+//! caller's allowance counted apart), its timeout, its output against its
+//! output schema, its internal errors masked as it masks them. The handler
+//! runs with the mounted server's shared values and the caller's request:
+//! its progress, log messages and questions go straight to the caller's
+//! client (a 2026-07-28 caller's questions as input-required results, the
+//! handler run again with the answers, as this server's own tools are),
+//! and the caller's cancellation stops it. The caller's token does not
+//! cross (this server enforced the mounted server's scopes).
+
+use std::sync::Arc;
+
+use mcp_core::{CallToolResult, ProtocolVersion};
+use serde_json::Value;
+
+use super::link::Link;
+use crate::request::RequestParts;
+use crate::server::Shared;
+use crate::tools::call::{arguments, checked_output, timed_out};
+
+/// Call `child`'s tool `name` (its own name there) for `parts`, the
+/// request this server admitted for its mounted copy, within the mount's
+/// timeouts.
+pub(crate) async fn call_tool(link: &Link, child: &Arc<Shared>, name: &str, mut parts: RequestParts) -> CallToolResult {
+    let Some(entry) = child.tools.current().get(name).cloned() else {
+        return CallToolResult::error_text(format!("the mounted server `{}` has no tool `{name}` now", link.label));
+    };
+    let show_details = child.show_internal_errors;
+    let sent = Value::Object(std::mem::take(&mut parts.arguments));
+    parts.arguments = match arguments(&entry, Some(sent), child.lenient_arguments, show_details) {
+        Ok(arguments) => arguments,
+        Err(result) => return *result,
+    };
+    let over = |limiter: Option<&crate::tools::limit::Limiter>| limiter.and_then(|l| l.check(parts.session_key).err());
+    if let Some(why) = over(entry.limiter.as_ref()) {
+        return CallToolResult::error_text(format!("tool `{name}` {why}"));
+    }
+    if let Some(why) = over(child.limiter.as_ref()) {
+        return CallToolResult::error_text(format!("the mounted server `{}` {why}", link.label));
+    }
+    parts.state = child.state.clone();
+    // The caller's token stays with this server, which enforced the
+    // mounted server's scopes: as over its connection, none crosses.
+    parts.claims = None;
+    parts.target = name.to_owned();
+    let running = parts.task.clone();
+    let run = entry.handler.call(parts);
+    let run = async {
+        Ok::<_, mcp_runtime_client::Error>(match entry.definition.timeout {
+            Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| timed_out(name, limit)),
+            None => run.await,
+        })
+    };
+    let result = match link.bounded_for(running.as_deref(), run).await {
+        Ok(result) => checked_output(&entry, result, show_details),
+        Err(error) => return CallToolResult::error_text(link.describe(&error)),
+    };
+    // As its server would have sent it in the version this server read its
+    // lists in, whose output schemas this server lists.
+    let version = (*link.listed.lock().unwrap_or_else(|e| e.into_inner())).unwrap_or(ProtocolVersion::LATEST);
+    result.for_version_of_schema(version, entry.wraps_output)
+}
