@@ -8,6 +8,7 @@ mod connect;
 mod failure;
 mod incident;
 mod output;
+mod registry;
 mod select;
 
 use std::process::ExitCode;
@@ -44,6 +45,8 @@ async fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Install(args) => commands::install::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args).await,
+        Command::New(args) => commands::new::run(args),
+        Command::Publish(args) => commands::publish::run(args).await,
     }
 }
 

@@ -18,7 +18,7 @@ mod pipe;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::HttpOptions;
+pub use http::{HttpOptions, ServerCard};
 #[cfg(feature = "oauth")]
 pub use http::{Dpop, Introspection, MemoryProxyStore, OAuth, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
 pub use lines::{LineReader, LineWriter, Lines};
