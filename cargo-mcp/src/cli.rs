@@ -132,6 +132,8 @@ Examples:
   cargo mcp install vscode --dry-run                  show the build, the entry and the file; do nothing
   cargo mcp install gemini-cli --config ./settings.json
   cargo mcp install claude-code -- --verbose          arguments for the server
+  cargo mcp install goose --from-registry io.github.owner/weather   a server the MCP Registry lists
+  cargo mcp install mcp-json --server-json server.json --dry-run
 
 Files (before any change, the old one is kept as <file>.bak):
   claude-desktop  ~/.config/Claude/claude_desktop_config.json
@@ -139,7 +141,9 @@ Files (before any change, the old one is kept as <file>.bak):
   claude-code     ~/.claude.json (the user's servers, for every project)
   cursor          ~/.cursor/mcp.json
   vscode          .vscode/mcp.json in the workspace
-  gemini-cli      ~/.gemini/settings.json";
+  gemini-cli      ~/.gemini/settings.json
+  goose           ~/.config/goose/config.yaml (Windows: %APPDATA%\\Block\\goose\\config\\…)
+  mcp-json        ./mcp.json";
 
 const RUN_EXAMPLES: &str = "\
 Examples:
@@ -280,6 +284,11 @@ pub enum InstallTarget {
     VsCode,
     /// Gemini CLI (user settings)
     GeminiCli,
+    /// Goose (its config.yaml's extensions)
+    Goose,
+    /// A generic `mcp.json` (`mcpServers`), ./mcp.json unless --config names one
+    #[value(name = "mcp-json")]
+    McpJson,
 }
 
 #[derive(Debug, Args)]
@@ -299,6 +308,16 @@ pub struct InstallArgs {
     /// Change this file instead of the client's own
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Install the server the MCP Registry lists under this name (its cargo
+    /// package, or its remote) instead of building this project's
+    #[arg(long, value_name = "NAMESPACE/NAME", conflicts_with_all = ["example", "bin", "package", "release", "profile"])]
+    pub from_registry: Option<String>,
+    /// Install the server this server.json describes
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["from_registry", "example", "bin", "package", "release", "profile"])]
+    pub server_json: Option<PathBuf>,
+    /// The registry --from-registry asks
+    #[arg(long, value_name = "URL", default_value = "https://registry.modelcontextprotocol.io")]
+    pub registry: String,
     /// Arguments the client passes to the server
     #[arg(last = true, value_name = "ARGS")]
     pub server_args: Vec<String>,

@@ -42,7 +42,7 @@ async fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Call(args) => commands::call::run(args).await,
         Command::Read(args) => commands::read::run(args).await,
         Command::Prompt(args) => commands::prompt::run(args).await,
-        Command::Install(args) => commands::install::run(args),
+        Command::Install(args) => commands::install::run(args).await,
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args).await,
         Command::New(args) => commands::new::run(args),

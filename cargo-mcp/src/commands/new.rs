@@ -18,7 +18,7 @@ const HTTP_MAIN: &str = include_str!("../../templates/http/main.rs");
 const OAUTH_MAIN: &str = include_str!("../../templates/oauth/main.rs");
 const OAUTH_LIB_EXTRA: &str = include_str!("../../templates/oauth/lib-extra.rs");
 const GATEWAY_MAIN: &str = include_str!("../../templates/gateway/main.rs");
-const GATEWAY_CONFIG: &str = include_str!("../../templates/gateway/gateway.json");
+const GATEWAY_CONFIG: &str = include_str!("../../templates/gateway/gateway.example.json");
 const GATEWAY_TESTS_EXTRA: &str = include_str!("../../templates/gateway/tests-extra.rs");
 const OPENAPI_LIB: &str = include_str!("../../templates/openapi/lib.rs");
 const OPENAPI_MAIN: &str = include_str!("../../templates/openapi/main.rs");
@@ -84,7 +84,7 @@ pub fn files(name: &str, template: Template, mcp_name: &str, runtime: Option<&Pa
         (".gitignore".to_owned(), "/target\n".to_owned()),
     ];
     match template {
-        Template::Gateway => files.push(("gateway.json".to_owned(), GATEWAY_CONFIG.to_owned())),
+        Template::Gateway => files.push(("gateway.example.json".to_owned(), GATEWAY_CONFIG.to_owned())),
         Template::Openapi => files.push(("openapi.yaml".to_owned(), fill(OPENAPI_DOCUMENT))),
         _ => {}
     }
@@ -206,9 +206,9 @@ fn readme(template: Template) -> String {
              (`MCP_PUBLIC_URL`, `http://127.0.0.1:8000/mcp` by default); `whoami` needs the `profile` scope."
         }
         Template::Gateway => {
-            "List the servers to mount in `gateway.json` (the `mcpServers` JSON clients keep):\n\n\
-             ```json\n{\"mcpServers\": {\"calc\": {\"command\": \"calculator\"}, \"web\": {\"url\": \"http://127.0.0.1:8001/mcp\"}}}\n```\n\n\
-             Their tools are served beside this crate's own, each prefixed with its server's name (`calc_add`)."
+            "List the servers to mount in `gateway.json` (the `mcpServers` JSON clients keep; `gateway.example.json`\n\
+             shows one with a command and a URL), then `cargo run`. Their tools are served beside this crate's own,\n\
+             each prefixed with its server's name (`calc_add`); without the file only the crate's own are served."
         }
         Template::Openapi => {
             "`openapi.yaml` describes the API; each operation is a tool named by its `operationId`.\n\n\

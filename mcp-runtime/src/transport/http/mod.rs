@@ -217,11 +217,8 @@ impl HttpOptions {
         self
     }
 
-    /// Serve `card` (experimental, after the SEP-2127 draft): the server's
-    /// name, version, description, icons, transport and whether it needs a
-    /// token, at `<path>/server-card` and in the host's AI catalog
-    /// (`/.well-known/ai-catalog.json`), for clients to read before they
-    /// connect. Public (no token), and never lists tools. Off unless set.
+    /// Serve `card` at `<path>/server-card` and in the host's AI catalog,
+    /// for clients to read before they connect (see [`ServerCard`]).
     pub fn server_card(mut self, card: ServerCard) -> Self {
         self.card = Some(card);
         self
