@@ -101,12 +101,8 @@ async fn the_card_is_valid_says_what_the_connection_says_and_lists_no_tools() {
     assert!(versions.iter().any(|v| v == &result["protocolVersion"]), "{versions:?}");
 
     // Unchanged, it is not sent again.
-    let again = reqwest::Client::new()
-        .get(format!("{url}/server-card"))
-        .header(IF_NONE_MATCH, etag)
-        .send()
-        .await
-        .unwrap();
+    let again =
+        reqwest::Client::new().get(format!("{url}/server-card")).header(IF_NONE_MATCH, etag).send().await.unwrap();
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
     assert_eq!(again.text().await.unwrap(), "");
 }
@@ -157,12 +153,8 @@ async fn without_the_option_there_is_no_card_and_other_hosts_get_none() {
 
     // The card answers only under the names the server answers to.
     let url = serve(server(), HttpOptions::new().server_card(ServerCard::new("com.example/weather"))).await;
-    let refused = reqwest::Client::new()
-        .get(format!("{url}/server-card"))
-        .header("host", "evil.example")
-        .send()
-        .await
-        .unwrap();
+    let refused =
+        reqwest::Client::new().get(format!("{url}/server-card")).header("host", "evil.example").send().await.unwrap();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     let posted = reqwest::Client::new().post(format!("{url}/server-card")).send().await.unwrap();
     assert_eq!(posted.status(), StatusCode::METHOD_NOT_ALLOWED);

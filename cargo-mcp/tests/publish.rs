@@ -77,7 +77,8 @@ fn a_new_crate_publishes_a_valid_server_json_and_a_hidden_mcp_name_is_refused() 
         assert!(tests.contains("TestClient::connect") && tests.contains("check_clients("), "{tests}");
 
         let printed: Value = serde_json::from_str(&ok(&cargo_mcp(&krate, &["publish"]))).unwrap();
-        let written: Value = serde_json::from_str(&std::fs::read_to_string(krate.join("server.json")).unwrap()).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(krate.join("server.json")).unwrap()).unwrap();
         assert_eq!(printed, written);
         assert_eq!(valid(&written), Vec::<String>::new(), "{template}: {written:#}");
         assert_eq!(written["name"], mcp_name.as_str());
@@ -134,7 +135,10 @@ fn install_from_a_server_json_writes_goose_and_mcp_json_entries_in_a_dry_run() {
     assert!(said.contains("would install with `cargo install --locked weather-mcp --version 0.3.0`"), "{said}");
     assert!(said.contains("set API_KEY in the entry's environment"), "{said}");
     assert!(shown.contains("GOOSE_PROVIDER: openai"), "{shown}");
-    assert!(shown.contains("  weather:\n") && shown.contains("type: stdio") && shown.contains("UNITS: metric"), "{shown}");
+    assert!(
+        shown.contains("  weather:\n") && shown.contains("type: stdio") && shown.contains("UNITS: metric"),
+        "{shown}"
+    );
     assert!(shown.contains("cmd: ") && shown.contains("weather-mcp"), "{shown}");
     assert_eq!(std::fs::read_to_string(&goose).unwrap().lines().count(), 4, "the dry run changed the file");
 
@@ -164,8 +168,12 @@ fn registry_answering(body: Value) -> (String, std::thread::JoinHandle<String>) 
         }
         let body = body.to_string();
         let mut stream = stream;
-        write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len())
-            .unwrap();
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
         first
     });
     (url, served)
@@ -174,7 +182,8 @@ fn registry_answering(body: Value) -> (String, std::thread::JoinHandle<String>) 
 #[test]
 fn install_from_the_registry_asks_it_for_the_latest_version() {
     let dir = TempDir::new("registry");
-    let answer = json!({"server": server_json(), "_meta": {"io.modelcontextprotocol.registry/official": {"isLatest": true}}});
+    let answer =
+        json!({"server": server_json(), "_meta": {"io.modelcontextprotocol.registry/official": {"isLatest": true}}});
     let (registry, served) = registry_answering(answer);
     let config = dir.0.join("settings.json");
     let args = ["install", "gemini-cli", "--from-registry", "io.github.example/weather", "--registry", &registry];

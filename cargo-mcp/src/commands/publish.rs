@@ -3,7 +3,7 @@
 //! against the crate, written beside `Cargo.toml` and shown. Only
 //! `--upload` with a registry token in `MCP_REGISTRY_TOKEN` sends it.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::Value;
@@ -60,7 +60,7 @@ pub async fn run(args: PublishArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Send `document` to the registry's publish endpoint with the token.
-async fn upload(registry: &str, document: &Value, written: &PathBuf) -> Result<(), Failure> {
+async fn upload(registry: &str, document: &Value, written: &Path) -> Result<(), Failure> {
     let token = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.trim().is_empty()).ok_or_else(|| {
         Failure::new(format!("--upload needs a registry token in {TOKEN_VARIABLE}")).hint(format!(
             "log in to the registry (its `mcp-publisher login github` prints one), export it as {TOKEN_VARIABLE}, \

@@ -26,9 +26,9 @@ pub fn check(krate: &Crate, document: &Value) -> Findings {
     let name = document["name"].as_str().unwrap_or_default();
     name_rules(name, krate.repository.as_deref(), &mut found);
     match krate.description.as_deref().map(str::trim) {
-        None | Some("") => found.errors.push(
-            "the crate has no description: set `description` in Cargo.toml (at most 100 characters)".into(),
-        ),
+        None | Some("") => found
+            .errors
+            .push("the crate has no description: set `description` in Cargo.toml (at most 100 characters)".into()),
         Some(_) => {
             let length = document["description"].as_str().map_or(0, |d| d.chars().count());
             if length > MAX_DESCRIPTION {

@@ -33,10 +33,9 @@ pub fn render(value: &Value) -> Result<String, Failure> {
 /// `~/.config` (on macOS too), and `%APPDATA%\Block\goose\config` on
 /// Windows.
 pub fn default_path(home: &Path) -> PathBuf {
-    if cfg!(windows) {
-        if let Some(appdata) = std::env::var_os("APPDATA").filter(|a| !a.is_empty()) {
-            return PathBuf::from(appdata).join("Block").join("goose").join("config").join("config.yaml");
-        }
+    let appdata = std::env::var_os("APPDATA").filter(|a| cfg!(windows) && !a.is_empty());
+    if let Some(appdata) = appdata {
+        return PathBuf::from(appdata).join("Block").join("goose").join("config").join("config.yaml");
     }
     let config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
     config.unwrap_or_else(|| home.join(".config")).join("goose").join("config.yaml")

@@ -86,7 +86,8 @@ pub async fn run(args: InstallArgs) -> Result<ExitCode, Failure> {
     }
     if args.dry_run {
         let dry = stderr.bold("dry run:");
-        eprintln!("{dry} nothing is built, installed or written");
+        let nothing = if from_registry { "nothing is installed or written" } else { "nothing is built or written" };
+        eprintln!("{dry} {nothing}");
         match &prepare {
             Prepare::Build(plan) => eprintln!("{dry} would build with `{}`", plan.command_line()),
             Prepare::Install(install) => eprintln!("{dry} would install with `{}`", install.join(" ")),
@@ -190,7 +191,9 @@ fn remote_entry(client: InstallTarget, name: &str, url: &str) -> Result<Value, F
         InstallTarget::Goose => {
             json!({"name": name, "type": "streamable_http", "uri": url, "enabled": true, "timeout": 300})
         }
-        InstallTarget::ClaudeCode | InstallTarget::VsCode | InstallTarget::McpJson => json!({"type": "http", "url": url}),
+        InstallTarget::ClaudeCode | InstallTarget::VsCode | InstallTarget::McpJson => {
+            json!({"type": "http", "url": url})
+        }
         InstallTarget::Cursor => json!({"url": url}),
         InstallTarget::GeminiCli => json!({"httpUrl": url}),
         InstallTarget::ClaudeDesktop => {
@@ -337,8 +340,14 @@ mod tests {
             json!({"name": "s", "type": "stdio", "cmd": "/s", "args": [], "envs": {}, "enabled": true, "timeout": 300})
         );
         let url = Launch::Url("https://w.example.com/mcp".into());
-        assert_eq!(entry(InstallTarget::McpJson, "s", &url).unwrap(), json!({"type": "http", "url": "https://w.example.com/mcp"}));
-        assert_eq!(entry(InstallTarget::GeminiCli, "s", &url).unwrap(), json!({"httpUrl": "https://w.example.com/mcp"}));
+        assert_eq!(
+            entry(InstallTarget::McpJson, "s", &url).unwrap(),
+            json!({"type": "http", "url": "https://w.example.com/mcp"})
+        );
+        assert_eq!(
+            entry(InstallTarget::GeminiCli, "s", &url).unwrap(),
+            json!({"httpUrl": "https://w.example.com/mcp"})
+        );
         assert!(entry(InstallTarget::ClaudeDesktop, "s", &url).is_err());
     }
 

@@ -26,9 +26,11 @@ pub struct Plan {
 /// The `server.json` of `name` from the registry at `registry` (its
 /// latest version).
 pub async fn fetch(registry: &str, name: &str) -> Result<Value, Failure> {
-    let encoded: String = name.bytes().map(|b| if b == b'/' { "%2F".to_owned() } else { (b as char).to_string() }).collect();
+    let encoded: String =
+        name.bytes().map(|b| if b == b'/' { "%2F".to_owned() } else { (b as char).to_string() }).collect();
     let url = format!("{}/v0/servers/{encoded}/versions/latest", registry.trim_end_matches('/'));
-    let response = reqwest::get(&url).await.map_err(|e| Failure::new(format!("cannot reach the registry at {url}: {e}")))?;
+    let response =
+        reqwest::get(&url).await.map_err(|e| Failure::new(format!("cannot reach the registry at {url}: {e}")))?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_FOUND {
         return Err(Failure::new(format!("the registry has no server named `{name}`"))
@@ -37,7 +39,8 @@ pub async fn fetch(registry: &str, name: &str) -> Result<Value, Failure> {
     if !status.is_success() {
         return Err(Failure::new(format!("the registry answered {status} for `{name}`")));
     }
-    let body: Value = response.json().await.map_err(|e| Failure::new(format!("the registry's answer is not JSON: {e}")))?;
+    let body: Value =
+        response.json().await.map_err(|e| Failure::new(format!("the registry's answer is not JSON: {e}")))?;
     // The registry wraps the server.json with its own metadata.
     Ok(match body.get("server") {
         Some(server) => server.clone(),
@@ -47,7 +50,8 @@ pub async fn fetch(registry: &str, name: &str) -> Result<Value, Failure> {
 
 /// A `server.json` file.
 pub fn read(path: &Path) -> Result<Value, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| Failure::new(format!("{} is not JSON: {e}", path.display())))
 }
 
@@ -77,12 +81,13 @@ pub fn plan(server: &Value, cargo_home: &Path) -> Result<Plan, Failure> {
         return Ok(Plan { name, launch: Launch::Url(url), install: None, notes });
     }
     let kinds: Vec<String> = packages.iter().filter_map(|p| p["registryType"].as_str().map(str::to_owned)).collect();
-    Err(Failure::new(format!("`{full}` has no cargo package served over stdio and no Streamable HTTP remote"))
-        .hint(if kinds.is_empty() {
+    Err(Failure::new(format!("`{full}` has no cargo package served over stdio and no Streamable HTTP remote")).hint(
+        if kinds.is_empty() {
             "its server.json lists no packages".to_owned()
         } else {
             format!("it has {} packages: install it with their tools", kinds.join(", "))
-        }))
+        },
+    ))
 }
 
 fn cargo_package(package: &Value, cargo_home: &Path, name: String) -> Plan {
@@ -149,7 +154,10 @@ mod tests {
         assert_eq!(plan.name, "weather");
         assert_eq!(plan.install.unwrap().join(" "), "cargo install --locked weather-mcp --version 0.3.0");
         let Launch::Command { command, args, env } = plan.launch else { panic!("not a command") };
-        assert_eq!(command, Path::new("/home/u/.cargo/bin").join(format!("weather-mcp{}", std::env::consts::EXE_SUFFIX)));
+        assert_eq!(
+            command,
+            Path::new("/home/u/.cargo/bin").join(format!("weather-mcp{}", std::env::consts::EXE_SUFFIX))
+        );
         assert_eq!(args, ["serve", "--city", "<dir>"]);
         assert_eq!(Value::Object(env), json!({"UNITS": "metric"}));
         assert_eq!(plan.notes, ["replace <dir> in the arguments", "set API_KEY in the entry's environment"]);

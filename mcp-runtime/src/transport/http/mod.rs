@@ -39,12 +39,12 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use crate::error::Error;
 use crate::server::Server;
 pub(crate) use endpoint::Endpoint;
-pub use server_card::ServerCard;
 use guard::AllowList;
 #[cfg(feature = "oauth")]
 pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
 #[cfg(feature = "oauth")]
 pub use oauth::{Dpop, Introspection, OAuth};
+pub use server_card::ServerCard;
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]

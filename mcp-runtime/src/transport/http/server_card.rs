@@ -196,7 +196,9 @@ pub(crate) fn answer(method: &Method, headers: &HeaderMap, document: &Value, cat
             let body = serde_json::to_vec(document).unwrap_or_default();
             let tag = format!("\"{}\"", hex(&Sha256::digest(&body)[..16]));
             let unchanged = headers.get(IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|asked| {
-                asked.split(',').any(|t| t.trim() == tag || t.trim() == "*" || t.trim().strip_prefix("W/") == Some(&tag))
+                asked
+                    .split(',')
+                    .any(|t| t.trim() == tag || t.trim() == "*" || t.trim().strip_prefix("W/") == Some(&tag))
             });
             let mut response = if unchanged {
                 StatusCode::NOT_MODIFIED.into_response()

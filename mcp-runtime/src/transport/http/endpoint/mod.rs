@@ -231,7 +231,9 @@ async fn server_card(State(endpoint): State<Arc<Endpoint>>, request: Request) ->
         #[cfg(not(feature = "oauth"))]
         let oauth = false;
         let auth = if oauth {
-            Some("An OAuth 2.1 access token: `Bearer TOKEN` (the server's protected resource metadata names its authorization server)")
+            Some(
+                "An OAuth 2.1 access token: `Bearer TOKEN` (the server's protected resource metadata names its authorization server)",
+            )
         } else {
             options.token.as_ref().map(|_| "The server's bearer token: `Bearer TOKEN`")
         };
