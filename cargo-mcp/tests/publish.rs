@@ -194,3 +194,64 @@ fn install_from_the_registry_asks_it_for_the_latest_version() {
     assert!(entry["command"].as_str().unwrap().ends_with(&format!("weather-mcp{}", std::env::consts::EXE_SUFFIX)));
     assert!(!config.exists());
 }
+
+/// A stand-in for the registry's publish endpoint: answers one request
+/// with 200 and hands back the whole request (line, headers, body).
+fn publish_endpoint() -> (String, std::thread::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let served = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut head = String::new();
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap();
+            }
+            head.push_str(&line);
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        std::io::Read::read_exact(&mut reader, &mut body).unwrap();
+        let mut stream = stream;
+        write!(stream, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{{}}").unwrap();
+        format!("{head}{}", String::from_utf8_lossy(&body))
+    });
+    (url, served)
+}
+
+#[test]
+fn upload_sends_only_with_a_token_from_the_environment() {
+    let dir = TempDir::new("upload");
+    let runtime = workspace().to_str().unwrap();
+    ok(&cargo_mcp(&dir.0, &["new", "w", "--runtime-path", runtime, "--mcp-name", "io.github.example/w"]));
+    let krate = dir.0.join("w");
+    let upload = |token: Option<&str>, registry: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-mcp"));
+        command.args(["publish", "--upload", "--registry", registry]).current_dir(&krate);
+        match token {
+            Some(token) => command.env("MCP_REGISTRY_TOKEN", token),
+            None => command.env_remove("MCP_REGISTRY_TOKEN"),
+        };
+        command.output().unwrap()
+    };
+    // Without a token nothing is sent (the port is closed: a request would fail otherwise).
+    let refused = upload(None, "http://127.0.0.1:9");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("--upload needs a registry token in MCP_REGISTRY_TOKEN"), "{}", stderr(&refused));
+
+    let (registry, served) = publish_endpoint();
+    ok(&upload(Some("registry-jwt"), &registry));
+    let request = served.join().unwrap();
+    assert!(request.starts_with("POST /v0/publish HTTP/1.1"), "{request}");
+    assert!(request.to_ascii_lowercase().contains("authorization: bearer registry-jwt"), "{request}");
+    let body: Value = serde_json::from_str(request.rsplit("\r\n\r\n").next().unwrap()).unwrap();
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(krate.join("server.json")).unwrap()).unwrap();
+    assert_eq!(body, written);
+    assert_eq!(body["name"], "io.github.example/w");
+}

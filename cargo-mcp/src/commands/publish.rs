@@ -12,7 +12,7 @@ use crate::cli::PublishArgs;
 use crate::failure::Failure;
 use crate::output::{self, Style};
 use crate::registry::manifest::Crate;
-use crate::registry::{checks, schema, server_json};
+use crate::registry::{checks, http, schema, server_json};
 
 /// Where the registry token comes from: the environment only, so that it
 /// is in no command line, shell history or CI log.
@@ -63,13 +63,13 @@ pub async fn run(args: PublishArgs) -> Result<ExitCode, Failure> {
 async fn upload(registry: &str, document: &Value, written: &Path) -> Result<(), Failure> {
     let token = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.trim().is_empty()).ok_or_else(|| {
         Failure::new(format!("--upload needs a registry token in {TOKEN_VARIABLE}")).hint(format!(
-            "log in to the registry (its `mcp-publisher login github` prints one), export it as {TOKEN_VARIABLE}, \
-             and run again; {} is ready meanwhile",
+            "get a token from the registry (its own `mcp-publisher login` gets one), export it as \
+             {TOKEN_VARIABLE}, and run again; {} is ready meanwhile",
             written.display()
         ))
     })?;
     let url = format!("{}/v0/publish", registry.trim_end_matches('/'));
-    let response = reqwest::Client::new()
+    let response = http::client()?
         .post(&url)
         .bearer_auth(token.trim())
         .json(document)
@@ -81,7 +81,7 @@ async fn upload(registry: &str, document: &Value, written: &Path) -> Result<(), 
         return Ok(());
     }
     // The registry's answer says what it refused; it never holds the token.
-    let body = response.text().await.unwrap_or_default();
-    let body: String = body.chars().take(4000).collect();
+    let body = http::body(response).await.unwrap_or_default();
+    let body: String = String::from_utf8_lossy(&body).chars().take(4000).collect();
     Err(Failure::new(format!("the registry refused the server.json ({status})")).detail(body))
 }

@@ -3,6 +3,7 @@
 //! its version) and against the registry's pinned schema.
 
 pub mod checks;
+pub mod http;
 pub mod manifest;
 pub mod schema;
 pub mod server_json;

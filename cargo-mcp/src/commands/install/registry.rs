@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::Launch;
 use crate::failure::Failure;
+use crate::registry::http;
 
 /// What `server.json` says to do.
 #[derive(Debug)]
@@ -26,11 +27,12 @@ pub struct Plan {
 /// The `server.json` of `name` from the registry at `registry` (its
 /// latest version).
 pub async fn fetch(registry: &str, name: &str) -> Result<Value, Failure> {
-    let encoded: String =
-        name.bytes().map(|b| if b == b'/' { "%2F".to_owned() } else { (b as char).to_string() }).collect();
-    let url = format!("{}/v0/servers/{encoded}/versions/latest", registry.trim_end_matches('/'));
-    let response =
-        reqwest::get(&url).await.map_err(|e| Failure::new(format!("cannot reach the registry at {url}: {e}")))?;
+    let url = format!("{}/v0/servers/{}/versions/latest", registry.trim_end_matches('/'), http::segment(name));
+    let response = http::client()?
+        .get(&url)
+        .send()
+        .await
+        .map_err(|e| Failure::new(format!("cannot reach the registry at {url}: {e}")))?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_FOUND {
         return Err(Failure::new(format!("the registry has no server named `{name}`"))
@@ -39,8 +41,8 @@ pub async fn fetch(registry: &str, name: &str) -> Result<Value, Failure> {
     if !status.is_success() {
         return Err(Failure::new(format!("the registry answered {status} for `{name}`")));
     }
-    let body: Value =
-        response.json().await.map_err(|e| Failure::new(format!("the registry's answer is not JSON: {e}")))?;
+    let body: Value = serde_json::from_slice(&http::body(response).await?)
+        .map_err(|e| Failure::new(format!("the registry's answer is not JSON: {e}")))?;
     // The registry wraps the server.json with its own metadata.
     Ok(match body.get("server") {
         Some(server) => server.clone(),

@@ -127,9 +127,10 @@ pub(crate) fn card(card: &ServerCard, facts: &Facts<'_>, host: &str) -> Value {
     out.insert("version".into(), info.version.clone().into());
     let description = card.description.clone().or_else(|| info.description.clone());
     // The card requires one; the server's name says at least what it is.
-    out.insert("description".into(), description.unwrap_or_else(|| info.name.clone()).into());
+    let description = description.unwrap_or_else(|| info.name.clone());
+    out.insert("description".into(), within_limit(&description).into());
     if let Some(title) = card.title.clone().or_else(|| info.title.clone()) {
-        out.insert("title".into(), title.into());
+        out.insert("title".into(), within_limit(&title).into());
     }
     let icons: Vec<&Icon> = info.icons.iter().flatten().chain(&card.icons).collect();
     if !icons.is_empty() {
@@ -174,6 +175,34 @@ pub(crate) fn catalog(card: &ServerCard, path: &str, host: &str) -> Value {
             "url": format!("{}/server-card", endpoint_url(card, path, host)),
         }]
     })
+}
+
+/// The draft's limit on `description` and `title`: a longer text would
+/// make clients refuse the whole card, so it is cut.
+fn within_limit(text: &str) -> String {
+    const LIMIT: usize = 100;
+    match text.char_indices().nth(LIMIT) {
+        Some((end, _)) => text[..end].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+/// Say at start-up what would make clients refuse the card: a name not
+/// in the registry's `NAMESPACE/NAME` form.
+pub(crate) fn warn_if_invalid(card: &ServerCard) {
+    let valid = card.name.split_once('/').is_some_and(|(namespace, name)| {
+        let allowed = |s: &str, extra: char| {
+            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == extra)
+        };
+        allowed(namespace, '-') && allowed(name, '_') && (3..=200).contains(&card.name.len())
+    });
+    if !valid {
+        tracing::warn!(
+            name = %card.name,
+            "the server card's name is not NAMESPACE/NAME in reverse-DNS form (io.github.OWNER/NAME): clients will \
+             refuse the card"
+        );
+    }
 }
 
 fn endpoint_url(card: &ServerCard, path: &str, host: &str) -> String {
@@ -234,6 +263,12 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_texts_are_cut_to_the_drafts_limit() {
+        assert_eq!(within_limit(&"é".repeat(120)).chars().count(), 100);
+        assert_eq!(within_limit("short"), "short");
+    }
 
     #[test]
     fn the_catalog_names_the_host_without_its_port_and_the_cards_url() {

@@ -190,9 +190,10 @@ impl Endpoint {
 pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
     let path = endpoint.options.path.clone();
     let mut router = Router::new().route(&path, any(handle));
-    if endpoint.options.card.is_some() {
-        let card = format!("{}/server-card", path.trim_end_matches('/'));
-        router = router.route(&card, any(server_card));
+    if let Some(card) = &endpoint.options.card {
+        super::server_card::warn_if_invalid(card);
+        let at = format!("{}/server-card", path.trim_end_matches('/'));
+        router = router.route(&at, any(server_card));
         for catalog in super::server_card::CATALOG_PATHS {
             router = router.route(catalog, any(server_card));
         }
