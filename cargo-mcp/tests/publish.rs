@@ -106,6 +106,14 @@ fn a_new_crate_publishes_a_valid_server_json_and_a_hidden_mcp_name_is_refused() 
     std::fs::write(krate.join("README.md"), readme.replace("io.github.Example/", "io.github.example/")).unwrap();
     let refused = cargo_mcp(&krate, &["publish"]);
     assert!(stderr(&refused).contains("names `io.github.example/w-stdio`"), "{}", stderr(&refused));
+
+    // The version clients see is the one the registry lists.
+    std::fs::write(krate.join("README.md"), &readme).unwrap();
+    let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
+    std::fs::write(krate.join("src/lib.rs"), lib.replace("env!(\"CARGO_PKG_VERSION\")", "\"9.9.9\"")).unwrap();
+    let refused = cargo_mcp(&krate, &["publish"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("serves version 9.9.9, the crate is 0.1.0"), "{}", stderr(&refused));
 }
 
 fn server_json() -> Value {

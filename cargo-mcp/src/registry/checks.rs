@@ -54,8 +54,53 @@ pub fn check(krate: &Crate, document: &Value) -> Findings {
             "the crate has `publish = false`: the registry checks the published crate, so publish it first".into(),
         );
     }
+    for (file, said) in declared_versions(&krate.dir().join("src")) {
+        if said != krate.version {
+            found.errors.push(format!(
+                "{} serves version {said}, the crate is {}: clients would see another version than the registry's \
+                 (write env!(\"CARGO_PKG_VERSION\"))",
+                file.display(),
+                krate.version
+            ));
+        }
+    }
     readme(krate, name, &mut found);
     found
+}
+
+/// The versions written as literals in `Server::new("name", "1.0.0")` or
+/// `Server::empty(…)` in the sources under `dir`, with their files.
+fn declared_versions(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return found };
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            found.extend(declared_versions(&path));
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        for call in ["Server::new(", "Server::empty("] {
+            for (at, _) in text.match_indices(call) {
+                let arguments = &text[at + call.len()..];
+                let arguments = &arguments[..arguments.find(')').unwrap_or(arguments.len())];
+                if let Some(version) = literal_version(arguments) {
+                    found.push((path.clone(), version));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The second argument of a call, when it is a string literal.
+fn literal_version(arguments: &str) -> Option<String> {
+    let (_, second) = arguments.split_once(',')?;
+    let second = second.trim().trim_end_matches(',').trim();
+    let inner = second.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains('"')).then(|| inner.to_owned())
 }
 
 /// The registry's rules for names, and its case rules.
@@ -189,6 +234,13 @@ mod tests {
         assert!(mcp_name_problem("# W\n", name).unwrap().contains("no `mcp-name: "));
         // A comment that never closes hides the rest.
         assert!(mcp_name_problem("<!-- x\nmcp-name: io.github.Owner/weather\n", name).is_some());
+    }
+
+    #[test]
+    fn a_literal_version_in_the_servers_constructor_is_read() {
+        assert_eq!(literal_version(r#""calc", "1.2.0""#).as_deref(), Some("1.2.0"));
+        assert_eq!(literal_version(r#""calc", env!("CARGO_PKG_VERSION""#), None);
+        assert_eq!(literal_version(r#""calc""#), None);
     }
 
     #[test]
