@@ -59,6 +59,14 @@ pub fn run(args: NewArgs) -> Result<ExitCode, Failure> {
             ))
         );
     }
+    if runtime.is_none() {
+        let line = format!(
+            "it depends on mcp-runtime {} from the package registry; until that release is there, make it \
+             with --runtime-path pointing at a clone",
+            env!("CARGO_PKG_VERSION")
+        );
+        eprintln!("{:>12} {}", "", stderr.dim(&line));
+    }
     eprintln!("{:>12} {}", "", stderr.dim(&format!("next: cd {} && cargo test", dir.display())));
     Ok(ExitCode::SUCCESS)
 }
