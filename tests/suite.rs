@@ -51,6 +51,7 @@ mod replicas;
 mod resources;
 mod results;
 mod schemas;
+mod server_card;
 mod skills;
 mod spans;
 mod startup;

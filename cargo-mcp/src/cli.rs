@@ -46,7 +46,40 @@ pub enum Command {
     /// gateway, each server's tools prefixed with its name
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
+    /// Make a new server crate that builds, answers a client and passes
+    /// its tests at once
+    #[command(after_help = NEW_EXAMPLES)]
+    New(NewArgs),
+    /// Write the crate's server.json for the MCP Registry, checked against
+    /// the registry's schema and the crate (a dry run unless --upload)
+    #[command(after_help = PUBLISH_EXAMPLES)]
+    Publish(PublishArgs),
 }
+
+const NEW_EXAMPLES: &str = "\
+Examples:
+  cargo mcp new weather                       tools in src/lib.rs, served over stdio
+  cargo mcp new weather --template http       Streamable HTTP, with a server card
+  cargo mcp new weather --template oauth      HTTP taking OAuth access tokens
+  cargo mcp new hub --template gateway        other servers mounted as one
+  cargo mcp new petstore --template openapi   an HTTP API's operations as tools
+  cargo mcp new weather --runtime-path ../mcp-runtime   depend on a local checkout
+
+Then: cd weather && cargo test && cargo mcp publish";
+
+const PUBLISH_EXAMPLES: &str = "\
+Examples:
+  cargo mcp publish                        check and write server.json; send nothing
+  cargo mcp publish --out /tmp/server.json
+  MCP_REGISTRY_TOKEN=... cargo mcp publish --upload
+
+The name comes from [package.metadata.mcp] name, or io.github.OWNER/CRATE for a crate on GitHub;
+the README must show `mcp-name: NAME` as visible text. Environment variables, arguments and
+remotes go under [package.metadata.mcp] in the registry's shape:
+  [package.metadata.mcp]
+  name = \"io.github.you/weather\"
+  environment-variables = [{ name = \"API_KEY\", isRequired = true, isSecret = true }]
+  remotes = [{ type = \"streamable-http\", url = \"https://weather.example.com/mcp\" }]";
 
 const SERVE_EXAMPLES: &str = "\
 Examples:
@@ -99,6 +132,8 @@ Examples:
   cargo mcp install vscode --dry-run                  show the build, the entry and the file; do nothing
   cargo mcp install gemini-cli --config ./settings.json
   cargo mcp install claude-code -- --verbose          arguments for the server
+  cargo mcp install goose --from-registry io.github.owner/weather   a server the MCP Registry lists
+  cargo mcp install mcp-json --server-json server.json --dry-run
 
 Files (before any change, the old one is kept as <file>.bak):
   claude-desktop  ~/.config/Claude/claude_desktop_config.json
@@ -106,7 +141,9 @@ Files (before any change, the old one is kept as <file>.bak):
   claude-code     ~/.claude.json (the user's servers, for every project)
   cursor          ~/.cursor/mcp.json
   vscode          .vscode/mcp.json in the workspace
-  gemini-cli      ~/.gemini/settings.json";
+  gemini-cli      ~/.gemini/settings.json
+  goose           ~/.config/goose/config.yaml (Windows: %APPDATA%\\Block\\goose\\config\\…)
+  mcp-json        ./mcp.json";
 
 const RUN_EXAMPLES: &str = "\
 Examples:
@@ -247,6 +284,11 @@ pub enum InstallTarget {
     VsCode,
     /// Gemini CLI (user settings)
     GeminiCli,
+    /// Goose (its config.yaml's extensions)
+    Goose,
+    /// A generic `mcp.json` (`mcpServers`), ./mcp.json unless --config names one
+    #[value(name = "mcp-json")]
+    McpJson,
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +308,16 @@ pub struct InstallArgs {
     /// Change this file instead of the client's own
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Install the server the MCP Registry lists under this name (its cargo
+    /// package, or its remote) instead of building this project's
+    #[arg(long, value_name = "NAMESPACE/NAME", conflicts_with_all = ["example", "bin", "package", "release", "profile"])]
+    pub from_registry: Option<String>,
+    /// Install the server this server.json describes
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["from_registry", "example", "bin", "package", "release", "profile"])]
+    pub server_json: Option<PathBuf>,
+    /// The registry --from-registry asks
+    #[arg(long, value_name = "URL", default_value = "https://registry.modelcontextprotocol.io")]
+    pub registry: String,
     /// Arguments the client passes to the server
     #[arg(last = true, value_name = "ARGS")]
     pub server_args: Vec<String>,
@@ -281,6 +333,61 @@ pub struct RunArgs {
     /// Arguments for the server
     #[arg(last = true, value_name = "ARGS")]
     pub server_args: Vec<String>,
+}
+
+/// The kinds of crate `new` makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Template {
+    /// Tools in the library, served over stdio (or HTTP with MCP_TRANSPORT=http)
+    Stdio,
+    /// Streamable HTTP with a server card
+    Http,
+    /// Streamable HTTP taking OAuth 2.1 access tokens, a tool needing a scope
+    Oauth,
+    /// Servers of an `mcpServers` file mounted as one, beside tools of its own
+    Gateway,
+    /// An HTTP API's operations as tools, from its OpenAPI document
+    Openapi,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The crate's name (and its folder's)
+    pub name: String,
+    /// What kind of server
+    #[arg(long, value_enum, default_value_t = Template::Stdio)]
+    pub template: Template,
+    /// Depend on the runtime in this folder (a checkout) instead of the registry's release
+    #[arg(long, value_name = "DIR")]
+    pub runtime_path: Option<PathBuf>,
+    /// Make it in this folder instead of ./NAME
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The name in the MCP Registry (by default io.github.YOUR-LOGIN/NAME, to edit)
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub mcp_name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The crate's Cargo.toml (by default the current directory's)
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package, in a workspace of several
+    #[arg(short, long, value_name = "NAME")]
+    pub package: Option<String>,
+    /// Write server.json here instead of beside Cargo.toml
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Check and write only (the default)
+    #[arg(long, conflicts_with = "upload")]
+    pub dry_run: bool,
+    /// Send it to the registry, with the token in MCP_REGISTRY_TOKEN
+    #[arg(long)]
+    pub upload: bool,
+    /// The registry to send it to
+    #[arg(long, value_name = "URL", default_value = "https://registry.modelcontextprotocol.io")]
+    pub registry: String,
 }
 
 #[derive(Debug, Args)]

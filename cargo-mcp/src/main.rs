@@ -8,6 +8,7 @@ mod connect;
 mod failure;
 mod incident;
 mod output;
+mod registry;
 mod select;
 
 use std::process::ExitCode;
@@ -41,9 +42,11 @@ async fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Call(args) => commands::call::run(args).await,
         Command::Read(args) => commands::read::run(args).await,
         Command::Prompt(args) => commands::prompt::run(args).await,
-        Command::Install(args) => commands::install::run(args),
+        Command::Install(args) => commands::install::run(args).await,
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args).await,
+        Command::New(args) => commands::new::run(args),
+        Command::Publish(args) => commands::publish::run(args).await,
     }
 }
 

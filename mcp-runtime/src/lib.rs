@@ -228,6 +228,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../docs/src/cli.md")]
     struct Cli;
+    #[doc = include_str!("../../docs/src/publishing.md")]
+    struct Publishing;
     #[doc = include_str!("../../docs/src/limits.md")]
     struct Limits;
     #[doc = include_str!("../../docs/src/project.md")]

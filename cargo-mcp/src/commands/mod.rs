@@ -3,7 +3,9 @@
 pub mod call;
 pub mod inspect;
 pub mod install;
+pub mod new;
 pub mod prompt;
+pub mod publish;
 pub mod read;
 pub mod run;
 pub mod serve;

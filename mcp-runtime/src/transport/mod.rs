@@ -17,10 +17,10 @@ mod message;
 mod pipe;
 pub(crate) mod stdio;
 
-#[cfg(feature = "http")]
-pub use http::HttpOptions;
 #[cfg(feature = "oauth")]
 pub use http::{Dpop, Introspection, MemoryProxyStore, OAuth, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
+#[cfg(feature = "http")]
+pub use http::{HttpOptions, ServerCard};
 pub use lines::{LineReader, LineWriter, Lines};
 pub use memory::InMemoryClient;
 pub use message::{ReadMessages, Received, Transport, WriteMessages};

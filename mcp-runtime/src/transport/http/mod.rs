@@ -24,6 +24,7 @@ mod mirror;
 mod oauth;
 mod responses;
 mod resume;
+mod server_card;
 mod sessions;
 mod sse;
 pub(crate) mod store;
@@ -43,6 +44,7 @@ use guard::AllowList;
 pub use oauth::proxy::{MemoryProxyStore, OAuthProxy, ProxyStore, TrustedIdp, Upstream};
 #[cfg(feature = "oauth")]
 pub use oauth::{Dpop, Introspection, OAuth};
+pub use server_card::ServerCard;
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 #[cfg(feature = "redis")]
@@ -77,6 +79,7 @@ pub struct HttpOptions {
     pub(crate) body_timeout: Duration,
     pub(crate) connections: conn::ConnectionLimits,
     pub(crate) stores: Stores,
+    pub(crate) card: Option<ServerCard>,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<OAuth>,
     #[cfg(feature = "oauth")]
@@ -114,6 +117,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(60),
             connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
             stores: Stores { events: Arc::new(MemoryEventStore::default()), sessions: None, fanout: None },
+            card: None,
             #[cfg(feature = "oauth")]
             oauth: None,
             #[cfg(feature = "oauth")]
@@ -210,6 +214,13 @@ impl HttpOptions {
     #[cfg(feature = "oauth")]
     pub fn oauth_proxy(mut self, proxy: OAuthProxy) -> Self {
         self.oauth_proxy = Some(Box::new(proxy));
+        self
+    }
+
+    /// Serve `card` at `<path>/server-card` and in the host's AI catalog,
+    /// for clients to read before they connect (see [`ServerCard`]).
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.card = Some(card);
         self
     }
 

@@ -189,8 +189,15 @@ impl Endpoint {
 
 pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
     let path = endpoint.options.path.clone();
-    #[allow(unused_mut)] // Without OAuth there is nothing to add.
     let mut router = Router::new().route(&path, any(handle));
+    if let Some(card) = &endpoint.options.card {
+        super::server_card::warn_if_invalid(card);
+        let at = format!("{}/server-card", path.trim_end_matches('/'));
+        router = router.route(&at, any(server_card));
+        for catalog in super::server_card::CATALOG_PATHS {
+            router = router.route(catalog, any(server_card));
+        }
+    }
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &endpoint.oauth {
         for metadata in &verifier.metadata_paths {
@@ -202,6 +209,44 @@ pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
         return router.with_state(endpoint).merge(super::oauth::proxy::routes(proxy));
     }
     router.with_state(endpoint)
+}
+
+/// The server card or the AI catalog that lists it (experimental): public,
+/// so no token is asked for, but only under the names the server answers
+/// to.
+async fn server_card(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    use super::server_card::{self as card, Facts};
+    let options = &endpoint.options;
+    let Some(settings) = &options.card else { return StatusCode::NOT_FOUND.into_response() };
+    if let Err(refusal) = guard::check(request.headers(), &options.hosts, &None, None) {
+        return refused(refusal);
+    }
+    let host = card::host(request.headers());
+    let is_catalog = request.uri().path().starts_with("/.well-known/");
+    let document = if is_catalog {
+        card::catalog(settings, &options.path, host)
+    } else {
+        let capabilities = endpoint.shared.capabilities();
+        #[cfg(feature = "oauth")]
+        let oauth = options.oauth.is_some() || options.oauth_proxy.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let oauth = false;
+        let auth = if oauth {
+            Some(
+                "An OAuth 2.1 access token: `Bearer TOKEN` (the server's protected resource metadata names its authorization server)",
+            )
+        } else {
+            options.token.as_ref().map(|_| "The server's bearer token: `Bearer TOKEN`")
+        };
+        let facts = Facts {
+            info: &endpoint.shared.info,
+            extensions: capabilities.other.get("extensions"),
+            path: &options.path,
+            auth,
+        };
+        card::card(settings, &facts, host)
+    };
+    card::answer(request.method(), request.headers(), &document, is_catalog)
 }
 
 /// The protected resource metadata (RFC 9728): public, so no token is
