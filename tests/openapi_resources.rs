@@ -8,7 +8,7 @@ use mcp_runtime::openapi::{MapTo, OpenApi, RouteMap};
 use mcp_runtime::testing::TestClient;
 use serde_json::Value;
 
-use crate::openapi::{PETSTORE, petstore, start_api};
+use crate::openapi::{PETSTORE, start_api};
 
 /// The petstore with a GET whose only parameter is in the path.
 fn with_owner(base: &str) -> OpenApi {

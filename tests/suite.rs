@@ -39,6 +39,7 @@ mod oauth_dpop;
 mod oauth_introspection;
 mod oauth_proxy;
 mod openapi;
+mod openapi_axum;
 mod openapi_resources;
 mod optional_arguments;
 mod ordinary;

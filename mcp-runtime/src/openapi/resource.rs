@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::call::Http;
 use super::operation::{Location, Operation};
 use crate::request::RequestParts;
+use crate::resources::template::UriTemplate;
 use crate::resources::{Contents, Resource, ResourceDefinition};
 use crate::tools::BoxFuture;
 
@@ -52,6 +53,17 @@ pub(crate) fn uri(operation: &Operation, prefix: &str) -> Result<(String, bool),
     }
     let template = !operation.params.is_empty();
     Ok((uri, template))
+}
+
+/// `found` when no template already served can match its URIs (a read
+/// would be ambiguous, and the server would refuse both); it joins them.
+pub(crate) fn distinct(found: (String, bool), served: &mut Vec<(UriTemplate, String)>) -> Result<(String, bool), String> {
+    let template = UriTemplate::parse(&found.0).map_err(|why| format!("its URI `{}` is not a URI template: {why}", found.0))?;
+    if let Some((_, other)) = served.iter().find(|(t, _)| t.overlaps(&template)) {
+        return Err(format!("its URI `{}` can match the same URIs as `{other}`, served already", found.0));
+    }
+    served.push((template, found.0.clone()));
+    Ok(found)
 }
 
 /// One GET operation of the API, served as a resource or a template.

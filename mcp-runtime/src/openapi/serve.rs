@@ -18,6 +18,7 @@ pub(crate) fn plan(api: &OpenApi) -> Result<Vec<(Mapped, Option<Operation>)>, Op
     let rules = routes::Rules::new(&api.routes)?;
     let (operations, skipped) = operation::operations(&api.document)?;
     let mut names = routes::Names::default();
+    let mut templates: Vec<(crate::resources::template::UriTemplate, String)> = Vec::new();
     let mut plan = Vec::new();
     for operation in operations {
         let (mut to, rule) = rules.decide(&operation);
@@ -27,7 +28,7 @@ pub(crate) fn plan(api: &OpenApi) -> Result<Vec<(Mapped, Option<Operation>)>, Op
         };
         let mut uri = None;
         if to == MapTo::Resource {
-            match resource::uri(&operation, &api.uri_prefix) {
+            match resource::uri(&operation, &api.uri_prefix).and_then(|found| resource::distinct(found, &mut templates)) {
                 Ok((found, template)) => {
                     uri = Some(found);
                     if template {
