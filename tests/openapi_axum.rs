@@ -133,3 +133,29 @@ async fn in_process_routes_follow_route_maps_and_bounds() {
     let result = client.call_tool("get_item", json!({"id": 0})).await.unwrap();
     assert_eq!(result.content[0].as_text(), Some("the API answered 404 Not Found"));
 }
+
+#[tokio::test]
+async fn the_example_serves_a_utoipa_described_service_in_process() {
+    let client = mcp_runtime_client::Client::builder()
+        .stderr(mcp_runtime_client::Stderr::Capture)
+        .command(crate::common::example("axum_api"), ["--stdio"])
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["add_todo", "finish_todo", "list_todos"]);
+    // utoipa's schemas, through the portable profile, suit every known client.
+    mcp_runtime::clients::ClientReport::for_tools(&tools).assert_clear();
+    let add = tools.iter().find(|t| t.name == "add_todo").unwrap();
+    assert_eq!(add.input_schema["required"], json!(["title"]));
+    let added = client.call("add_todo", json!({"title": "write the guide"})).await.unwrap();
+    assert_eq!(added.structured_content.unwrap(), json!({"id": 0, "title": "write the guide", "done": false}));
+    let done = client.call("finish_todo", json!({"id": 0})).await.unwrap();
+    assert_eq!(done.structured_content.unwrap()["done"], true);
+    let listed = client.call("list_todos", json!({})).await.unwrap();
+    assert_eq!(listed.structured_content.unwrap()["todos"][0]["done"], true);
+    let missing = client.call("finish_todo", json!({"id": 5})).await.unwrap();
+    assert!(missing.is_error(), "{missing:?}");
+    client.close().await;
+}

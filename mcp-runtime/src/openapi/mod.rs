@@ -153,6 +153,17 @@ impl OpenApi {
         OpenApi::from_str(&document.to_string())
     }
 
+    /// An axum router's routes, described by `document` (anything that
+    /// serializes to an OpenAPI document, such as the `utoipa::openapi::OpenApi`
+    /// that utoipa's `OpenApiRouter::split_for_parts` returns beside the
+    /// router), to be called in process ([`router`](Self::router)).
+    #[cfg(feature = "http")]
+    pub fn from_router(router: axum::Router, document: &impl serde::Serialize) -> Result<OpenApi, OpenApiError> {
+        let document = serde_json::to_value(document)
+            .map_err(|e| OpenApiError::config(format!("the document does not serialize to JSON: {e}")))?;
+        Ok(OpenApi::from_value(document)?.router(router))
+    }
+
     /// Read a document from a file, JSON or YAML.
     pub fn from_file(path: impl AsRef<Path>) -> Result<OpenApi, OpenApiError> {
         let path = path.as_ref();
