@@ -16,7 +16,10 @@ fn with_owner(base: &str) -> OpenApi {
         "  /health:",
         "  /owners/{ownerId}:\n    get:\n      operationId: owner\n      summary: One owner\n      parameters:\n        \
          - {name: ownerId, in: path, required: true, schema: {type: integer}}\n      responses:\n        '200': \
-         {description: ok, content: {application/json: {schema: {type: object}}}}\n  /health:",
+         {description: ok, content: {application/json: {schema: {type: object}}}}\n  \
+         /owners/{name}:\n    get:\n      operationId: ownerByName\n      parameters:\n        \
+         - {name: name, in: path, required: true, schema: {type: string}}\n      responses:\n        '200': \
+         {description: ok}\n  /health:",
     );
     let api = OpenApi::from_str(&document).unwrap().base_url(base);
     api.auth(mcp_runtime::openapi::Auth::bearer("s3cret")).max_response_bytes(16 * 1024)
@@ -38,6 +41,11 @@ async fn gets_become_resources_and_templates() {
     assert_eq!((of("/health", "GET").to, of("/health", "GET").uri.as_deref()), (MapTo::Resource, Some("api://health")));
     let owner = of("/owners/{ownerId}", "GET");
     assert_eq!((owner.to, owner.uri.as_deref()), (MapTo::ResourceTemplate, Some("api://owners/{ownerId}")));
+    // A template that could be read as another already served stays a tool.
+    let by_name = of("/owners/{name}", "GET");
+    assert_eq!(by_name.tool.as_deref(), Some("ownerByName"));
+    let why = "its URI `api://owners/{name}` can match the same URIs as `api://owners/{ownerId}`";
+    assert!(by_name.reason.contains(why), "{by_name:?}");
     // Optional query parameters are the template's query variables.
     let list = of("/pets", "GET");
     assert_eq!(list.uri.as_deref(), Some("api://pets{?limit,tag,status}"));
@@ -60,7 +68,7 @@ async fn gets_become_resources_and_templates() {
     assert_eq!(owner.mime_type.as_deref(), Some("application/json"));
     let mut tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     tools.sort();
-    assert_eq!(tools, ["createPet", "deletePet", "put_pets_petId", "show_pet_by_id"]);
+    assert_eq!(tools, ["createPet", "deletePet", "ownerByName", "put_pets_petId", "show_pet_by_id"]);
 
     // A fixed resource: the API's text, its media type.
     let health = client.read_resource("api://health").await.unwrap();

@@ -40,6 +40,7 @@ mod oauth_introspection;
 mod oauth_proxy;
 mod openapi;
 mod openapi_axum;
+mod openapi_compose;
 mod openapi_resources;
 mod optional_arguments;
 mod ordinary;

@@ -84,7 +84,9 @@ fn route(rule: &str) -> Result<RouteMap, Failure> {
             )));
         }
     };
-    let list = |text: &str| text.split(',').map(str::trim).filter(|t| !t.is_empty() && *t != "*").collect::<Vec<_>>();
+    fn list(text: &str) -> Vec<&str> {
+        text.split(',').map(str::trim).filter(|t| !t.is_empty() && *t != "*").collect()
+    }
     if let Some(methods) = parts.next().map(list).filter(|m| !m.is_empty()) {
         map = map.methods(methods);
     }

@@ -66,6 +66,7 @@ mod resource;
 mod result;
 mod routes;
 mod serve;
+mod unions;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -289,6 +289,8 @@ fn request_body(
         Some(schema) => document.schema(schema, &schema_at)?,
         None => json!({}),
     };
+    // `additionalProperties: false` was dropped with the unions: only
+    // declared properties are arguments anyway.
     let spreadable = schema.get("properties").is_some_and(Value::is_object)
         && !["allOf", "anyOf", "oneOf", "additionalProperties"].iter().any(|k| schema.get(k).is_some());
     if !spreadable && form {
