@@ -24,15 +24,18 @@ fn app(items: Items) -> Router {
             get(|State(items): State<Items>, Query(q): Query<Vec<(String, String)>>| async move {
                 let all = items.lock().unwrap().clone();
                 let wanted = q.iter().find(|(k, _)| k == "name").map(|(_, v)| v.clone());
-                let found: Vec<Value> = all.into_iter().filter(|i| wanted.as_ref().is_none_or(|w| i["name"] == **w)).collect();
+                let found: Vec<Value> =
+                    all.into_iter().filter(|i| wanted.as_ref().is_none_or(|w| i["name"] == **w)).collect();
                 Json(json!({"items": found, "query": q}))
             })
-            .post(|State(items): State<Items>, headers: HeaderMap, Json(mut item): Json<Value>| async move {
-                let who = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-                item["by"] = who.into();
-                items.lock().unwrap().push(item.clone());
-                (StatusCode::CREATED, Json(item))
-            }),
+            .post(
+                |State(items): State<Items>, headers: HeaderMap, Json(mut item): Json<Value>| async move {
+                    let who = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                    item["by"] = who.into();
+                    items.lock().unwrap().push(item.clone());
+                    (StatusCode::CREATED, Json(item))
+                },
+            ),
         )
         .route(
             "/items/{id}",

@@ -41,6 +41,8 @@ mod oauth_proxy;
 mod openapi;
 mod openapi_axum;
 mod openapi_compose;
+mod openapi_documents;
+mod openapi_requests;
 mod openapi_resources;
 mod optional_arguments;
 mod ordinary;

@@ -50,7 +50,8 @@ fn openapi(args: &ServeArgs) -> Result<Option<Server>, Failure> {
         api = api.route(route(rule)?);
     }
     if let Some(var) = &args.bearer_env {
-        let token = std::env::var(var).map_err(|_| Failure::usage(format!("the environment variable {var} is not set")))?;
+        let token =
+            std::env::var(var).map_err(|_| Failure::usage(format!("the environment variable {var} is not set")))?;
         api = api.auth(Auth::bearer(token));
     }
     if args.list {

@@ -23,9 +23,14 @@
 //! # What each operation becomes
 //!
 //! [`RouteMap`] rules, tried in order, decide per method, path pattern and
-//! tags whether an operation is a tool or left out; one no rule matches is
-//! a tool. [`OpenApi::mapping`] says what each became and why. Resources
-//! and resource templates from GET operations are not made yet.
+//! tags whether an operation is a tool, a resource (a GET without
+//! parameters, `api://health`), a resource template (a GET with path and
+//! optional query parameters, `api://pets/{petId}{?fields}`) or left out;
+//! one no rule matches is a tool. [`OpenApi::mapping`] says what each
+//! became and why, including the operations that cannot be served.
+//!
+//! [`OpenApi::router`] calls an axum router in this process instead of
+//! the network: each request goes through it as a tower service.
 //!
 //! A tool's name is the `operationId` (or method and path, `get_pets_petId`),
 //! with characters outside `[A-Za-z0-9_-]` made `_`, at most 64 characters
@@ -35,7 +40,9 @@
 //! argument); a name two of them share keeps its first holder, in that
 //! order, and the others get their location as a suffix (`id_body`). Its
 //! output schema is the first success response's JSON schema when that is
-//! an object. Every `$ref` inside the document is inlined (where a schema
+//! an object. A union clients refuse (`oneOf` an integer or a string) is
+//! left open, its description saying what it was. Every `$ref` inside the
+//! document is inlined (where a schema
 //! refers to itself, the inner one is left open and says so, as is what
 //! lies more than 8 references deep); one outside the document is an error
 //! naming where it is. The schemas then go through the server's
@@ -48,7 +55,7 @@
 //! A call's arguments are checked against the input schema, then sent:
 //! path parameters percent-encoded as one segment each, query arrays and
 //! objects per `style` (`form`, `spaceDelimited`, `pipeDelimited`,
-//! `deepObject`) and `explode`, the body as JSON. An error status is an
+//! `deepObject`) and `explode`, the body as JSON (or a form). An error status is an
 //! error result with the status and the start of the API's answer; a JSON
 //! answer is the text (and the structured content, when the tool has an
 //! output schema); other text is text, an image an image. Answers are read

@@ -57,8 +57,12 @@ pub(crate) fn uri(operation: &Operation, prefix: &str) -> Result<(String, bool),
 
 /// `found` when no template already served can match its URIs (a read
 /// would be ambiguous, and the server would refuse both); it joins them.
-pub(crate) fn distinct(found: (String, bool), served: &mut Vec<(UriTemplate, String)>) -> Result<(String, bool), String> {
-    let template = UriTemplate::parse(&found.0).map_err(|why| format!("its URI `{}` is not a URI template: {why}", found.0))?;
+pub(crate) fn distinct(
+    found: (String, bool),
+    served: &mut Vec<(UriTemplate, String)>,
+) -> Result<(String, bool), String> {
+    let template =
+        UriTemplate::parse(&found.0).map_err(|why| format!("its URI `{}` is not a URI template: {why}", found.0))?;
     if let Some((_, other)) = served.iter().find(|(t, _)| t.overlaps(&template)) {
         return Err(format!("its URI `{}` can match the same URIs as `{other}`, served already", found.0));
     }

@@ -28,7 +28,8 @@ pub(crate) fn plan(api: &OpenApi) -> Result<Vec<(Mapped, Option<Operation>)>, Op
         };
         let mut uri = None;
         if to == MapTo::Resource {
-            match resource::uri(&operation, &api.uri_prefix).and_then(|found| resource::distinct(found, &mut templates)) {
+            match resource::uri(&operation, &api.uri_prefix).and_then(|found| resource::distinct(found, &mut templates))
+            {
                 Ok((found, template)) => {
                     uri = Some(found);
                     if template {

@@ -99,7 +99,8 @@ fn objects(branches: &mut [Value]) {
 
 /// A branch the schema profile can merge into one object.
 fn is_object(branch: &Value) -> bool {
-    branch.get("type").is_some_and(|t| t == "object") || (branch.get("type").is_none() && branch.get("properties").is_some())
+    branch.get("type").is_some_and(|t| t == "object")
+        || (branch.get("type").is_none() && branch.get("properties").is_some())
 }
 
 /// A branch in a few words: its type, and what an array holds or an
@@ -153,7 +154,10 @@ mod tests {
         }});
         open_unions(&mut schema);
         assert_eq!(schema["properties"]["id"], json!({"description": "The workflow.\n\nOne of: integer; string."}));
-        assert_eq!(schema["properties"]["labels"]["items"], json!({"description": "One of: string; an object with name."}));
+        assert_eq!(
+            schema["properties"]["labels"]["items"],
+            json!({"description": "One of: string; an object with name."})
+        );
         // A union of objects is left to the schema profile, which merges it.
         assert_eq!(schema["properties"]["shape"]["oneOf"][1]["type"], "object");
         let mut labels = json!({"oneOf": [
