@@ -18,8 +18,7 @@ async fn a_gateway_file_serves_an_openapi_entry() {
     std::fs::write(folder.join("petstore.yaml"), PETSTORE).unwrap();
     let file = folder.join("gateway.json");
     // A relative document path is read from the file's folder.
-    let config =
-        json!({"mcpServers": {"pets": {"openapi": "petstore.yaml", "baseUrl": base, "exclude": ["pets_dump"]}}});
+    let config = json!({"mcpServers": {"pets": {"openapi": "petstore.yaml", "baseUrl": base, "exclude": ["dump"]}}});
     std::fs::write(&file, config.to_string()).unwrap();
     let config = Config::from_file(&file).unwrap();
     let gateway = Server::empty("gateway", "1.0.0").mount_config(&config);
