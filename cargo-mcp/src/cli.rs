@@ -301,8 +301,9 @@ pub struct ServeArgs {
     /// Where the API is (by default the document's first `servers` URL)
     #[arg(long, value_name = "URL", requires = "openapi")]
     pub base_url: Option<String>,
-    /// A route map rule, tried in the order given: KIND[:METHODS[:PATH[:TAGS]]], KIND one of
-    /// tool, resource, exclude; METHODS and TAGS comma-separated, PATH a regular expression
+    /// A route map rule, tried in the order given: KIND:METHODS:PATH:TAGS (the parts after KIND
+    /// optional), KIND one of tool, resource, exclude; METHODS and TAGS comma-separated, PATH a
+    /// regular expression
     #[arg(long = "route", value_name = "RULE", requires = "openapi")]
     pub routes: Vec<String>,
     /// Send the API the bearer token held in this environment variable

@@ -2,7 +2,7 @@
 //! `openapi`).
 //!
 //! [`OpenApi`] reads an OpenAPI 3.0 or 3.1 document (JSON or YAML, from a
-//! string or a file) and [`Server::openapi`] serves its operations as
+//! string or a file) and [`Server::openapi`](crate::Server::openapi) serves its operations as
 //! tools that call the API with a `reqwest::Client` of the program's own
 //! (its TLS, proxies and connection pool):
 //!
@@ -94,7 +94,7 @@ type InProcess = std::convert::Infallible;
 
 /// An OpenAPI document and how to serve it: the API's address, its
 /// credentials and the route maps. Made with [`from_str`](Self::from_str)
-/// or [`from_file`](Self::from_file); served with [`Server::openapi`].
+/// or [`from_file`](Self::from_file); served with [`Server::openapi`](crate::Server::openapi).
 pub struct OpenApi {
     document: Document,
     base_url: Option<String>,
