@@ -42,8 +42,9 @@ pub enum Command {
     /// Build and run the server over stdio, or over Streamable HTTP
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
-    /// Serve every server of an `mcpServers` configuration as one: a
-    /// gateway, each server's tools prefixed with its name
+    /// Serve every server of an `mcpServers` configuration as one (a
+    /// gateway, each server's tools prefixed with its name), or an HTTP
+    /// API from its OpenAPI document
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
     /// Make a new server crate that builds, answers a client and passes
@@ -88,7 +89,13 @@ Examples:
 
 The file is the JSON MCP clients keep their servers in:
   {\"mcpServers\": {\"calc\": {\"command\": \"calculator\"}, \"web\": {\"url\": \"http://127.0.0.1:8001/mcp\"}}}
-A tool `add` of `calc` is served as `calc_add`.";
+A tool `add` of `calc` is served as `calc_add`.
+
+From an OpenAPI document:
+  cargo mcp serve --openapi petstore.yaml --base-url http://127.0.0.1:8080/v1
+  cargo mcp serve --openapi petstore.yaml --route exclude:DELETE --route resource:GET --list
+  cargo mcp serve --openapi petstore.yaml --route 'exclude::^/admin' --bearer-env PETSTORE_TOKEN --http 127.0.0.1:3000
+  cargo mcp inspect -- cargo-mcp serve --openapi petstore.yaml";
 
 const INSPECT_EXAMPLES: &str = "\
 Examples:
@@ -393,8 +400,25 @@ pub struct PublishArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The `mcpServers` JSON file naming the servers to serve
-    #[arg(long, value_name = "FILE")]
-    pub config: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "openapi", conflicts_with = "openapi")]
+    pub config: Option<PathBuf>,
+    /// Serve the operations of this OpenAPI document (JSON or YAML file)
+    #[arg(long, value_name = "SPEC")]
+    pub openapi: Option<PathBuf>,
+    /// Where the API is (by default the document's first `servers` URL)
+    #[arg(long, value_name = "URL", requires = "openapi")]
+    pub base_url: Option<String>,
+    /// A route map rule, tried in the order given: KIND:METHODS:PATH:TAGS (the parts after KIND
+    /// optional), KIND one of tool, resource, exclude; METHODS and TAGS comma-separated, PATH a
+    /// regular expression
+    #[arg(long = "route", value_name = "RULE", requires = "openapi")]
+    pub routes: Vec<String>,
+    /// Send the API the bearer token held in this environment variable
+    #[arg(long, value_name = "VAR", requires = "openapi")]
+    pub bearer_env: Option<String>,
+    /// Print what each operation becomes and why, and exit
+    #[arg(long, requires = "openapi")]
+    pub list: bool,
     /// Serve Streamable HTTP at this address instead of stdio
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,

@@ -17,8 +17,18 @@ pub enum Auth {
     HeaderKey(String, String),
     /// A key in the query string (`?api_key=<key>`): (parameter, key).
     QueryKey(String, String),
+    /// A key in a cookie (`Cookie: session=<key>`): (cookie, key).
+    CookieKey(String, String),
     /// HTTP Basic: (user, password).
     Basic(String, Option<String>),
+}
+
+/// What a credential adds to a request besides its query.
+#[derive(Default)]
+pub(crate) struct Credential {
+    pub(crate) headers: Vec<(String, String)>,
+    /// `name=value` pairs for the `Cookie` header.
+    pub(crate) cookies: Vec<String>,
 }
 
 impl Auth {
@@ -37,25 +47,34 @@ impl Auth {
         Auth::QueryKey(parameter.into(), key.into())
     }
 
+    /// An API key in the cookie `cookie`.
+    pub fn cookie(cookie: impl Into<String>, key: impl Into<String>) -> Auth {
+        Auth::CookieKey(cookie.into(), key.into())
+    }
+
     /// HTTP Basic authentication.
     pub fn basic(user: impl Into<String>, password: Option<String>) -> Auth {
         Auth::Basic(user.into(), password)
     }
 
-    /// Add the credential to a request whose URL is `url`.
-    pub(crate) fn apply(&self, url: &mut reqwest::Url) -> Option<(String, String)> {
+    /// Add the credential to a request whose URL is `url`; what goes in
+    /// headers and cookies is returned.
+    pub(crate) fn apply(&self, url: &mut reqwest::Url) -> Credential {
+        let header =
+            |name: &str, value: String| Credential { headers: vec![(name.to_owned(), value)], cookies: vec![] };
         match self {
             Auth::QueryKey(name, key) => {
                 url.query_pairs_mut().append_pair(name, key);
-                None
+                Credential::default()
             }
-            Auth::Bearer(token) => Some(("authorization".into(), format!("Bearer {token}"))),
-            Auth::HeaderKey(name, key) => Some((name.clone(), key.clone())),
+            Auth::Bearer(token) => header("authorization", format!("Bearer {token}")),
+            Auth::HeaderKey(name, key) => header(name, key.clone()),
+            Auth::CookieKey(name, key) => Credential { headers: vec![], cookies: vec![format!("{name}={key}")] },
             Auth::Basic(user, password) => {
                 use base64::Engine;
                 let pair = format!("{user}:{}", password.as_deref().unwrap_or(""));
                 let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
-                Some(("authorization".into(), format!("Basic {encoded}")))
+                header("authorization", format!("Basic {encoded}"))
             }
         }
     }
@@ -67,6 +86,7 @@ impl fmt::Debug for Auth {
             Auth::Bearer(_) => f.write_str("Auth::Bearer(..)"),
             Auth::HeaderKey(name, _) => write!(f, "Auth::HeaderKey({name:?}, ..)"),
             Auth::QueryKey(name, _) => write!(f, "Auth::QueryKey({name:?}, ..)"),
+            Auth::CookieKey(name, _) => write!(f, "Auth::CookieKey({name:?}, ..)"),
             Auth::Basic(user, _) => write!(f, "Auth::Basic({user:?}, ..)"),
         }
     }

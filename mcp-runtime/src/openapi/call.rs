@@ -1,26 +1,24 @@
-//! An operation as a [`Tool`]: a call's arguments become an HTTP request
-//! (path parameters percent-encoded, query parameters per `style` and
-//! `explode`, headers, cookies, a JSON body), and the API's answer becomes
-//! the result (JSON as structured content when the tool declares an
-//! output schema, other text as text, images as images; an error status
-//! as an error result the model can read). The answer is read up to a
-//! bound; dropping the call (cancelled, timed out) drops the HTTP request.
+//! An operation's call as an HTTP request: the arguments become path
+//! parameters (percent-encoded), query parameters (per `style` and
+//! `explode`), headers, cookies and a JSON or form body; and the operation
+//! as a [`Tool`] that sends it. Dropping the call (cancelled, timed out)
+//! drops the HTTP request.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::content::MediaContent;
-use mcp_core::{CallToolResult, Content, JsonObject};
+use mcp_core::{CallToolResult, JsonObject};
 use serde_json::{Map, Value};
 
 use super::auth::{Auth, PerRequest};
+use super::backend::{Backend, Failure};
 use super::operation::{Body, Location, Operation, Style};
 use crate::request::RequestParts;
 use crate::tools::{BoxFuture, Tool, ToolDefinition};
 
-/// What every tool of one API shares.
+/// What every tool and resource of one API shares.
 pub(crate) struct Http {
-    pub(crate) client: reqwest::Client,
+    pub(crate) backend: Backend,
     /// The base URL, without a trailing `/`.
     pub(crate) base: String,
     pub(crate) auth: Option<Auth>,
@@ -28,9 +26,6 @@ pub(crate) struct Http {
     pub(crate) timeout: Duration,
     pub(crate) max_response: usize,
 }
-
-/// How much of an error answer's body the model is shown.
-const MAX_ERROR_TEXT: usize = 2_000;
 
 /// One operation of the API, served as a tool.
 pub(crate) struct OpenApiTool {
@@ -46,31 +41,38 @@ impl Tool for OpenApiTool {
 
     fn call(&self, mut request: RequestParts) -> BoxFuture<'static, CallToolResult> {
         let (operation, http) = (self.operation.clone(), self.http.clone());
-        let auth = http.per_request.as_ref().and_then(|choose| choose(&request)).or_else(|| http.auth.clone());
+        let auth = http.credential(&request);
         let arguments = std::mem::take(&mut request.arguments);
         let structured = self.definition.tool.output_schema.is_some();
         Box::pin(async move {
-            let built = match build(&operation, &http, auth.as_ref(), arguments) {
-                Ok(built) => built,
-                Err(why) => return CallToolResult::error_text(why),
-            };
-            let response = match built.timeout(http.timeout).send().await {
-                Ok(response) => response,
-                Err(error) if error.is_timeout() => {
-                    return CallToolResult::error_text(format!(
-                        "the API did not answer within {:?}: {} {}",
-                        http.timeout, operation.method, operation.path
-                    ));
-                }
-                // reqwest's errors name the URL, which may carry a query key.
-                Err(error) => {
-                    return CallToolResult::error_text(format!(
-                        "the API could not be reached: {}",
-                        error.without_url()
-                    ));
-                }
-            };
-            answer(response, http.max_response, structured).await
+            match http.send(&operation, auth.as_ref(), arguments).await {
+                Ok(answer) => super::result::tool_result(answer, http.max_response, structured),
+                Err(why) => CallToolResult::error_text(why),
+            }
+        })
+    }
+}
+
+impl Http {
+    /// The credential for a request: the per-request choice, else the
+    /// fixed one.
+    pub(crate) fn credential(&self, request: &RequestParts) -> Option<Auth> {
+        self.per_request.as_ref().and_then(|choose| choose(request)).or_else(|| self.auth.clone())
+    }
+
+    /// Call `operation` with `arguments`; `Err` says why no answer came.
+    pub(crate) async fn send(
+        &self,
+        operation: &Operation,
+        auth: Option<&Auth>,
+        arguments: JsonObject,
+    ) -> Result<super::backend::Answer, String> {
+        let request = build(operation, self, auth, arguments)?;
+        self.backend.send(request, self.timeout, self.max_response).await.map_err(|failure| match failure {
+            Failure::Timeout => {
+                format!("the API did not answer within {:?}: {} {}", self.timeout, operation.method, operation.path)
+            }
+            Failure::Broken(why) => why,
         })
     }
 }
@@ -81,7 +83,7 @@ fn build(
     http: &Http,
     auth: Option<&Auth>,
     mut arguments: JsonObject,
-) -> Result<reqwest::RequestBuilder, String> {
+) -> Result<reqwest::Request, String> {
     let mut path = operation.path.clone();
     let mut query: Vec<(String, String)> = Vec::new();
     let mut headers: Vec<(String, String)> = Vec::new();
@@ -112,33 +114,71 @@ fn build(
             pairs.append_pair(name, value);
         }
     }
-    let credential = auth.and_then(|auth| auth.apply(&mut url));
-    let mut request =
-        http.client.request(operation.method.clone(), url).header("accept", "application/json, */*;q=0.5");
-    for (name, value) in headers.into_iter().chain(credential) {
-        request = request.header(name, value);
+    let credential = auth.map(|auth| auth.apply(&mut url)).unwrap_or_default();
+    let mut request = reqwest::Request::new(operation.method.clone(), url);
+    add(&mut request, "accept", "application/json, */*;q=0.5")?;
+    for (name, value) in &headers {
+        add(&mut request, name, value)?;
     }
+    for (name, value) in &credential.headers {
+        add(&mut request, name, value)?;
+    }
+    cookies.extend(credential.cookies);
     if !cookies.is_empty() {
-        request = request.header("cookie", cookies.join("; "));
+        add(&mut request, "cookie", &cookies.join("; "))?;
     }
-    let body = match &operation.body {
-        None => None,
-        Some(Body::Whole { argument }) => arguments.remove(argument),
-        Some(Body::Spread { properties }) => {
+    let (body, form) = match &operation.body {
+        None => (None, false),
+        Some(Body::Whole { argument }) => (arguments.remove(argument), false),
+        Some(Body::Spread { properties, form }) => {
             let mut object = Map::new();
             for (argument, property) in properties {
                 if let Some(value) = arguments.remove(argument) {
                     object.insert(property.clone(), value);
                 }
             }
-            Some(Value::Object(object))
+            (Some(Value::Object(object)), *form)
         }
     };
     if let Some(body) = body {
-        let bytes = serde_json::to_vec(&body).map_err(|e| format!("the body is not JSON: {e}"))?;
-        request = request.header("content-type", "application/json").body(bytes);
+        let (media, bytes) = match form {
+            true => ("application/x-www-form-urlencoded", form_body(&body).into_bytes()),
+            false => ("application/json", serde_json::to_vec(&body).map_err(|e| format!("the body is not JSON: {e}"))?),
+        };
+        add(&mut request, "content-type", media)?;
+        *request.body_mut() = Some(reqwest::Body::from(bytes));
     }
     Ok(request)
+}
+
+/// Add a header, or say why it cannot be one.
+fn add(request: &mut reqwest::Request, name: &str, value: &str) -> Result<(), String> {
+    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("`{name}` is not a valid header name"))?;
+    let value = reqwest::header::HeaderValue::from_str(value)
+        .map_err(|_| format!("the value for the header `{name}` is not valid in a header"))?;
+    request.headers_mut().append(name, value);
+    Ok(())
+}
+
+/// An object as `application/x-www-form-urlencoded`: arrays as one pair
+/// per item, objects as JSON text.
+fn form_body(body: &Value) -> String {
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in body.as_object().into_iter().flatten() {
+        match value {
+            Value::Array(items) => {
+                for item in items {
+                    form.append_pair(name, &scalar(item));
+                }
+            }
+            Value::Null => {}
+            other => {
+                form.append_pair(name, &scalar(other));
+            }
+        }
+    }
+    form.finish()
 }
 
 /// A value as OpenAPI's `simple` style writes it (path, header).
@@ -203,78 +243,6 @@ fn encode_segment(text: &str) -> String {
         "." => "%2E".to_owned(),
         ".." => "%2E%2E".to_owned(),
         _ => out,
-    }
-}
-
-/// The result for the API's answer.
-async fn answer(mut response: reqwest::Response, max: usize, structured: bool) -> CallToolResult {
-    let status = response.status();
-    let media =
-        response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let mut body = Vec::new();
-    let mut cut = false;
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > max {
-                    body.extend_from_slice(&chunk[..max - body.len()]);
-                    cut = true;
-                    break;
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(None) => break,
-            Err(error) => {
-                return CallToolResult::error_text(format!("the API's answer broke off: {}", error.without_url()));
-            }
-        }
-    }
-    if !status.is_success() {
-        let text = String::from_utf8_lossy(&body);
-        let mut shown: String = text.trim().chars().take(MAX_ERROR_TEXT).collect();
-        if shown.len() < text.trim().len() {
-            shown.push_str(" …");
-        }
-        let reason = status.canonical_reason().unwrap_or("");
-        let text = match shown.is_empty() {
-            true => format!("the API answered {} {reason}", status.as_u16()),
-            false => format!("the API answered {} {reason}: {shown}", status.as_u16()),
-        };
-        return CallToolResult::error_text(text);
-    }
-    if cut {
-        return CallToolResult::error_text(format!(
-            "the API's answer is larger than {max} bytes, the most this tool reads; ask for less (a filter, a page)"
-        ));
-    }
-    if (super::operation::is_json(&media) || media.is_empty())
-        && let Ok(value) = serde_json::from_slice::<Value>(&body)
-    {
-        let text = String::from_utf8_lossy(&body).into_owned();
-        let mut result = CallToolResult::success(vec![Content::text(text)]);
-        if structured && value.is_object() {
-            result.structured_content = Some(value);
-        }
-        return result;
-    }
-    if media.starts_with("image/") {
-        use base64::Engine;
-        let mime_type = media.split(';').next().unwrap_or(&media).trim().to_owned();
-        let data = base64::engine::general_purpose::STANDARD.encode(&body);
-        return CallToolResult::success(vec![Content::Image(MediaContent {
-            data,
-            mime_type,
-            annotations: None,
-            meta: None,
-        })]);
-    }
-    match String::from_utf8(body) {
-        Ok(text) => CallToolResult::success(vec![Content::text(text)]),
-        Err(error) => CallToolResult::success(vec![Content::text(format!(
-            "the API answered with {} bytes of binary data ({})",
-            error.as_bytes().len(),
-            if media.is_empty() { "no content type" } else { media.as_str() }
-        ))]),
     }
 }
 

@@ -82,10 +82,13 @@ impl Document {
     }
 
     /// The schema at `pointer` as one JSON Schema with every `$ref`
-    /// inlined, OpenAPI's own keywords turned into JSON Schema's.
+    /// inlined, OpenAPI's own keywords turned into JSON Schema's, and
+    /// unions clients refuse opened ([`super::unions`]).
     pub(crate) fn schema(&self, schema: &Value, pointer: &str) -> Result<Value, OpenApiError> {
         let mut inliner = Inliner { document: self, stack: Vec::new(), nodes: 0 };
-        inliner.inline(schema, pointer)
+        let mut schema = inliner.inline(schema, pointer)?;
+        super::unions::open_unions(&mut schema);
+        Ok(schema)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `openapi`).
 //!
 //! [`OpenApi`] reads an OpenAPI 3.0 or 3.1 document (JSON or YAML, from a
-//! string or a file) and [`Server::openapi`] serves its operations as
+//! string or a file) and [`Server::openapi`](crate::Server::openapi) serves its operations as
 //! tools that call the API with a `reqwest::Client` of the program's own
 //! (its TLS, proxies and connection pool):
 //!
@@ -23,9 +23,14 @@
 //! # What each operation becomes
 //!
 //! [`RouteMap`] rules, tried in order, decide per method, path pattern and
-//! tags whether an operation is a tool or left out; one no rule matches is
-//! a tool. [`OpenApi::mapping`] says what each became and why. Resources
-//! and resource templates from GET operations are not made yet.
+//! tags whether an operation is a tool, a resource (a GET without
+//! parameters, `api://health`), a resource template (a GET with path and
+//! optional query parameters, `api://pets/{petId}{?fields}`) or left out;
+//! one no rule matches is a tool. [`OpenApi::mapping`] says what each
+//! became and why, including the operations that cannot be served.
+//!
+//! [`OpenApi::router`] calls an axum router in this process instead of
+//! the network: each request goes through it as a tower service.
 //!
 //! A tool's name is the `operationId` (or method and path, `get_pets_petId`),
 //! with characters outside `[A-Za-z0-9_-]` made `_`, at most 64 characters
@@ -35,7 +40,9 @@
 //! argument); a name two of them share keeps its first holder, in that
 //! order, and the others get their location as a suffix (`id_body`). Its
 //! output schema is the first success response's JSON schema when that is
-//! an object. Every `$ref` inside the document is inlined (where a schema
+//! an object. A union clients refuse (`oneOf` an integer or a string) is
+//! left open, its description saying what it was. Every `$ref` inside the
+//! document is inlined (where a schema
 //! refers to itself, the inner one is left open and says so, as is what
 //! lies more than 8 references deep); one outside the document is an error
 //! naming where it is. The schemas then go through the server's
@@ -48,7 +55,7 @@
 //! A call's arguments are checked against the input schema, then sent:
 //! path parameters percent-encoded as one segment each, query arrays and
 //! objects per `style` (`form`, `spaceDelimited`, `pipeDelimited`,
-//! `deepObject`) and `explode`, the body as JSON. An error status is an
+//! `deepObject`) and `explode`, the body as JSON (or a form). An error status is an
 //! error result with the status and the start of the API's answer; a JSON
 //! answer is the text (and the structured content, when the tool has an
 //! output schema); other text is text, an image an image. Answers are read
@@ -57,11 +64,16 @@
 //! cancelled call drops its HTTP request.
 
 mod auth;
+mod backend;
 mod call;
 mod document;
 mod error;
 mod operation;
+mod resource;
+mod result;
 mod routes;
+mod serve;
+mod unions;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -71,19 +83,24 @@ pub use auth::Auth;
 pub use error::OpenApiError;
 pub use routes::{MapTo, RouteMap};
 
-use crate::Server;
 use crate::request::RequestParts;
-use crate::tools::ToolBuilder;
-use call::{Http, OpenApiTool};
 use document::Document;
+
+/// An axum router called in process ([`OpenApi::router`]).
+#[cfg(feature = "http")]
+type InProcess = axum::Router;
+#[cfg(not(feature = "http"))]
+type InProcess = std::convert::Infallible;
 
 /// An OpenAPI document and how to serve it: the API's address, its
 /// credentials and the route maps. Made with [`from_str`](Self::from_str)
-/// or [`from_file`](Self::from_file); served with [`Server::openapi`].
+/// or [`from_file`](Self::from_file); served with [`Server::openapi`](crate::Server::openapi).
 pub struct OpenApi {
     document: Document,
     base_url: Option<String>,
     client: Option<reqwest::Client>,
+    router: Option<InProcess>,
+    uri_prefix: String,
     auth: Option<Auth>,
     per_request: Option<auth::PerRequest>,
     routes: Vec<RouteMap>,
@@ -99,11 +116,21 @@ pub struct Mapped {
     pub method: String,
     /// The path as the document writes it.
     pub path: String,
+    /// What it became ([`MapTo::Exclude`] also for one that cannot be
+    /// served, with [`left_out`](Self::left_out) set).
+    pub to: MapTo,
     /// The tool's name, when it became one.
     pub tool: Option<String>,
+    /// Its name as a tool, resource or template.
+    pub name: Option<String>,
+    /// Its URI (or URI template), when it became a resource.
+    pub uri: Option<String>,
     /// Why: the route map rule that decided, the default, or what made it
     /// impossible to serve.
     pub reason: String,
+    /// It cannot be served as the document describes it (a multipart
+    /// body, a style no client can send); the reason says why.
+    pub left_out: bool,
 }
 
 impl OpenApi {
@@ -118,12 +145,31 @@ impl OpenApi {
             document,
             base_url: None,
             client: None,
+            router: None,
+            uri_prefix: "api://".to_owned(),
             auth: None,
             per_request: None,
             routes: Vec::new(),
             timeout: Duration::from_secs(30),
             max_response: 1024 * 1024,
         })
+    }
+
+    /// Read a document already parsed into JSON, such as one a library
+    /// generates from the routes (`serde_json::to_value(&doc)`).
+    pub fn from_value(document: serde_json::Value) -> Result<OpenApi, OpenApiError> {
+        OpenApi::from_str(&document.to_string())
+    }
+
+    /// An axum router's routes, described by `document` (anything that
+    /// serializes to an OpenAPI document, such as the `utoipa::openapi::OpenApi`
+    /// that utoipa's `OpenApiRouter::split_for_parts` returns beside the
+    /// router), to be called in process ([`router`](Self::router)).
+    #[cfg(feature = "http")]
+    pub fn from_router(router: axum::Router, document: &impl serde::Serialize) -> Result<OpenApi, OpenApiError> {
+        let document = serde_json::to_value(document)
+            .map_err(|e| OpenApiError::config(format!("the document does not serialize to JSON: {e}")))?;
+        Ok(OpenApi::from_value(document)?.router(router))
     }
 
     /// Read a document from a file, JSON or YAML.
@@ -147,6 +193,25 @@ impl OpenApi {
     /// one of reqwest's TLS features turned on in the program.
     pub fn client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
+        self
+    }
+
+    /// Call the operations in this axum router, in this process, instead
+    /// of over the network: each request goes through the router as a
+    /// tower service (`oneshot`), with no socket and no HTTP encoding, so
+    /// a service gets an MCP endpoint beside its REST one. The paths are
+    /// the document's, under the path of [`base_url`](Self::base_url) or
+    /// of the document's first `servers` URL, if any.
+    #[cfg(feature = "http")]
+    pub fn router(mut self, router: axum::Router) -> Self {
+        self.router = Some(router);
+        self
+    }
+
+    /// What resources' URIs start with (`api://` unless set): a GET of
+    /// `/pets/{petId}` made a resource template is `api://pets/{petId}`.
+    pub fn uri_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.uri_prefix = prefix.into();
         self
     }
 
@@ -200,38 +265,10 @@ impl OpenApi {
     }
 
     /// What each operation becomes under the route maps, and why, in the
-    /// document's order.
+    /// document's order; the operations that cannot be served are last,
+    /// each with why.
     pub fn mapping(&self) -> Result<Vec<Mapped>, OpenApiError> {
-        Ok(self.plan()?.into_iter().map(|(mapped, _)| mapped).collect())
-    }
-
-    /// Each operation's mapping, with the operation when it is a tool;
-    /// `Err` for one that cannot be served.
-    #[allow(clippy::type_complexity)]
-    fn plan(&self) -> Result<Vec<(Mapped, Result<Option<operation::Operation>, ()>)>, OpenApiError> {
-        let rules = routes::Rules::new(&self.routes)?;
-        let (operations, skipped) = operation::operations(&self.document)?;
-        let mut names = routes::Names::default();
-        let mut plan = Vec::new();
-        for operation in operations {
-            let (to, rule) = rules.decide(&operation);
-            let reason = match rule {
-                Some(i) => format!("route map rule {i}"),
-                None => "no rule matched: a tool by default".to_owned(),
-            };
-            let mapped = Mapped {
-                method: operation.method.to_string(),
-                path: operation.path.clone(),
-                tool: (to == MapTo::Tool).then(|| names.name(&operation)),
-                reason,
-            };
-            plan.push((mapped, Ok((to == MapTo::Tool).then_some(operation))));
-        }
-        for error in skipped {
-            let (method, path) = error.operation();
-            plan.push((Mapped { method, path, tool: None, reason: error.to_string() }, Err(())));
-        }
-        Ok(plan)
+        Ok(serve::plan(self)?.into_iter().map(|(mapped, _)| mapped).collect())
     }
 
     /// The base URL calls go to, without a trailing `/`.
@@ -254,6 +291,17 @@ impl OpenApi {
                 url
             }
         };
+        if self.router.is_some() {
+            // In process only the path counts: the document's server may
+            // be absolute (`https://api.example.com/v1`) or a path (`/v1`).
+            let path = match reqwest::Url::parse(&base) {
+                Ok(url) => url.path().to_owned(),
+                Err(_) => base.split(['?', '#']).next().unwrap_or("").to_owned(),
+            };
+            let path = path.trim_end_matches('/');
+            let sep = if path.is_empty() || path.starts_with('/') { "" } else { "/" };
+            return Ok(format!("http://localhost{sep}{path}"));
+        }
         match reqwest::Url::parse(&base) {
             Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(base.trim_end_matches('/').to_owned()),
             _ if self.base_url.is_none() => Err(OpenApiError::at(
@@ -264,49 +312,5 @@ impl OpenApi {
             )),
             _ => Err(OpenApiError::config(format!("the base URL `{base}` is not an absolute http(s) URL"))),
         }
-    }
-}
-
-impl Server {
-    /// Serve `api`'s operations as tools, each as the route maps decide
-    /// (see [`openapi`](crate::openapi)). Fails when the route maps are
-    /// invalid or no base URL is known; operations that cannot be served
-    /// (a body that is not JSON) are left out with a warning naming them.
-    pub fn openapi(mut self, api: &OpenApi) -> Result<Self, OpenApiError> {
-        let http = Arc::new(Http {
-            client: api.client.clone().unwrap_or_default(),
-            base: api.base()?,
-            auth: api.auth.clone(),
-            per_request: api.per_request.clone(),
-            timeout: api.timeout,
-            max_response: api.max_response,
-        });
-        for (mapped, operation) in api.plan()? {
-            let operation = match operation {
-                Ok(operation) => operation,
-                Err(()) => {
-                    tracing::warn!(method = %mapped.method, path = %mapped.path, reason = %mapped.reason, "operation left out");
-                    continue;
-                }
-            };
-            let (Some(name), Some(operation)) = (&mapped.tool, operation) else { continue };
-            let mut builder = ToolBuilder::new(name, "openapi", &format!("{} {}", operation.method, operation.path));
-            builder.description(operation.description.as_deref()).input_schema(operation.input_schema.clone());
-            if operation.read_only {
-                builder.read_only(true);
-            }
-            builder.open_world(true);
-            let mut definition = builder.build();
-            definition.tool.output_schema = operation.output_schema.clone();
-            self = self.tool(OpenApiTool { definition, operation: Arc::new(operation), http: http.clone() });
-        }
-        Ok(self)
-    }
-
-    /// A server named after the document's `info` serving `api` (see
-    /// [`openapi`](Self::openapi)).
-    pub fn from_openapi(api: &OpenApi) -> Result<Server, OpenApiError> {
-        let (title, version) = api.info();
-        Server::empty(title, version).openapi(api)
     }
 }

@@ -74,8 +74,8 @@ pub(crate) enum Body {
     /// composed schema).
     Whole { argument: String },
     /// The body is an object whose properties are arguments:
-    /// (argument, property).
-    Spread { properties: Vec<(String, String)> },
+    /// (argument, property); sent as JSON, or as a form when `form`.
+    Spread { properties: Vec<(String, String)>, form: bool },
 }
 
 /// An operation, ready to be a tool.
@@ -90,6 +90,8 @@ pub(crate) struct Operation {
     pub(crate) body: Option<Body>,
     pub(crate) input_schema: JsonObject,
     pub(crate) output_schema: Option<JsonObject>,
+    /// The success response's first media type (a resource's MIME type).
+    pub(crate) answer_media: Option<String>,
     pub(crate) read_only: bool,
 }
 
@@ -194,9 +196,9 @@ fn operation_at(
     if !required.is_empty() {
         input_schema.insert("required".into(), Value::Array(required));
     }
-    let output_schema = match object.get("responses") {
+    let (output_schema, answer_media) = match object.get("responses") {
         Some(responses) => success_schema(document, responses, &format!("{at}/responses"))?,
-        None => None,
+        None => (None, None),
     };
     Ok(Operation {
         method: Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap_or(Method::GET),
@@ -212,6 +214,7 @@ fn operation_at(
         body,
         input_schema,
         output_schema,
+        answer_media,
         read_only: matches!(method, "get" | "head" | "options"),
     })
 }
@@ -269,20 +272,30 @@ fn request_body(
     let Some(content) = body.get("content").and_then(Value::as_object) else {
         return Err(OpenApiError::at(at, "a request body needs `content`"));
     };
-    let Some((media, schema_at)) = content.iter().find(|(media, _)| is_json(media)).map(|(media, value)| {
-        let escaped = escape(media);
-        (value, format!("{at}/content/{escaped}/schema"))
-    }) else {
+    // JSON first; a form (`application/x-www-form-urlencoded`) when it is
+    // all there is.
+    let json = content.iter().find(|(media, _)| is_json(media));
+    let form_body = content.iter().find(|(media, _)| is_form(media));
+    let Some(((media_type, media), form)) = json.map(|m| (m, false)).or(form_body.map(|m| (m, true))) else {
         let types: Vec<&str> = content.keys().map(String::as_str).collect();
-        return Err(OpenApiError::unsupported(at, format!("only JSON bodies are sent, and this one is {types:?}")));
+        return Err(OpenApiError::unsupported(
+            at,
+            format!("only JSON and form bodies are sent, and this one is {types:?}"),
+        ));
     };
+    let schema_at = format!("{at}/content/{}/schema", escape(media_type));
     let body_required = body.get("required").and_then(Value::as_bool).unwrap_or(false);
     let schema = match media.get("schema") {
         Some(schema) => document.schema(schema, &schema_at)?,
         None => json!({}),
     };
+    // `additionalProperties: false` was dropped with the unions: only
+    // declared properties are arguments anyway.
     let spreadable = schema.get("properties").is_some_and(Value::is_object)
         && !["allOf", "anyOf", "oneOf", "additionalProperties"].iter().any(|k| schema.get(k).is_some());
+    if !spreadable && form {
+        return Err(OpenApiError::unsupported(at, "a form body needs an object schema with properties"));
+    }
     if !spreadable {
         let argument = unique_argument(properties, "body", "body");
         properties.insert(argument.clone(), schema);
@@ -306,24 +319,31 @@ fn request_body(
         properties.insert(argument.clone(), property.clone());
         spread.push((argument, name.clone()));
     }
-    Ok(Some(Body::Spread { properties: spread }))
+    Ok(Some(Body::Spread { properties: spread, form }))
 }
 
-/// The first success response's JSON schema, when it describes an object.
-fn success_schema(document: &Document, responses: &Value, at: &str) -> Result<Option<JsonObject>, OpenApiError> {
+/// The first success response's JSON schema, when it describes an
+/// object, and its first media type.
+#[allow(clippy::type_complexity)]
+fn success_schema(
+    document: &Document,
+    responses: &Value,
+    at: &str,
+) -> Result<(Option<JsonObject>, Option<String>), OpenApiError> {
     let Some(responses) = responses.as_object() else {
         return Err(OpenApiError::at(at, "`responses` must be an object"));
     };
     let mut codes: Vec<&String> = responses.keys().filter(|code| code.starts_with('2')).collect();
     codes.sort();
-    let Some(code) = codes.first() else { return Ok(None) };
+    let Some(code) = codes.first() else { return Ok((None, None)) };
     let (response, response_at) = document.deref(&responses[code.as_str()], &format!("{at}/{code}"))?;
-    let Some(content) = response.get("content").and_then(Value::as_object) else { return Ok(None) };
-    let Some((media, schema)) = content.iter().find(|(media, _)| is_json(media)) else { return Ok(None) };
-    let Some(schema) = schema.get("schema") else { return Ok(None) };
+    let Some(content) = response.get("content").and_then(Value::as_object) else { return Ok((None, None)) };
+    let first = content.keys().next().filter(|media| !media.contains('*')).cloned();
+    let Some((media, schema)) = content.iter().find(|(media, _)| is_json(media)) else { return Ok((None, first)) };
+    let Some(schema) = schema.get("schema") else { return Ok((None, first)) };
     let schema = document.schema(schema, &format!("{response_at}/content/{}/schema", escape(media)))?;
     let is_object = schema.get("type").is_some_and(|t| t == "object") && schema.get("properties").is_some();
-    Ok(match schema {
+    let schema = match schema {
         Value::Object(mut schema) if is_object => {
             // The client sends write-only properties; an answer leaves them out.
             if let Some(Value::Object(properties)) = schema.get_mut("properties") {
@@ -332,7 +352,12 @@ fn success_schema(document: &Document, responses: &Value, at: &str) -> Result<Op
             Some(schema)
         }
         _ => None,
-    })
+    };
+    Ok((schema, first))
+}
+
+fn is_form(media: &str) -> bool {
+    media.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/x-www-form-urlencoded")
 }
 
 pub(crate) fn is_json(media: &str) -> bool {

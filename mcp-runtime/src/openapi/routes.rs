@@ -16,6 +16,11 @@ use super::operation::Operation;
 pub enum MapTo {
     /// A tool.
     Tool,
+    /// A resource with a fixed URI (a GET without parameters).
+    Resource,
+    /// A resource template (a GET whose parameters are path parameters
+    /// and optional query parameters).
+    ResourceTemplate,
     /// Nothing: the operation is not served.
     Exclude,
 }
@@ -43,6 +48,16 @@ impl RouteMap {
     /// A rule that makes the operations it matches tools.
     pub fn tool() -> RouteMap {
         RouteMap { methods: None, pattern: None, tags: Vec::new(), to: MapTo::Tool }
+    }
+
+    /// A rule that makes the GET operations it matches resources: one
+    /// without parameters a resource, one whose parameters are path
+    /// parameters and optional query parameters a resource template
+    /// (`api://pets/{petId}{?fields}`). An operation that cannot be one (not
+    /// a GET, a required query parameter, a header or a body) stays a
+    /// tool, and [`OpenApi::mapping`](super::OpenApi::mapping) says why.
+    pub fn resource() -> RouteMap {
+        RouteMap { to: MapTo::Resource, ..RouteMap::tool() }
     }
 
     /// A rule that leaves the operations it matches out.
@@ -79,7 +94,9 @@ impl RouteMap {
         self
     }
 
-    /// What the operations it matches become.
+    /// What the operations it matches become ([`MapTo::Resource`] for
+    /// [`resource`](Self::resource), whose operations may turn out
+    /// templates).
     pub fn map_to(&self) -> MapTo {
         self.to
     }

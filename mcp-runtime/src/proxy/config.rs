@@ -6,10 +6,16 @@
 //! {
 //!   "mcpServers": {
 //!     "calc": { "command": "calculator", "args": ["--stdio"], "env": { "RUST_LOG": "info" } },
-//!     "search": { "url": "http://127.0.0.1:8001/mcp", "headers": { "Authorization": "Bearer …" } }
+//!     "search": { "url": "http://127.0.0.1:8001/mcp", "headers": { "Authorization": "Bearer …" } },
+//!     "pets": { "openapi": "petstore.yaml", "baseUrl": "http://127.0.0.1:8080/v1" }
 //!   }
 //! }
 //! ```
+//!
+//! An `openapi` entry (with the feature `openapi`) serves an HTTP API
+//! from its OpenAPI document ([`crate::openapi`]), in this process: a
+//! relative path is read from the configuration file's folder, and
+//! `baseUrl` says where the API is when the document's `servers` do not.
 //!
 //! The file is read strictly: a key that is neither one this reads nor one
 //! that other clients' files carry beside them ([`IGNORED_KEYS`]) is
@@ -46,6 +52,8 @@ const KEYS: &[&str] = &[
     "connectTimeout",
     "maxSessions",
     "maxMessageBytes",
+    "openapi",
+    "baseUrl",
 ];
 
 /// Keys other clients' configuration files carry in an entry (their own
@@ -95,6 +103,14 @@ struct Entry {
     /// The largest message read from the server, in bytes
     /// ([`Mount::max_message_bytes`]).
     max_message_bytes: Option<usize>,
+    /// An OpenAPI document to serve, in this process.
+    openapi: Option<String>,
+    /// Where that API is.
+    base_url: Option<String>,
+    /// The configuration file's folder, which a relative `openapi` path
+    /// is read from.
+    #[serde(skip)]
+    folder: Option<std::path::PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -136,14 +152,19 @@ impl Config {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::InvalidConfig(format!("{} cannot be read: {e}", path.display())))?;
-        Config::from_json(&text).map_err(|e| match e {
+        Config::read(&text, path.parent()).map_err(|e| match e {
             Error::InvalidConfig(why) => Error::InvalidConfig(format!("{}: {why}", path.display())),
             other => other,
         })
     }
 
-    /// Read a configuration from its JSON text.
+    /// Read a configuration from its JSON text (a relative `openapi` path
+    /// is read from the current folder).
     pub fn from_json(text: &str) -> Result<Config, Error> {
+        Config::read(text, None)
+    }
+
+    fn read(text: &str, folder: Option<&Path>) -> Result<Config, Error> {
         let file: File = serde_json::from_str(text).map_err(|e| {
             Error::InvalidConfig(format!("not an `mcpServers` configuration ({e}); write {{\"mcpServers\": {{…}}}}"))
         })?;
@@ -158,7 +179,8 @@ impl Config {
             {
                 return Err(fail(unknown_key(key)));
             }
-            let entry: Entry = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
+            let mut entry: Entry = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
+            entry.folder = folder.map(Path::to_path_buf);
             entry.check(&name)?;
             if !entry.disabled {
                 servers.push((name, entry));
@@ -220,6 +242,12 @@ impl Entry {
         if self.max_sessions == Some(0) || self.max_message_bytes == Some(0) {
             return fail("`maxSessions` and `maxMessageBytes` are at least 1".into());
         }
+        if self.openapi.is_some() {
+            return self.check_openapi(name);
+        }
+        if self.base_url.is_some() {
+            return fail("`baseUrl` goes with `openapi`".into());
+        }
         match (self.kind.as_deref(), &self.command, &self.url) {
             (Some("sse"), _, _) => fail(
                 "the old HTTP+SSE transport is not supported; use the server's Streamable HTTP endpoint \
@@ -238,8 +266,53 @@ impl Entry {
         }
     }
 
+    /// An `openapi` entry: nothing of the other kinds, and a document that
+    /// can be served (read now, so a mistake is reported with the file).
+    fn check_openapi(&self, name: &str) -> Result<(), Error> {
+        let fail = |why: String| Err(Error::InvalidConfig(format!("server `{name}`: {why}")));
+        if self.command.is_some() || self.url.is_some() || self.kind.is_some() {
+            return fail("give one of `command`, `url` or `openapi`".into());
+        }
+        if !self.headers.is_empty() || !self.args.is_empty() || !self.env.is_empty() {
+            return fail("`openapi` takes `baseUrl`, not `headers`, `args` or `env`".into());
+        }
+        match self.openapi_server() {
+            Ok(_) => Ok(()),
+            Err(why) => fail(why),
+        }
+    }
+
+    /// The server of an `openapi` entry.
+    #[cfg(feature = "openapi")]
+    fn openapi_server(&self) -> Result<crate::Server, String> {
+        let file = Path::new(self.openapi.as_deref().unwrap_or(""));
+        let path = match &self.folder {
+            Some(folder) if file.is_relative() => folder.join(file),
+            _ => file.to_path_buf(),
+        };
+        let mut api = crate::openapi::OpenApi::from_file(path).map_err(|e| e.to_string())?;
+        if let Some(url) = &self.base_url {
+            api = api.base_url(url);
+        }
+        crate::Server::from_openapi(&api).map_err(|e| e.to_string())
+    }
+
+    #[cfg(not(feature = "openapi"))]
+    fn openapi_server(&self) -> Result<crate::Server, String> {
+        Err("`openapi` entries need the feature `openapi` of mcp-runtime".into())
+    }
+
     fn mount(&self, name: &str) -> Mount {
         let upstream = match (&self.command, &self.url) {
+            _ if self.openapi.is_some() => match self.openapi_server() {
+                Ok(server) => Upstream::from(server),
+                // The document was served when the file was read, and is
+                // unreadable now: the mount reports why when it connects.
+                Err(why) => Upstream::connect_with(format!("OpenAPI document of `{name}`"), move |_| {
+                    let why = why.clone();
+                    async move { Err(super::ClientError::Transport(why)) }
+                }),
+            },
             (Some(command), _) => Upstream::command_with_env(command, &self.args, &self.env),
             (None, Some(url)) => Upstream::url_with_headers(url, &self.headers),
             (None, None) => unreachable!("checked when read"),
@@ -303,6 +376,9 @@ mod tests {
             (r#"{"mcpServers": {"a": {"command": "x", "timeout": 0}}}"#, "`timeout` is a number of seconds"),
             (r#"{"mcpServers": {"a": {"command": "x", "headers": {"A": "b"}}}}"#, "`headers` go with a `url`"),
             (r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#, "named twice"),
+            (r#"{"mcpServers": {"a": {"command": "x", "openapi": "y"}}}"#, "one of `command`, `url` or `openapi`"),
+            (r#"{"mcpServers": {"a": {"command": "x", "baseUrl": "y"}}}"#, "`baseUrl` goes with `openapi`"),
+            (r#"{"mcpServers": {"a": {"openapi": "/no/such/file.yaml"}}}"#, "cannot read /no/such/file.yaml"),
         ] {
             let error = Config::from_json(json).unwrap_err().to_string();
             assert!(error.contains(says), "{json}: {error}");

@@ -109,7 +109,9 @@ impl UriTemplate {
             match part {
                 Part::Literal(text) => atoms.extend(text.chars().map(Atom::Char)),
                 Part::Segment(_) => atoms.push(Atom::Segment),
-                Part::Reserved(_) | Part::Query(_) => atoms.push(Atom::Any),
+                Part::Reserved(_) => atoms.push(Atom::Any),
+                // Nothing, or `?` and the rest.
+                Part::Query(_) => atoms.extend([Atom::Query, Atom::Any]),
             }
         }
         atoms
@@ -198,6 +200,9 @@ enum Atom {
     Segment,
     /// Any text.
     Any,
+    /// A query expression's start, always followed by `Any`: either both
+    /// match nothing, or this matches `?` and the `Any` the rest.
+    Query,
 }
 
 /// Whether the patterns `a[i..]` and `b[j..]` share a string: a search over
@@ -209,6 +214,22 @@ fn intersect(a: &[Atom], b: &[Atom], i: usize, j: usize, seen: &mut HashSet<(usi
     }
     match (a.get(i), b.get(j)) {
         (None, None) => true,
+        (Some(Atom::Query), other) => {
+            intersect(a, b, i + 2, j, seen)
+                || match other {
+                    Some(Atom::Char('?') | Atom::Query) => intersect(a, b, i + 1, j + 1, seen),
+                    Some(Atom::Any) => intersect(a, b, i + 1, j, seen),
+                    _ => false,
+                }
+        }
+        (other, Some(Atom::Query)) => {
+            intersect(a, b, i, j + 2, seen)
+                || match other {
+                    Some(Atom::Char('?')) => intersect(a, b, i + 1, j + 1, seen),
+                    Some(Atom::Any) => intersect(a, b, i, j + 1, seen),
+                    _ => false,
+                }
+        }
         (Some(Atom::Char(x)), Some(Atom::Char(y))) => x == y && intersect(a, b, i + 1, j + 1, seen),
         (Some(wild @ (Atom::Segment | Atom::Any)), other) => {
             intersect(a, b, i + 1, j, seen)
@@ -285,5 +306,11 @@ mod tests {
         assert!(!overlap("a://{x}", "b://{x}"));
         assert!(!overlap("a://{x}", "a://{x}/{y}"));
         assert!(overlap("a://{+x}", "a://{x}/{y}"));
+        // A query expression matches nothing or `?…`, never `/…`.
+        assert!(!overlap("api://pets{?limit}", "api://pets/{id}"));
+        assert!(overlap("api://pets{?limit}", "api://pets{?tag}"));
+        assert!(overlap("api://pets{?limit}", "api://{name}"));
+        assert!(overlap("api://pets{?limit}", "api://pets?all"));
+        assert!(overlap("api://{+rest}", "api://pets{?limit}"));
     }
 }
