@@ -218,6 +218,13 @@ impl Server {
         self
     }
 
+    /// Keep per-user state in `store`, for handlers that take a
+    /// [`UserState<T>`](crate::userstate::UserState) (a server whose handlers
+    /// take one without it does not start).
+    pub fn user_state(self, store: crate::userstate::UserStore) -> Self {
+        self.with_state(store)
+    }
+
     /// A display title for the server (sent to 2025-06-18 clients and later).
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info.title = Some(title.into());
