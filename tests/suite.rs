@@ -12,6 +12,7 @@ mod arguments;
 mod ask;
 mod broken_leaves;
 mod client;
+mod client_cache;
 mod client_interop;
 mod client_limits;
 mod client_oauth;

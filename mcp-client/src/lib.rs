@@ -49,12 +49,14 @@
 //!   unless allowed.
 
 mod api;
+pub mod cache;
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod call;
 mod client;
 mod error;
 mod handlers;
+mod lifecycle;
 mod params;
 mod progress;
 mod session;

@@ -214,7 +214,7 @@ mod guide {
     struct Apps;
     #[doc = include_str!("../../docs/src/middleware.md")]
     struct Middleware;
-    #[doc = include_str!("../../docs/src/state.md")]
+    #[cfg_attr(feature = "redis", doc = include_str!("../../docs/src/state.md"))]
     struct UserState;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
