@@ -36,7 +36,7 @@ fn wave() -> &'static str {
 }
 
 /// What reached the server: requests by `Mcp-Method` (2026-07-28), the
-/// session ids sent, and the 404s answered.
+/// session ids sent, and the 404s answered to requests (`POST`).
 #[derive(Clone, Default)]
 struct Seen(Arc<Mutex<Log>>);
 
@@ -61,6 +61,7 @@ async fn serve(server: Server, options: HttpOptions) -> (String, Seen) {
         move |request: axum::extract::Request, next: axum::middleware::Next| {
             let log = log.clone();
             async move {
+                let post = request.method() == axum::http::Method::POST;
                 let (method, session) = {
                     let header =
                         |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -74,7 +75,7 @@ async fn serve(server: Server, options: HttpOptions) -> (String, Seen) {
                 if let Some(session) = session.filter(|s| !log.sessions.contains(s)) {
                     log.sessions.push(session);
                 }
-                log.not_found += usize::from(response.status() == axum::http::StatusCode::NOT_FOUND);
+                log.not_found += usize::from(post && response.status() == axum::http::StatusCode::NOT_FOUND);
                 response
             }
         },

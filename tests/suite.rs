@@ -35,6 +35,7 @@ mod http_calls;
 mod interop;
 mod limits;
 mod middleware;
+mod middleware_ready;
 mod oauth;
 mod oauth_dpop;
 mod oauth_introspection;

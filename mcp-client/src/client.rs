@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, Implementation,
-    ProtocolVersion, Root, ServerCapabilities, methods,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, Implementation, ProtocolVersion,
+    Root, ServerCapabilities, methods,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};

@@ -49,9 +49,9 @@
 //!   unless allowed.
 
 mod api;
-pub mod cache;
 #[cfg(feature = "oauth")]
 pub mod auth;
+pub mod cache;
 mod call;
 mod client;
 mod error;
