@@ -33,6 +33,7 @@ mod host;
 mod http;
 mod http_calls;
 mod interop;
+mod keepalive;
 mod limits;
 mod middleware;
 mod middleware_ready;

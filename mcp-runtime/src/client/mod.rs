@@ -350,6 +350,17 @@ impl Client {
         self.send_on(self.stream.clone(), method, params).await
     }
 
+    /// Ping the client on `stream`: `false` only if it did not answer
+    /// within `deadline` (or its connection is gone); an error answer is
+    /// an answer.
+    pub(crate) async fn ping(&self, stream: Outgoing, deadline: Duration) -> bool {
+        let sent = self.send_on::<Value>(Some(stream), methods::PING, serde_json::json!({}));
+        match tokio::time::timeout(deadline, sent).await {
+            Ok(Ok(_) | Err(ClientError::Rejected(_) | ClientError::Unavailable)) => true,
+            Ok(Err(_)) | Err(_) => false,
+        }
+    }
+
     /// Send a request to the client on `stream` and await its answer.
     async fn send_on<R: DeserializeOwned>(
         &self,

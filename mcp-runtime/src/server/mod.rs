@@ -120,6 +120,7 @@ impl Server {
                 shutdown_grace: Duration::from_secs(5),
                 max_running_calls: 256,
                 max_queued_output: 16 * 1024 * 1024,
+                keep_alive: None,
             },
             layers: Vec::new(),
             #[cfg(feature = "proxy")]
