@@ -32,8 +32,11 @@ pub struct Retry {
     attempts: u32,
     first_pause: Duration,
     max_pause: Duration,
-    only_if: Option<fn(&Result<Reply, ErrorObject>) -> bool>,
+    only_if: Option<Failed>,
 }
+
+/// Which answers count as failures, for [`Retry::only_if`].
+type Failed = fn(&Result<Reply, ErrorObject>) -> bool;
 
 impl Retry {
     /// At most `attempts` runs of each call (the first included; at least
@@ -51,7 +54,7 @@ impl Retry {
     /// Run again only the failures `failed` picks (e.g. only protocol
     /// errors, or only error results whose text says the upstream was
     /// unavailable).
-    pub fn only_if(mut self, failed: fn(&Result<Reply, ErrorObject>) -> bool) -> Self {
+    pub fn only_if(mut self, failed: Failed) -> Self {
         self.only_if = Some(failed);
         self
     }
