@@ -63,7 +63,7 @@ fn server() -> Server {
 }
 
 /// A signing key of the test issuer.
-struct Key {
+pub(crate) struct Key {
     kid: &'static str,
     alg: Algorithm,
     encoding: EncodingKey,
@@ -74,7 +74,7 @@ impl Key {
         Key { kid, alg: Algorithm::RS256, encoding: EncodingKey::from_rsa_pem(pem).unwrap() }
     }
 
-    fn a() -> Key {
+    pub(crate) fn a() -> Key {
         Key::rsa("a", include_bytes!("fixtures/oauth/rsa-a.pem"))
     }
 
@@ -94,7 +94,7 @@ impl Key {
         serde_json::to_value(jwk).unwrap()
     }
 
-    fn sign(&self, claims: &Value) -> String {
+    pub(crate) fn sign(&self, claims: &Value) -> String {
         self.sign_as(self.kid, claims)
     }
 
@@ -107,14 +107,14 @@ impl Key {
 
 /// The authorization server: RFC 8414 metadata and a JWK set whose keys
 /// a test can change, counting how often the set is fetched.
-struct Issuer {
-    url: String,
+pub(crate) struct Issuer {
+    pub(crate) url: String,
     keys: Arc<Mutex<Vec<Value>>>,
     fetches: Arc<AtomicUsize>,
 }
 
 impl Issuer {
-    async fn start(keys: &[&Key]) -> Issuer {
+    pub(crate) async fn start(keys: &[&Key]) -> Issuer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let keys = Arc::new(Mutex::new(keys.iter().map(|k| k.jwk()).collect::<Vec<_>>()));
@@ -152,7 +152,7 @@ impl Issuer {
 }
 
 /// Our server, protected by `issuer`.
-struct Mcp {
+pub(crate) struct Mcp {
     base: String,
     resource: String,
 }
@@ -163,7 +163,7 @@ impl Mcp {
     }
 
     /// `served` (instead of `server()`), protected by `issuer`.
-    async fn serving(served: Server, issuer: &Issuer, settings: impl FnOnce(OAuth) -> OAuth) -> Mcp {
+    pub(crate) async fn serving(served: Server, issuer: &Issuer, settings: impl FnOnce(OAuth) -> OAuth) -> Mcp {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let resource = format!("{base}/mcp");
@@ -173,7 +173,7 @@ impl Mcp {
     }
 
     /// A client of one session that shows `token`.
-    fn client(&self, token: Option<&str>) -> Client {
+    pub(crate) fn client(&self, token: Option<&str>) -> Client {
         let mut headers = HeaderMap::new();
         if let Some(token) = token {
             headers.insert(AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
@@ -183,7 +183,7 @@ impl Mcp {
     }
 
     /// The claims of a good token for this server, granting `scope`.
-    fn claims(&self, issuer: &Issuer, scope: &str) -> Value {
+    pub(crate) fn claims(&self, issuer: &Issuer, scope: &str) -> Value {
         json!({
             "iss": issuer.url,
             "aud": self.resource,

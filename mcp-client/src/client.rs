@@ -8,16 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, Implementation,
-    InitializeResult, ProtocolVersion, Root, ServerCapabilities, envelope, methods,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject, Implementation, ProtocolVersion,
+    Root, ServerCapabilities, methods,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::Error;
 use crate::handlers::Handlers;
-use crate::params::Params;
-use crate::session::{Era, Limits, Negotiated, RequestOptions, Session};
+use crate::lifecycle::{discover, initialize};
+use crate::session::{Era, Limits, Negotiated, Session};
 use crate::wire::child::{ChildOptions, ChildWire, Stderr};
 use crate::wire::lines::Lines;
 use crate::wire::{Inbox, Wire};
@@ -73,6 +73,7 @@ pub struct ClientBuilder {
     child: ChildOptions,
     #[cfg(feature = "http")]
     http: crate::wire::http::HttpOptions,
+    pub(crate) cache: Option<Arc<crate::cache::Cache>>,
 }
 
 impl Default for ClientBuilder {
@@ -91,6 +92,7 @@ impl Default for ClientBuilder {
             child: ChildOptions::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
+            cache: None,
         }
     }
 }
@@ -406,7 +408,7 @@ impl ClientBuilder {
     }
 
     pub(crate) async fn open(self, wire: Box<dyn Wire>, inbox: Inbox) -> Result<Client, Error> {
-        let session = Session::start(wire, &inbox, self.handlers, self.info, self.limits);
+        let session = Session::start(wire, &inbox, self.handlers, self.info, self.limits, self.cache);
         let client = Client { session };
         let opened = match self.era {
             EraChoice::Auto => match discover(&client, Some(DISCOVER_WAIT.min(self.limits.timeout))).await {
@@ -436,65 +438,4 @@ impl ClientBuilder {
             }
         }
     }
-}
-
-/// `server/discover`: the server's versions and capabilities, with no
-/// handshake.
-async fn discover(client: &Client, timeout: Option<Duration>) -> Result<Negotiated, Error> {
-    let version = ProtocolVersion::LATEST.as_str();
-    client.session.wire().speak(Some(version));
-    let options = || RequestOptions { timeout, ..RequestOptions::default() };
-    let discovered = client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await;
-    let result = match discovered {
-        // A server that refuses the version while naming it among those
-        // it supports (a replica behind on its rollout, say) gets one more
-        // try; one that names others is not for this client.
-        Err(Error::Server(error)) if error.code == mcp_core::codes::UNSUPPORTED_PROTOCOL_VERSION => {
-            let supported = error.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
-            if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version))) {
-                return Err(Error::Server(error));
-            }
-            client.session.request(methods::SERVER_DISCOVER.into(), Params::default(), options()).await?
-        }
-        other => other?,
-    };
-    let result = crate::api::value(&result)?;
-    let supported = result.get("supportedVersions").and_then(Value::as_array).cloned().unwrap_or_default();
-    if !supported.iter().any(|v| v.as_str() == Some(version)) {
-        return Err(Error::protocol(format!("the server does not speak {version} (it speaks {supported:?})")));
-    }
-    let capabilities = serde_json::from_value(result.get("capabilities").cloned().unwrap_or(json!({})))
-        .map_err(|e| Error::protocol(format!("server/discover's capabilities: {e}")))?;
-    let server_info = result
-        .get("_meta")
-        .and_then(|m| m.get(envelope::SERVER_INFO))
-        .and_then(|info| serde_json::from_value(info.clone()).ok());
-    let instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
-    Ok(Negotiated { era: Era::Stateless, version: version.to_owned(), server_info, capabilities, instructions })
-}
-
-/// `initialize`: a session in a handshake version.
-async fn initialize(client: &Client, version: ProtocolVersion) -> Result<Negotiated, Error> {
-    client.session.wire().speak(None);
-    let params = json!({
-        "protocolVersion": version.as_str(),
-        "capabilities": client.session.capabilities(),
-        "clientInfo": client.session.client_info,
-    });
-    let params = params.as_object().cloned().unwrap_or_default();
-    let result = client.session.request(methods::INITIALIZE.into(), params.into(), RequestOptions::default()).await?;
-    let result: InitializeResult =
-        serde_json::from_str(result.get()).map_err(|e| Error::protocol(format!("initialize's result: {e}")))?;
-    if !result.protocol_version.uses_handshake() {
-        return Err(Error::protocol(format!("initialize answered with {}", result.protocol_version.as_str())));
-    }
-    let version = result.protocol_version.as_str();
-    client.session.wire().speak(Some(version));
-    Ok(Negotiated {
-        era: Era::Handshake,
-        version: version.to_owned(),
-        server_info: Some(result.server_info),
-        capabilities: result.capabilities,
-        instructions: result.instructions,
-    })
 }

@@ -48,6 +48,11 @@ pub enum Error {
     /// ([`Client::finish_task`](crate::Client::finish_task) and the calls
     /// that wait for one).
     Cancelled(String),
+    /// An HTTP server answered 404 to a request in its session: the
+    /// session expired or was ended. The client opens a new session and
+    /// sends the request again once by itself; this is what is left when
+    /// that failed too.
+    SessionExpired,
 }
 
 impl Error {
@@ -118,6 +123,7 @@ impl fmt::Display for Error {
             Error::Tool(why) => write!(f, "the tool failed: {why}"),
             Error::Unverified(why) => write!(f, "skill content failed verification: {why}"),
             Error::Limit(why) => write!(f, "limit reached: {why}"),
+            Error::SessionExpired => f.write_str("the server no longer knows this session (HTTP 404)"),
             Error::Cancelled(why) => write!(f, "cancelled: {why}"),
         }
     }

@@ -23,6 +23,12 @@
 //!   falls back to `initialize`; 2026-07-28 requests carry their `_meta`
 //!   envelope and mirroring headers, and input-required results are
 //!   answered and retried by themselves.
+//! - **Caching** ([`ClientBuilder::cache`]): lists and reads a 2026-07-28
+//!   server allows to be kept (`ttlMs`, SEP-2549) are served from a
+//!   [`cache::CacheStore`] (in memory, or Redis with the `redis` feature)
+//!   until their time runs out or the server says they changed.
+//! - **Expired sessions**: a 2025-11-25 HTTP session the server forgot
+//!   (404) is opened again, and the request sent once more.
 //! - **Skills** (the `io.modelcontextprotocol/skills` extension):
 //!   [`Client::list_skills`] reads the entries only; [`Client::load_skill`]
 //!   reads a skill's `SKILL.md` and checks its size, digest and
@@ -51,10 +57,12 @@
 mod api;
 #[cfg(feature = "oauth")]
 pub mod auth;
+pub mod cache;
 mod call;
 mod client;
 mod error;
 mod handlers;
+mod lifecycle;
 mod params;
 mod progress;
 mod session;

@@ -74,6 +74,11 @@ pub(crate) trait Invocable: Sized + Send + Sync + 'static {
     fn steps(&mut self, request: &Incoming<'_>, parts: &RequestParts) -> Result<Steps, ErrorObject>;
     /// Its handler, started.
     fn start(&self, parts: RequestParts) -> Self::Future;
+    /// Whether running it twice does no harm (a tool marked read-only or
+    /// idempotent), so a `Retry` layer may.
+    fn repeatable(&self) -> bool {
+        false
+    }
     /// The handler's outcome as the client would see it.
     fn settle(&self, outcome: Outcome<Self::Output>) -> Result<Reply, ErrorObject>;
     /// A reply of its kind as the answer for `to`'s version (`None` for a

@@ -131,6 +131,9 @@ pub enum Error {
     /// The keys given to `Server::request_state_keys` cannot sign
     /// (none, or one shorter than 32 bytes).
     InvalidRequestStateKeys(String),
+    /// The key given to `UserStore::key` cannot sign state handles
+    /// (shorter than 32 bytes).
+    InvalidUserStateKey(String),
     /// The [`OAuth`](crate::transport::OAuth) settings cannot protect the endpoint
     /// (a resource or issuer that is not an absolute `https` URL, say).
     #[cfg(feature = "oauth")]
@@ -205,7 +208,9 @@ impl fmt::Display for Error {
             }
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(why) => write!(f, "invalid OAuth settings: {why}"),
-            Error::InvalidRequestStateKeys(why) | Error::Launch(why) => f.write_str(why),
+            Error::InvalidRequestStateKeys(why) | Error::InvalidUserStateKey(why) | Error::Launch(why) => {
+                f.write_str(why)
+            }
             #[cfg(feature = "proxy")]
             Error::InvalidConfig(why) => write!(f, "invalid gateway configuration: {why}"),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
@@ -239,6 +244,7 @@ impl std::error::Error for Error {
             | Error::InvalidRateLimit { .. }
             | Error::InvalidScope { .. }
             | Error::InvalidRequestStateKeys(_)
+            | Error::InvalidUserStateKey(_)
             | Error::Launch(_) => None,
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(_) => None,

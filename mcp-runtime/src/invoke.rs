@@ -98,9 +98,12 @@ pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, 
     let middleware = shared.middleware.clone();
     let changes = if middleware.is_some() { shared.announcer.changes() } else { 0 };
     let client_key = request.session.key;
+    let repeatable = kind.repeatable();
     let kind = Arc::new(kind);
     let running = kind.clone();
     let handler = move |parts: RequestParts| {
+        // Fn, not FnOnce: a `Retry` layer may run a repeatable handler again.
+        let running = running.clone();
         // A hand-written handler may panic before it even returns its
         // future; that must not unwind into the connection.
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| running.start(parts)));
@@ -121,7 +124,7 @@ pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, 
             match middleware {
                 None => handler(parts).await,
                 Some(mut pipeline) => {
-                    let invocation = Invocation::new(K::KIND, parts, changes, client_key, handler);
+                    let invocation = Invocation::new(K::KIND, parts, changes, client_key, repeatable, handler);
                     // A pipeline is always ready: straight to its call, which
                     // runs the first layer's code up to its future, so in a
                     // guard of its own.

@@ -44,6 +44,7 @@
 //! |---|---|
 //! | [`tools`], [`prompts`], [`resources`], [`completion`] | each kind of component: its trait (for components made at run time), builder, definition and result types |
 //! | [`request`] | what a handler can take as a parameter: [`Context`], [`State`], [`Claims`], and [`FromRequest`](request::FromRequest) for extractors of your own |
+//! | [`userstate`] | per-user state kept between requests ([`UserState`](userstate::UserState)), by subject, session or handle |
 //! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
 //! | [`middleware`] | layers around every handler run, and the ready ones |
 //! | `openapi` | (feature `openapi`) an existing HTTP API's operations as tools, from its OpenAPI document |
@@ -82,6 +83,7 @@ pub mod tasks;
 pub mod testing;
 pub mod tools;
 pub mod transport;
+pub mod userstate;
 mod verdict;
 
 // The root holds what a tool author writes with (the prelude's names, the
@@ -212,6 +214,8 @@ mod guide {
     struct Apps;
     #[doc = include_str!("../../docs/src/middleware.md")]
     struct Middleware;
+    #[cfg_attr(feature = "redis", doc = include_str!("../../docs/src/state.md"))]
+    struct UserState;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
     #[cfg_attr(feature = "openapi", doc = include_str!("../../docs/src/existing-api.md"))]

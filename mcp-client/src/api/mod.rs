@@ -21,6 +21,7 @@ use crate::params::Params;
 use crate::session::RequestOptions;
 use crate::{Client, Era, Error};
 
+mod cached;
 mod paging;
 mod subscriptions;
 
@@ -77,8 +78,15 @@ impl Client {
     /// that is empty, repeated or not a header token; a mark on a value no
     /// header can carry) is left out, with a warning: its calls could not
     /// be sent as the spec requires.
+    ///
+    /// With a cache ([`ClientBuilder::cache`](crate::ClientBuilder::cache)),
+    /// a list the server allowed to be kept is served from it.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        futures_util::TryStreamExt::try_collect(self.tools()).await
+        if self.session.cache.is_none() {
+            return futures_util::TryStreamExt::try_collect(self.tools()).await;
+        }
+        let tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
+        Ok(tools.into_iter().filter(|tool| self.remember_headers(tool)).collect())
     }
 
     /// The tools, one page at a time as the stream is read (without those
@@ -128,7 +136,7 @@ impl Client {
 
     /// Read a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        typed(&self.request_text(methods::RESOURCES_READ, json!({ "uri": uri })).await?)
+        self.cached_read(uri).await
     }
 
     /// Every prompt, across all pages.

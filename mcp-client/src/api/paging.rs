@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::value;
+use crate::cache::Hints;
 use crate::{Client, Error};
 
 impl Client {
@@ -24,10 +25,6 @@ impl Client {
         self.list_all(method, key).await
     }
 
-    pub(crate) async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
-        futures_util::TryStreamExt::try_collect(self.pages(method, key)).await
-    }
-
     /// A paged list's items, page by page, within the client's bounds:
     /// its pages, its items, its bytes across pages (a list holds no more
     /// than one message may), the time the server takes to answer them,
@@ -36,6 +33,16 @@ impl Client {
         &'a self,
         method: &'a str,
         key: &'a str,
+    ) -> impl Stream<Item = Result<T, Error>> + 'a {
+        self.pages_hinted(method, key, None)
+    }
+
+    /// [`pages`](Self::pages), taking in each page's cache hints.
+    pub(super) fn pages_hinted<'a, T: DeserializeOwned + 'a>(
+        &'a self,
+        method: &'a str,
+        key: &'a str,
+        hints: Option<&'a std::sync::Mutex<Hints>>,
     ) -> impl Stream<Item = Result<T, Error>> + 'a {
         let limits = self.session.limits;
         let budget = limits.list_timeout.unwrap_or(limits.timeout);
@@ -85,6 +92,9 @@ impl Client {
                     )));
                 }
                 let mut page = value(&page)?;
+                if let Some(hints) = hints {
+                    hints.lock().unwrap_or_else(|e| e.into_inner()).page(&page);
+                }
                 let list = page
                     .get_mut(key)
                     .map(Value::take)

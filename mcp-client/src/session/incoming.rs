@@ -135,6 +135,11 @@ impl Session {
                 }
             }
             _ => {
+                // Before anyone hears of the change, so no list kept
+                // before it is served after it.
+                if let Some(cache) = &self.cache {
+                    cache.changed(&notification.method);
+                }
                 // No listener is not an error: most clients watch nothing.
                 let _ = self.notifications.send(notification);
             }

@@ -27,6 +27,7 @@ use crate::progress::Updates;
 use crate::wire::{Inbox, Outbound, Wire};
 
 mod incoming;
+mod renew;
 
 /// How many rounds of input one request may ask for before the client
 /// gives up (a server that asks forever is broken).
@@ -136,6 +137,12 @@ pub(crate) struct Session {
     ended: tokio::sync::watch::Sender<Option<String>>,
     /// The log level 2026-07-28 requests ask for in their `_meta`.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    /// What the server allows to be kept, if the client keeps anything.
+    pub(crate) cache: Option<Arc<crate::cache::Cache>>,
+    /// How many times the session was opened again after it expired.
+    epoch: std::sync::atomic::AtomicU64,
+    /// Held while it is, so requests that find it expired together open one.
+    renewing: tokio::sync::Mutex<()>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -149,6 +156,7 @@ impl Session {
         handlers: Handlers,
         client_info: Implementation,
         limits: Limits,
+        cache: Option<Arc<crate::cache::Cache>>,
     ) -> Arc<Session> {
         let session = Arc::new(Session {
             wire,
@@ -166,6 +174,9 @@ impl Session {
             closed: Mutex::default(),
             ended: tokio::sync::watch::channel(None).0,
             log_level: Mutex::default(),
+            cache,
+            epoch: Default::default(),
+            renewing: Default::default(),
         });
         inbox.connect(&session);
         session
@@ -213,14 +224,33 @@ impl Session {
         mut params: Params,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, Error> {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        match self.request_rounds(&method, &mut params, &options).await {
+            // Once: a server that forgets each new session at once is not
+            // asked forever.
+            Err(Error::SessionExpired) if method != methods::INITIALIZE => {
+                Box::pin(self.renew(epoch)).await?;
+                self.request_rounds(&method, &mut params, &options).await
+            }
+            other => other,
+        }
+    }
+
+    /// [`request`](Self::request) in the session as it is.
+    async fn request_rounds(
+        self: &Arc<Self>,
+        method: &str,
+        params: &mut Params,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, Error> {
         for _ in 0..MAX_ROUNDS {
-            let result = self.request_once(&method, &mut params, &options).await?;
+            let result = self.request_once(method, params, options).await?;
             if !asks_for_input(&result) {
                 return Ok(result);
             }
             // Boxed: the rounds' state would otherwise weigh on every
             // request's future, and few requests have rounds.
-            Box::pin(self.give_input(&result, params.members(), &options)).await?;
+            Box::pin(self.give_input(&result, params.members(), options)).await?;
         }
         Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
     }

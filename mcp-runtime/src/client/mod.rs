@@ -48,6 +48,8 @@ pub(crate) struct Peer {
     /// (a mount's upstream connection) goes when the session does; made
     /// only when something waits for that.
     ended: std::sync::OnceLock<tokio::sync::watch::Sender<()>>,
+    /// This session's owner key for per-user state (made when first asked).
+    state_key: std::sync::OnceLock<String>,
 }
 
 impl Peer {
@@ -58,7 +60,15 @@ impl Peer {
         capabilities: ClientCapabilities,
         requests: Option<Arc<PendingRequests>>,
     ) -> Peer {
-        Peer { log_level, client_info, capabilities, requests, roots: Arc::default(), ended: Default::default() }
+        Peer {
+            log_level,
+            client_info,
+            capabilities,
+            requests,
+            roots: Arc::default(),
+            ended: Default::default(),
+            state_key: Default::default(),
+        }
     }
 
     /// Resolves once this client's session ends (the peer is dropped).
@@ -66,6 +76,12 @@ impl Peer {
     pub(crate) fn on_end(&self) -> impl Future<Output = ()> + Send + 'static {
         let mut ended = self.ended.get_or_init(|| tokio::sync::watch::channel(()).0).subscribe();
         async move { while ended.changed().await.is_ok() {} }
+    }
+
+    /// A random id of this session, unguessable, for the state kept for it
+    /// when it has no authenticated user.
+    pub(crate) fn state_key(&self) -> &str {
+        self.state_key.get_or_init(crate::random::hex_id::<16>)
     }
 
     /// Whether the client declared `capability`: a top-level key
@@ -332,6 +348,17 @@ impl Client {
     /// Send a request to the client and await its answer.
     async fn send<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> Result<R, ClientError> {
         self.send_on(self.stream.clone(), method, params).await
+    }
+
+    /// Ping the client on `stream`: `false` only if it did not answer
+    /// within `deadline` (or its connection is gone); an error answer is
+    /// an answer.
+    pub(crate) async fn ping(&self, stream: Outgoing, deadline: Duration) -> bool {
+        let sent = self.send_on::<Value>(Some(stream), methods::PING, serde_json::json!({}));
+        match tokio::time::timeout(deadline, sent).await {
+            Ok(Ok(_) | Err(ClientError::Rejected(_) | ClientError::Unavailable)) => true,
+            Ok(Err(_)) | Err(_) => false,
+        }
     }
 
     /// Send a request to the client on `stream` and await its answer.

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use mcp_core::{
@@ -54,7 +55,13 @@ pub struct Invocation {
     /// takes over: a call through layers allocates once for its handler,
     /// and each layer moves the invocation for the price of a pointer.
     stage: Pin<Box<dyn Stage>>,
+    /// A fresh stage for the same request, for a tool whose calls may be
+    /// repeated (marked read-only or idempotent); `None` otherwise.
+    again: Option<Again>,
 }
+
+/// Makes a fresh stage of the handler for a copy of the request.
+type Again = Arc<dyn Fn(RequestParts) -> Pin<Box<dyn Stage>> + Send + Sync>;
 
 /// The handler's side of an invocation: the request and the handler until
 /// the innermost service starts it, then the handler's future.
@@ -122,12 +129,45 @@ where
 }
 
 impl Invocation {
-    pub(crate) fn new<H, F>(kind: Kind, parts: RequestParts, changes: u64, client_key: u64, handler: H) -> Self
+    pub(crate) fn new<H, F>(
+        kind: Kind,
+        parts: RequestParts,
+        changes: u64,
+        client_key: u64,
+        repeatable: bool,
+        handler: H,
+    ) -> Self
     where
-        H: FnOnce(RequestParts) -> F + Send + 'static,
+        H: Fn(RequestParts) -> F + Clone + Send + Sync + 'static,
         F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
     {
-        Invocation { kind, changes, client_key, stage: Box::pin(Handler::Waiting { parts, handler }) }
+        let again = repeatable.then(|| {
+            let handler = handler.clone();
+            Arc::new(move |parts| Box::pin(Handler::Waiting { parts, handler: handler.clone() }) as Pin<Box<dyn Stage>>)
+                as Again
+        });
+        Invocation { kind, changes, client_key, stage: Box::pin(Handler::Waiting { parts, handler }), again }
+    }
+
+    /// Whether the request may run more than once: a call of a tool marked
+    /// read-only or idempotent (its own, or a mounted server's).
+    pub fn repeatable(&self) -> bool {
+        self.again.is_some()
+    }
+
+    /// The same request once more, to run again if this one fails (see
+    /// [`Retry`](super::Retry)); `None` unless it is
+    /// [`repeatable`](Self::repeatable). Take it before running this one.
+    pub fn again(&self) -> Option<Invocation> {
+        let again = self.again.clone()?;
+        let stage = again(self.parts().duplicate());
+        Some(Invocation {
+            kind: self.kind,
+            changes: self.changes,
+            client_key: self.client_key,
+            stage,
+            again: Some(again),
+        })
     }
 
     /// How many changes (list changes and resource updates, on this

@@ -10,8 +10,10 @@
 //! without calling on (a refusal, a cached reply), change the arguments,
 //! or change the reply. [`from_fn`] makes one from an async function,
 //! [`when`] limits one to the requests a predicate picks, and
-//! [`Logging`], [`Cache`], [`Throttle`] and [`map_failure`] are ready to
-//! use. [`Transform`] shows a
+//! [`Logging`], [`Cache`], [`Throttle`], [`Retry`] (repeatable tool calls
+//! run again after a failure), [`ResponseLimit`] (replies too large for a
+//! client refused with a clear error), `Timing` (a histogram per
+//! component, feature `otel`) and [`map_failure`] are ready to use. [`Transform`] shows a
 //! tool to clients as another (renamed, reworded, arguments renamed or
 //! fixed) without touching its function.
 //!
@@ -56,9 +58,13 @@
 
 mod cache;
 mod invocation;
+mod limit;
 mod logging;
 mod map;
+mod retry;
 mod throttle;
+#[cfg(feature = "otel")]
+mod timing;
 mod transform;
 
 use std::future::Future;
@@ -67,18 +73,24 @@ use std::task::{Context as TaskContext, Poll};
 
 pub use cache::Cache;
 pub use invocation::{Invocation, Kind, Reply};
+pub use limit::ResponseLimit;
 pub use logging::Logging;
 pub use map::{MapFailure, map_failure};
 /// The protocol error a layer answers with instead of a reply.
 pub use mcp_core::ErrorObject;
+pub use retry::Retry;
 pub use throttle::Throttle;
+#[cfg(feature = "otel")]
+pub use timing::{DURATION, Timing};
 pub use tower::Layer;
 use tower::{Service, ServiceExt};
 pub use transform::Transform;
 
 use crate::tools::BoxFuture;
 
-/// The rest of the pipeline, as a layer made with [`from_fn`] calls it.
+/// The rest of the pipeline, as a layer made with [`from_fn`] calls it
+/// (cloned to run it more than once, as [`Retry`] does).
+#[derive(Clone)]
 pub struct Next(Pipeline);
 
 impl Next {
@@ -198,7 +210,9 @@ macro_rules! around_layer {
         }
     )*};
 }
-around_layer!(FromFn<F>, Logging, Cache, Throttle, MapFailure<F>);
+around_layer!(FromFn<F>, Logging, Cache, Throttle, MapFailure<F>, Retry, ResponseLimit);
+#[cfg(feature = "otel")]
+around_layer!(Timing);
 
 /// A layer from an async function of the invocation and the rest of the
 /// pipeline; see the [module docs](self).

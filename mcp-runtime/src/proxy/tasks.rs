@@ -77,7 +77,7 @@ impl Link {
         let (client, _) = self.tasking.client(self).await?;
         let _caller = self.tasking.enter(ctx.clone());
         let answered = self.relayed(ctx, client.forward(methods::TOOLS_CALL, params)).await;
-        if let Err(ClientError::Closed(_)) = &answered {
+        if let Err(ClientError::Closed(_) | ClientError::SessionExpired) = &answered {
             self.tasking.reset().await;
         }
         let answered = answered?;

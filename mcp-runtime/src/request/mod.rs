@@ -82,6 +82,25 @@ impl RequestParts {
         }
     }
 
+    /// A copy of the request, for running its handler once more.
+    pub(crate) fn duplicate(&self) -> RequestParts {
+        RequestParts {
+            target: self.target.clone(),
+            arguments: self.arguments.clone(),
+            request_id: self.request_id.clone(),
+            meta: self.meta.clone(),
+            protocol_version: self.protocol_version,
+            peer: self.peer.clone(),
+            outgoing: self.outgoing.clone(),
+            missing_capability: self.missing_capability.clone(),
+            cancellation: self.cancellation.clone(),
+            state: self.state.clone(),
+            rounds: self.rounds.clone(),
+            claims: self.claims.clone(),
+            task: self.task.clone(),
+        }
+    }
+
     /// The same request, authorized by a token with these claims (for
     /// calling a handler that takes [`Claims`] by hand, in a test).
     pub fn with_claims(mut self, claims: Claims) -> Self {

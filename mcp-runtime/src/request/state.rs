@@ -30,7 +30,7 @@ impl StateMap {
         }
     }
 
-    fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.0.get(&TypeId::of::<T>()).cloned().and_then(|value| value.downcast::<T>().ok())
     }
 }

@@ -34,6 +34,18 @@ impl Server {
         self
     }
 
+    /// Ping each client of a long-lived connection (stdio, an in-memory
+    /// client, a transport of your own) every `interval` once its
+    /// 2025-11-25 (or older) handshake is done, and end the connection if
+    /// it does not answer within `deadline`: a client that hangs without
+    /// closing its side is let go instead of holding its calls and memory.
+    /// One ping at a time; off by default. 2026-07-28 has no `ping`, and
+    /// no connection to keep.
+    pub fn keep_alive(mut self, interval: Duration, deadline: Duration) -> Self {
+        self.limits.keep_alive = Some(crate::transport::keepalive::KeepAlive { interval, deadline });
+        self
+    }
+
     /// How long running calls may go on after the client closes its input
     /// (5 s by default); calls still running then are cancelled.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {

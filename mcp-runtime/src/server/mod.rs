@@ -120,6 +120,7 @@ impl Server {
                 shutdown_grace: Duration::from_secs(5),
                 max_running_calls: 256,
                 max_queued_output: 16 * 1024 * 1024,
+                keep_alive: None,
             },
             layers: Vec::new(),
             #[cfg(feature = "proxy")]
@@ -216,6 +217,13 @@ impl Server {
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.states.insert(value);
         self
+    }
+
+    /// Keep per-user state in `store`, for handlers that take a
+    /// [`UserState<T>`](crate::userstate::UserState) (a server whose handlers
+    /// take one without it does not start).
+    pub fn user_state(self, store: crate::userstate::UserStore) -> Self {
+        self.with_state(store)
     }
 
     /// A display title for the server (sent to 2025-06-18 clients and later).

@@ -137,6 +137,11 @@ impl Invocable for Call {
         })
     }
 
+    fn repeatable(&self) -> bool {
+        let annotations = self.entry.definition.tool.annotations.as_ref();
+        annotations.is_some_and(|a| a.read_only_hint == Some(true) || a.idempotent_hint == Some(true))
+    }
+
     fn scopes(&self) -> (&[String], &'static str, &str) {
         (&self.entry.definition.scopes, "tool", &self.name)
     }

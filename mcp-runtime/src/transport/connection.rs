@@ -32,6 +32,9 @@ pub(crate) struct Limits {
     /// connection reads no more until the client reads
     /// (`Server::max_queued_output`).
     pub(crate) max_queued_output: usize,
+    /// Ping a handshake-era client this often, and end the connection if
+    /// it does not answer within the deadline (`Server::keep_alive`).
+    pub(crate) keep_alive: Option<super::keepalive::KeepAlive>,
 }
 
 /// Serve one client over `transport` until it closes its side (or the
@@ -55,6 +58,7 @@ pub(crate) async fn serve<T: Transport>(
     }
     let mut message = Vec::new();
     let calls = Calls::new(limits.max_running_calls, Ids::Shared);
+    let mut silent = Box::pin(super::keepalive::watch(limits.keep_alive, &session));
 
     loop {
         // Backpressure: read nothing more while the client leaves our
@@ -70,6 +74,7 @@ pub(crate) async fn serve<T: Transport>(
                 tracing::info!("the client closed the server's output; ending the connection");
                 break;
             }
+            () = &mut silent => break,
         };
         let parsed = match read {
             Ok(Received::Message) => parse(&message),
@@ -108,6 +113,7 @@ pub(crate) async fn serve<T: Transport>(
         }
     }
 
+    drop(silent);
     calls.drain(limits.shutdown_grace).await;
     // The end-of-stream marker; everything sent before it is written first.
     out.end();

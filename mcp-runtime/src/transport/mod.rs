@@ -10,6 +10,7 @@
 pub(crate) mod connection;
 #[cfg(feature = "http")]
 pub(crate) mod http;
+pub(crate) mod keepalive;
 pub(crate) mod lines;
 pub(crate) mod memory;
 mod message;

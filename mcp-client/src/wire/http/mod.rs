@@ -261,6 +261,7 @@ impl Shared {
 
     async fn post(self: Arc<Self>, message: Outbound) -> Result<(), Error> {
         let Outbound { bytes, id, headers } = message;
+        let sent_session = lock(&self.session).clone();
         let response = self
             .exchange(|| {
                 let mut request = self
@@ -276,6 +277,15 @@ impl Shared {
             })
             .await?;
         let status = response.status();
+        // The session expired: the spec's signal to start a new one, which
+        // the session layer does (whatever the body says).
+        if status == StatusCode::NOT_FOUND && sent_session.is_some() {
+            let mut session = lock(&self.session);
+            if *session == sent_session {
+                *session = None;
+            }
+            return Err(Error::SessionExpired);
+        }
         // A session is what a successful answer (to `initialize`) hands
         // out: a refusal may name one it has already ended (the Python
         // SDK's 1.x answers 2026-07-28's `server/discover` so), and
@@ -337,9 +347,6 @@ impl Shared {
         }
         if answered || (status.is_success() && id.is_none()) {
             return Ok(());
-        }
-        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
-            return Err(Error::Closed("the server no longer knows this session (HTTP 404)".into()));
         }
         Err(Error::Http { status: status.as_u16(), body: clip(&String::from_utf8_lossy(&body)) })
     }

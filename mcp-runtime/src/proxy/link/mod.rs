@@ -213,14 +213,14 @@ impl Link {
             // The upstream asks on its session and waits; the client
             // answers with a later retry: the call waits in between.
             let parked = self.parking.forward(ctx, &conn, client, method, params, self.timeout).await;
-            if let Err(ClientError::Closed(_)) = &parked {
+            if let Err(ClientError::Closed(_) | ClientError::SessionExpired) = &parked {
                 conn.reset().await;
             }
             return parked.and_then(|value| raw(&value));
         }
         let _caller = conn.enter(ctx.clone());
         let result = self.bounded_for(running, self.relayed(ctx, client.forward(method, params)).raw()).await;
-        if let Err(ClientError::Closed(_)) = &result {
+        if let Err(ClientError::Closed(_) | ClientError::SessionExpired) = &result {
             conn.reset().await;
         }
         result

@@ -1,0 +1,192 @@
+//! The client's cache of what servers allow it to keep (SEP-2549): a list
+//! (its pages merged) or a read whose answer carried `ttlMs` is served
+//! from a [`CacheStore`] until that time runs out, and never after a
+//! change notification for it.
+//!
+//! Only 2026-07-28 answers carry the hints; a handshake-era answer is not
+//! kept. A merged list lives as long as its shortest-lived page, counted
+//! from before its first page was asked for, so no entry outlives what the
+//! server allowed. Each kind of entry has a generation: a change
+//! notification (`notifications/tools/list_changed`, …) moves it on, and
+//! entries are keyed by it, so what was kept before the change (or fetched
+//! while it arrived) is never found again; a re-initialized session moves
+//! them all on.
+
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use mcp_core::methods;
+
+pub use memory::MemoryCache;
+#[cfg(feature = "redis")]
+pub use redis::RedisCache;
+
+/// Where a client keeps cached answers: [`MemoryCache`] in the process,
+/// or, with the `redis` feature, [`RedisCache`] shared by processes. A
+/// store that fails answers as if empty; the client then asks the server.
+pub trait CacheStore: Send + Sync + 'static {
+    /// The entry under `key`, unless there is none or its time ran out.
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Option<String>>;
+
+    /// Keep `value` under `key` for `ttl`.
+    fn put<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, ()>;
+
+    /// Whether other users' clients read this store too: answers the
+    /// server marked `cacheScope: "private"` are not kept in one that is.
+    fn shared(&self) -> bool {
+        false
+    }
+}
+
+impl crate::ClientBuilder {
+    /// Keep what servers allow in `store` (SEP-2549): a list or a resource
+    /// read whose answer carries a `ttlMs` is served from it until that
+    /// time runs out or the server says it changed, instead of asked
+    /// again. Off unless set.
+    pub fn cache(mut self, store: impl CacheStore) -> Self {
+        self.cache = Some(std::sync::Arc::new(Cache::new(store)));
+        self
+    }
+}
+
+/// What can be cached, each with its own generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+    Reads,
+}
+
+impl Kind {
+    pub(crate) fn of(method: &str) -> Option<Kind> {
+        Some(match method {
+            methods::TOOLS_LIST => Kind::Tools,
+            methods::PROMPTS_LIST => Kind::Prompts,
+            methods::RESOURCES_LIST => Kind::Resources,
+            methods::RESOURCES_TEMPLATES_LIST => Kind::Templates,
+            methods::RESOURCES_READ => Kind::Reads,
+            _ => return None,
+        })
+    }
+
+    /// The kinds a server's notification says have changed.
+    fn changed_by(notification: &str) -> &'static [Kind] {
+        match notification {
+            methods::TOOLS_LIST_CHANGED => &[Kind::Tools],
+            methods::PROMPTS_LIST_CHANGED => &[Kind::Prompts],
+            methods::RESOURCES_LIST_CHANGED => &[Kind::Resources, Kind::Templates, Kind::Reads],
+            methods::RESOURCES_UPDATED => &[Kind::Reads],
+            _ => &[],
+        }
+    }
+}
+
+/// The hints of a list's pages (or of one read), as they arrive.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Hints {
+    /// The shortest `ttlMs` seen; `None` once a page had none.
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) private: bool,
+    pages: usize,
+}
+
+impl Hints {
+    /// Take in one page's (or a read's) result.
+    pub(crate) fn page(&mut self, result: &serde_json::Value) {
+        let ttl = result.get("ttlMs").and_then(serde_json::Value::as_u64);
+        self.ttl_ms = match (self.pages, self.ttl_ms, ttl) {
+            (0, _, ttl) => ttl,
+            (_, Some(kept), Some(ttl)) => Some(kept.min(ttl)),
+            _ => None,
+        };
+        self.private |= result.get("cacheScope").and_then(serde_json::Value::as_str) == Some("private");
+        self.pages += 1;
+    }
+}
+
+/// A client's cache: its store and the generations of what it keeps.
+pub(crate) struct Cache {
+    store: Box<dyn CacheStore>,
+    generations: [AtomicU64; 5],
+}
+
+impl Cache {
+    pub(crate) fn new(store: impl CacheStore) -> Cache {
+        Cache { store: Box::new(store), generations: Default::default() }
+    }
+
+    /// The key of `method` (with `target`, a read's URI) at the current
+    /// generation of its kind, read before the server is asked.
+    pub(crate) fn key(&self, kind: Kind, method: &str, target: &str) -> String {
+        let generation = self.generations[kind as usize].load(Ordering::Acquire);
+        format!("{method}\n{generation}\n{target}")
+    }
+
+    pub(crate) async fn get(&self, key: &str) -> Option<String> {
+        self.store.get(key).await
+    }
+
+    /// Keep `value` as the hints allow, counting its time from `asked`
+    /// (before the first request went out).
+    pub(crate) async fn put(&self, key: &str, value: String, hints: Hints, asked: tokio::time::Instant) {
+        let Some(ttl) = hints.ttl_ms.filter(|&ms| ms > 0) else { return };
+        if hints.private && self.store.shared() {
+            return;
+        }
+        let left = Duration::from_millis(ttl).saturating_sub(asked.elapsed());
+        if !left.is_zero() {
+            self.store.put(key, value, left).await;
+        }
+    }
+
+    /// The server said `notification`: what it changed is not served again.
+    pub(crate) fn changed(&self, notification: &str) {
+        for kind in Kind::changed_by(notification) {
+            self.generations[*kind as usize].fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// A new session: nothing kept before it is served.
+    pub(crate) fn forget_all(&self) {
+        for generation in &self.generations {
+            generation.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_lives_as_long_as_its_shortest_page_and_not_at_all_if_one_has_no_hint() {
+        let mut hints = Hints::default();
+        hints.page(&serde_json::json!({"ttlMs": 500}));
+        hints.page(&serde_json::json!({"ttlMs": 200, "cacheScope": "private"}));
+        assert_eq!((hints.ttl_ms, hints.private), (Some(200), true));
+        hints.page(&serde_json::json!({}));
+        assert_eq!(hints.ttl_ms, None);
+        hints.page(&serde_json::json!({"ttlMs": 900}));
+        assert_eq!(hints.ttl_ms, None, "one page without a hint is enough");
+    }
+
+    #[tokio::test]
+    async fn a_change_notification_hides_what_was_kept() {
+        let cache = Cache::new(MemoryCache::new(8));
+        let key = cache.key(Kind::Tools, methods::TOOLS_LIST, "");
+        let hints = Hints { ttl_ms: Some(60_000), private: false, pages: 1 };
+        cache.put(&key, "[]".into(), hints, tokio::time::Instant::now()).await;
+        assert_eq!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await.as_deref(), Some("[]"));
+        cache.changed(methods::PROMPTS_LIST_CHANGED);
+        assert!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await.is_some(), "not a tools change");
+        cache.changed(methods::TOOLS_LIST_CHANGED);
+        assert_eq!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await, None);
+    }
+}

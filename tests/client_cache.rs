@@ -1,0 +1,189 @@
+//! The client's cache (SEP-2549) against our server over Streamable HTTP,
+//! requests counted at the server: a list the server allows to be kept is
+//! asked for once however often it is listed; its pages are merged; it is
+//! asked for again once its time is up and after `list_changed`, never
+//! served from the cache then; a Redis store is shared by clients. And an
+//! expired 2025-11-25 session is opened again, the request sent once more.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::HttpOptions;
+use mcp_runtime::{Server, axum};
+use mcp_runtime_client::cache::{MemoryCache, RedisCache};
+use mcp_runtime_client::{Client, EraChoice};
+use serde_json::json;
+
+/// Say hello.
+#[tool]
+fn hello() -> &'static str {
+    "hello"
+}
+
+/// Say bye.
+#[tool]
+fn bye() -> &'static str {
+    "bye"
+}
+
+/// Wave.
+#[tool]
+fn wave() -> &'static str {
+    "wave"
+}
+
+/// What reached the server: requests by `Mcp-Method` (2026-07-28), the
+/// session ids sent, and the 404s answered to requests (`POST`).
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Log>>);
+
+#[derive(Default)]
+struct Log {
+    methods: HashMap<String, usize>,
+    sessions: Vec<String>,
+    not_found: usize,
+}
+
+impl Seen {
+    fn count(&self, method: &str) -> usize {
+        self.0.lock().unwrap().methods.get(method).copied().unwrap_or(0)
+    }
+}
+
+/// Serve `server` over HTTP, every request noted in the returned log.
+async fn serve(server: Server, options: HttpOptions) -> (String, Seen) {
+    let seen = Seen::default();
+    let log = seen.clone();
+    let router = server.http_router(options).unwrap().layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let log = log.clone();
+            async move {
+                let post = request.method() == axum::http::Method::POST;
+                let (method, session) = {
+                    let header =
+                        |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                    (header("mcp-method"), header("mcp-session-id"))
+                };
+                let response = next.run(request).await;
+                let mut log = log.0.lock().unwrap();
+                if let Some(method) = method {
+                    *log.methods.entry(method).or_default() += 1;
+                }
+                if let Some(session) = session.filter(|s| !log.sessions.contains(s)) {
+                    log.sessions.push(session);
+                }
+                log.not_found += usize::from(post && response.status() == axum::http::StatusCode::NOT_FOUND);
+                response
+            }
+        },
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (url, seen)
+}
+
+fn names(tools: Vec<mcp_runtime::protocol::Tool>) -> Vec<String> {
+    tools.into_iter().map(|t| t.name).collect()
+}
+
+fn catalog(ttl: Duration) -> Server {
+    Server::empty("catalog", "1").tool(hello::Tool).tool(bye::Tool).cache_ttl(ttl)
+}
+
+#[tokio::test]
+async fn listing_tools_a_hundred_times_within_the_ttl_asks_once() {
+    let (url, seen) = serve(catalog(Duration::from_secs(600)), HttpOptions::new()).await;
+    let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
+    for _ in 0..100 {
+        assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+    }
+    assert_eq!(seen.count("tools/list"), 1);
+    // Without a cache, every list is asked for.
+    let uncached = Client::http(&url).await.unwrap();
+    for _ in 0..3 {
+        uncached.list_tools().await.unwrap();
+    }
+    assert_eq!(seen.count("tools/list"), 4);
+}
+
+#[tokio::test]
+async fn pages_are_merged_and_kept_as_one_list() {
+    let server = catalog(Duration::from_secs(600)).tool(wave::Tool).page_size(1);
+    let (url, seen) = serve(server, HttpOptions::new()).await;
+    let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
+    for _ in 0..5 {
+        assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello", "wave"]);
+    }
+    assert_eq!(seen.count("tools/list"), 3, "one request per page, once");
+}
+
+#[tokio::test]
+async fn no_list_is_served_past_its_ttl_or_when_the_server_allows_none() {
+    let (url, seen) = serve(catalog(Duration::from_millis(1)), HttpOptions::new()).await;
+    let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
+    for round in 1..=3 {
+        client.list_tools().await.unwrap();
+        // Well past the millisecond the server allowed.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(seen.count("tools/list"), round);
+    }
+    // The default (`ttlMs: 0`) allows no caching at all.
+    let (url, seen) = serve(Server::empty("c", "1").tool(hello::Tool), HttpOptions::new()).await;
+    let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    client.list_tools().await.unwrap();
+    assert_eq!(seen.count("tools/list"), 2);
+}
+
+#[tokio::test]
+async fn a_cached_list_is_never_served_after_list_changed() {
+    let server = catalog(Duration::from_secs(600));
+    let tools = server.tools_handle();
+    let (url, seen) = serve(server, HttpOptions::new()).await;
+    let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
+    let mut changes = client.watch(&[]).await.unwrap();
+    assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+    assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+    assert_eq!(seen.count("tools/list"), 1);
+    tools.add(wave::Tool).unwrap();
+    let change = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.expect("a list change");
+    assert_eq!(change.unwrap().method, "notifications/tools/list_changed");
+    assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello", "wave"]);
+    assert_eq!(seen.count("tools/list"), 2);
+    assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello", "wave"], "kept again");
+    assert_eq!(seen.count("tools/list"), 2);
+}
+
+#[tokio::test]
+async fn clients_share_a_redis_cache() {
+    let Some(redis) = crate::replicas::redis::start().await else { return };
+    let (url, seen) = serve(catalog(Duration::from_secs(600)), HttpOptions::new()).await;
+    for _ in 0..3 {
+        let store = RedisCache::connect(&redis.url, "cache-test").await.unwrap();
+        let client = Client::builder().cache(store).http(&url).await.unwrap();
+        assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+    }
+    assert_eq!(seen.count("tools/list"), 1, "the second and third clients found the first one's list");
+}
+
+#[tokio::test]
+async fn an_expired_session_is_opened_again_and_the_request_sent_once_more() {
+    let (url, seen) = serve(catalog(Duration::ZERO), HttpOptions::new()).await;
+    let handshake = EraChoice::Version(mcp_runtime::protocol::ProtocolVersion::V2025_11_25);
+    let client = Client::builder().era(handshake).http(&url).await.unwrap();
+    assert_eq!(client.call("hello", json!({})).await.unwrap().content.len(), 1);
+    // The server drops the session (as one does when it expires).
+    let session = seen.0.lock().unwrap().sessions[0].clone();
+    let deleted = reqwest::Client::new().delete(&url).header("mcp-session-id", &session).send().await.unwrap();
+    assert!(deleted.status().is_success(), "{deleted:?}");
+
+    let answer = client.call("hello", json!({})).await.expect("answered in a new session");
+    assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
+    let log = seen.0.lock().unwrap();
+    assert_eq!(log.not_found, 1, "one 404, then a new session");
+    assert_eq!(log.sessions.len(), 2, "{:?}", log.sessions);
+}

@@ -1,0 +1,174 @@
+//! Per-user state through the protocol: kept by session in the handshake
+//! era, by the token's subject over OAuth in both eras, by a handle the
+//! server mints where there is no user; a handle of another user is
+//! refused, forged ones too; bounds refuse with a tool error; the same
+//! with Redis behind it.
+
+use std::time::Duration;
+
+use crate::common::memory::{call, connect, connect_as};
+use crate::oauth::{Issuer, Key, Mcp};
+use mcp_runtime::Server;
+use mcp_runtime::prelude::*;
+use mcp_runtime::userstate::{StateHandle, StateLimits, UserState, UserStore};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The caller's cart.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Cart(Vec<String>);
+
+/// Add an item to your cart (or to the cart at `handle`); returns the cart.
+#[tool]
+async fn add(item: String, handle: Option<StateHandle>, cart: UserState<Cart>) -> Result<String, ToolError> {
+    let cart = match handle {
+        Some(handle) => cart.open(&handle)?,
+        None => cart,
+    };
+    Ok(cart
+        .update(|c| {
+            c.0.push(item);
+            c.0.join(",")
+        })
+        .await?)
+}
+
+/// A new cart of your own: returns its handle.
+#[tool]
+fn new_cart(cart: UserState<Cart>) -> String {
+    cart.mint().to_string()
+}
+
+fn limits() -> StateLimits {
+    StateLimits { ttl: Duration::from_secs(60), max_value_bytes: 64, max_owner_bytes: 1024, max_total_bytes: 4096 }
+}
+
+fn server(store: UserStore) -> Server {
+    Server::empty("shop", "1").tool(add::Tool).tool(new_cart::Tool).user_state(store)
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {result}"))
+}
+
+/// The text of a tool error, failing if the result is not one.
+fn error(result: &Value) -> &str {
+    assert_eq!(result["isError"], true, "{result}");
+    text(result)
+}
+
+async fn sessions_keep_their_own_and_refuse_each_others_handles(store: UserStore) {
+    // Two connections to servers that share one store, as replicas do.
+    let mut ann = connect(server(store.clone())).await;
+    let mut bob = connect(server(store)).await;
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "tea"})).await), "tea");
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "jam"})).await), "tea,jam");
+    assert_eq!(text(&call(&mut bob, "add", json!({"item": "salt"})).await), "salt", "bob has a cart of his own");
+
+    let handle = text(&call(&mut ann, "new_cart", json!({})).await).to_owned();
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "rye", "handle": handle})).await), "rye");
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "oat", "handle": handle})).await), "rye,oat");
+    let stolen = call(&mut bob, "add", json!({"item": "x", "handle": handle})).await;
+    assert_eq!(error(&stolen), "state handle refused: it is malformed or belongs to another user");
+    let mut forged = handle.clone();
+    forged.replace_range(4..6, if &handle[4..6] == "AA" { "BB" } else { "AA" });
+    assert!(error(&call(&mut ann, "add", json!({"item": "x", "handle": forged})).await).contains("refused"));
+    // What was refused changed nothing.
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "ale", "handle": handle})).await), "rye,oat,ale");
+
+    let big = "x".repeat(100);
+    let refused = call(&mut ann, "add", json!({"item": big})).await;
+    assert!(error(&refused).starts_with("state value too large: "), "{refused}");
+    assert_eq!(text(&call(&mut ann, "add", json!({"item": "fig"})).await), "tea,jam,fig", "nothing was lost");
+}
+
+#[tokio::test]
+async fn sessions_keep_state_of_their_own_in_memory() {
+    sessions_keep_their_own_and_refuse_each_others_handles(UserStore::memory(limits())).await;
+}
+
+#[tokio::test]
+async fn sessions_keep_state_of_their_own_in_redis() {
+    let Some(redis) = crate::replicas::redis::start().await else { return };
+    let store = mcp_runtime::stores::RedisStore::connect(&redis.url).await.unwrap().prefix("userstate-test");
+    sessions_keep_their_own_and_refuse_each_others_handles(UserStore::redis(store, limits())).await;
+}
+
+#[tokio::test]
+async fn without_a_user_only_a_minted_handle_addresses_state() {
+    let server = server(UserStore::memory(limits()));
+    let mut client = server.connect_in_memory().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut stateless = async |name: &str, arguments: Value| {
+        let params = json!({"name": name, "arguments": arguments, "_meta": meta});
+        let answer = client.request("tools/call", params).await.unwrap();
+        answer["result"].clone()
+    };
+    let no_user = stateless("add", json!({"item": "tea"})).await;
+    assert!(error(&no_user).starts_with("this request has no user to keep state for"), "{no_user}");
+    let handle = text(&stateless("new_cart", json!({})).await).to_owned();
+    assert_eq!(text(&stateless("add", json!({"item": "tea", "handle": handle})).await), "tea");
+    assert_eq!(text(&stateless("add", json!({"item": "jam", "handle": handle})).await), "tea,jam");
+    assert!(error(&stateless("add", json!({"item": "x", "handle": "st1.guess.guess"})).await).contains("refused"));
+}
+
+#[tokio::test]
+async fn a_handshake_era_handle_is_not_a_stateless_one() {
+    // A handle minted for a session is bound to it: without that session
+    // (a stateless request), it is refused.
+    let store = UserStore::memory(limits());
+    let mut session = connect_as(server(store.clone()), "2025-06-18").await;
+    let handle = text(&call(&mut session, "new_cart", json!({})).await).to_owned();
+    let mut other = server(store).connect_in_memory().unwrap();
+    let params = json!({"name": "add", "arguments": {"item": "x", "handle": handle}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }});
+    let answer = other.request("tools/call", params).await.unwrap();
+    assert!(error(&answer["result"]).contains("refused"), "{answer}");
+}
+
+#[tokio::test]
+async fn over_oauth_state_follows_the_subject_in_both_eras_and_refuses_other_users() {
+    let key = Key::a();
+    let issuer = Issuer::start(&[&key]).await;
+    let mcp = Mcp::serving(server(UserStore::memory(limits())), &issuer, |o| o).await;
+    let token = |sub: &str| {
+        let mut claims = mcp.claims(&issuer, "notes:read");
+        claims["sub"] = json!(sub);
+        key.sign(&claims)
+    };
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut ann = mcp.client(Some(&token("ann")));
+    let mut bob = mcp.client(Some(&token("bob")));
+    let stateless = |item: &str, handle: Option<&str>| {
+        let mut arguments = json!({"item": item});
+        if let Some(handle) = handle {
+            arguments["handle"] = json!(handle);
+        }
+        json!({"name": "add", "arguments": arguments, "_meta": meta})
+    };
+    let first = ann.request("tools/call", stateless("tea", None)).await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    assert_eq!(text(&first.last()["result"]), "tea");
+    // No session: the second request finds the first one's state by the subject.
+    assert_eq!(text(&ann.request("tools/call", stateless("jam", None)).await.last()["result"]), "tea,jam");
+    assert_eq!(text(&bob.request("tools/call", stateless("salt", None)).await.last()["result"]), "salt");
+
+    // A 2025-11-25 session of the same subject sees the same state.
+    let mut session = mcp.client(Some(&token("ann")));
+    session.initialize().await;
+    assert_eq!(text(&session.call("add", json!({"item": "fig"})).await.last()["result"]), "tea,jam,fig");
+
+    let minted = ann.request("tools/call", json!({"name": "new_cart", "arguments": {}, "_meta": meta})).await;
+    let handle = text(&minted.last()["result"]).to_owned();
+    assert_eq!(text(&ann.request("tools/call", stateless("rye", Some(&handle))).await.last()["result"]), "rye");
+    let stolen = bob.request("tools/call", stateless("x", Some(&handle))).await;
+    assert!(error(&stolen.last()["result"]).contains("belongs to another user"), "{stolen:?}");
+}
