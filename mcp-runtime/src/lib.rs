@@ -46,6 +46,7 @@
 //! | [`request`] | what a handler can take as a parameter: [`Context`], [`State`], [`Claims`], and [`FromRequest`](request::FromRequest) for extractors of your own |
 //! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
 //! | [`middleware`] | layers around every handler run, and the ready ones |
+//! | [`catalog`] | what a large catalog looks like to clients: tool search, tag rules |
 //! | `openapi` | (feature `openapi`) an existing HTTP API's operations as tools, from its OpenAPI document |
 //! | `proxy` | (feature `proxy`) other servers mounted into this one: [`Server::mount`](Server), upstreams over stdio, HTTP or in process |
 //! | [`transport`] | how a server is reached: HTTP options, OAuth, an in-memory client |
@@ -57,6 +58,7 @@
 
 mod admission;
 pub mod apps;
+pub mod catalog;
 pub mod client;
 pub mod completion;
 mod component;

@@ -6,6 +6,7 @@
 
 pub(crate) mod announce;
 pub(crate) mod list;
+pub(crate) mod tags;
 
 /// A public handle over one catalog, changing it while the server runs:
 /// `add`, `remove`, `disable`, `enable`, and `names`.
@@ -34,6 +35,16 @@ macro_rules! catalog_handle {
             #[doc = concat!("Offer the ", $noun, " named `name` again; `false` if it was not disabled.")]
             pub fn enable(&self, name: &str) -> bool {
                 self.0.enable(name)
+            }
+
+            #[doc = concat!("Stop offering every ", $noun, " tagged `tag` (`#[", $noun, "(tags = [..])]`, or a mounted one's `_meta.tags`), now and as they are added, until [`enable_tagged`](Self::enable_tagged); `false` if the tag was already disabled.")]
+            pub fn disable_tagged(&self, tag: &str) -> bool {
+                self.0.disable_tagged(tag)
+            }
+
+            #[doc = concat!("Offer the ", $noun, "s tagged `tag` again (those not disabled otherwise); `false` if the tag was not disabled.")]
+            pub fn enable_tagged(&self, tag: &str) -> bool {
+                self.0.enable_tagged(tag)
             }
 
             #[doc = concat!("The names of every registered ", $noun, ", enabled or not, sorted.")]
@@ -93,11 +104,20 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The scopes an access token needs to see and use the entry.
     fn scopes(entry: &Self::Entry) -> &[String];
 
+    /// The entry's tags (`_meta.tags`).
+    fn tags(entry: &Self::Entry) -> Vec<String>;
+
     /// Whether `request` may see the entry: its token grants the scopes (a
     /// kind may hide more, such as tools for views from clients without
     /// them).
     fn visible(entry: &Self::Entry, request: &crate::dispatch::Incoming<'_>) -> bool {
         request.may_use(Self::scopes(entry))
+    }
+
+    /// Whether a list shows the entry to `request` (what it may see, less
+    /// what a catalog transform keeps out of lists).
+    fn listed_to(entry: &Self::Entry, request: &crate::dispatch::Incoming<'_>) -> bool {
+        Self::visible(entry, request)
     }
 
     /// Check the whole set, sorted by key (nothing to check by default).
@@ -143,6 +163,8 @@ pub(crate) struct Sources<K: Kind> {
     #[cfg(feature = "proxy")]
     mounted: std::collections::BTreeMap<usize, (String, Vec<Item<K>>)>,
     disabled: BTreeSet<String>,
+    /// Tags whose components are not offered (`disable_tagged`).
+    disabled_tags: BTreeSet<String>,
     options: K::Options,
     /// Whether the set may change while the server runs (a handle exists).
     dynamic: bool,
@@ -181,7 +203,8 @@ impl<K: Kind> Sources<K> {
                     entry
                 }
             };
-            if !self.disabled.contains(K::key(&entry)) {
+            let tag_off = || !self.disabled_tags.is_empty() && K::tags(&entry).iter().any(|t| self.disabled_tags.contains(t));
+            if !self.disabled.contains(K::key(&entry)) && !tag_off() {
                 entries.push(entry);
             }
         }
@@ -209,6 +232,7 @@ impl<K: Kind> Catalog<K> {
             #[cfg(feature = "proxy")]
             mounted: Default::default(),
             disabled: BTreeSet::new(),
+            disabled_tags: BTreeSet::new(),
             options,
             dynamic: false,
         };
@@ -270,7 +294,7 @@ impl<K: Kind> Catalog<K> {
     /// the start-up check covers everything at once.
     pub(crate) fn change(&self, change: impl FnOnce(&mut Sources<K>) -> bool) -> Result<bool, Error> {
         let mut sources = self.sources();
-        let undo = (sources.items.clone(), sources.disabled.clone());
+        let undo = (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone());
         let changed = change(&mut sources);
         let Some(states) = self.states.get().filter(|_| changed) else { return Ok(changed) };
         match sources.snapshot(states, true) {
@@ -281,7 +305,7 @@ impl<K: Kind> Catalog<K> {
                 Ok(true)
             }
             Err(error) => {
-                (sources.items, sources.disabled) = undo;
+                (sources.items, sources.disabled, sources.disabled_tags) = undo;
                 Err(error)
             }
         }
@@ -377,6 +401,17 @@ impl<K: Kind> Catalog<K> {
     /// Offer `key` again; `false` if it was not disabled.
     pub(crate) fn enable(&self, key: &str) -> bool {
         self.change(|sources| sources.disabled.remove(key)).unwrap_or(false)
+    }
+
+    /// Stop offering every entry tagged `tag`; `false` if it already was.
+    pub(crate) fn disable_tagged(&self, tag: &str) -> bool {
+        self.change(|sources| sources.disabled_tags.insert(tag.to_owned())).unwrap_or(false)
+    }
+
+    /// Offer entries tagged `tag` again (unless disabled otherwise);
+    /// `false` if the tag was not disabled.
+    pub(crate) fn enable_tagged(&self, tag: &str) -> bool {
+        self.change(|sources| sources.disabled_tags.remove(tag)).unwrap_or(false)
     }
 
     /// Every registered key, enabled or not, sorted.
