@@ -14,8 +14,8 @@ use mcp_core::ErrorObject;
 use serde_json::Value;
 
 use crate::Server;
-pub use search::ToolSearch;
 use search::Search;
+pub use search::ToolSearch;
 use search::tools::{CallTool, SearchTool};
 
 /// The transforms of one server, fixed when it is built.

@@ -164,13 +164,9 @@ fn document(entry: &Entry) -> Document<'_> {
     Document { name: &tool.name, title: tool.title.as_deref(), text }
 }
 
-/// The text a regex is matched against: the same fields, one per line.
-pub(crate) fn haystack(entry: &Entry) -> String {
+/// Whether `pattern` matches one of the fields a tool is searched by
+/// (each alone, so `^` and `$` anchor at a name's ends).
+pub(crate) fn regex_matches(entry: &Entry, pattern: &regex_lite::Regex) -> bool {
     let document = document(entry);
-    let mut text = String::from(document.name);
-    for part in document.title.into_iter().chain(document.text) {
-        text.push('\n');
-        text.push_str(part);
-    }
-    text
+    std::iter::once(document.name).chain(document.title).chain(document.text).any(|field| pattern.is_match(field))
 }

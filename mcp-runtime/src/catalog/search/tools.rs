@@ -10,7 +10,7 @@ use std::sync::Arc;
 use mcp_core::{CallToolResult, Content};
 use serde_json::{Value, json};
 
-use super::{MAX_QUERY_CHARS, MAX_RESULTS, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, Search, haystack};
+use super::{MAX_QUERY_CHARS, MAX_RESULTS, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, Search, regex_matches};
 use crate::component::Kind;
 use crate::request::RequestParts;
 use crate::tools::catalog::{Entry, Tools};
@@ -36,7 +36,7 @@ impl Tool for SearchTool {
             .idempotent(true)
             .open_world(false)
             .argument::<String>("query", Some("What the tool should do, in a few words, or a regex."), true)
-            .argument::<bool>("regex", Some("Read `query` as a regular expression (case-insensitive)."), false)
+            .argument::<bool>("regex", Some("Read `query` as a regular expression (case-insensitive), matched against each tool's name, title, description and parameters."), false)
             .argument::<u32>("limit", Some("How many tools to return at most (1 to 50)."), false);
         builder.build()
     }
@@ -47,7 +47,10 @@ impl Tool for SearchTool {
             match answer {
                 Ok(found) => {
                     let text = serde_json::to_string(&found).unwrap_or_default();
-                    CallToolResult { structured_content: Some(found), ..CallToolResult::success(vec![Content::text(text)]) }
+                    CallToolResult {
+                        structured_content: Some(found),
+                        ..CallToolResult::success(vec![Content::text(text)])
+                    }
                 }
                 Err(problem) => CallToolResult::error_text(problem),
             }
@@ -82,7 +85,7 @@ fn search(search: &Search, request: &RequestParts) -> Result<Value, String> {
             .nest_limit(REGEX_NEST_LIMIT)
             .build()
             .map_err(|e| format!("`query` is not a regex this server takes: {e}"))?;
-        built.entries.iter().filter(|e| sees(e) && pattern.is_match(&haystack(e))).take(limit).collect()
+        built.entries.iter().filter(|e| sees(e) && regex_matches(e, &pattern)).take(limit).collect()
     } else {
         // Rank more than asked for, since the caller may not see them all.
         let ranked = built.index.search(query, built.entries.len());
