@@ -216,6 +216,8 @@ mod guide {
     struct Middleware;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
+    #[doc = include_str!("../../docs/src/large-catalogs.md")]
+    struct LargeCatalogs;
     #[cfg_attr(feature = "openapi", doc = include_str!("../../docs/src/existing-api.md"))]
     struct ExistingApi;
     #[doc = include_str!("../../docs/src/client.md")]
