@@ -130,6 +130,13 @@ impl Search {
         !self.options.hide_catalog || self.is_own(name) || self.options.always_list.iter().any(|n| n == name)
     }
 
+    /// Whether the index of the catalog as it is now is built already.
+    pub(crate) fn is_built(&self) -> bool {
+        let snapshot = self.catalog.current();
+        let cached = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        cached.as_ref().is_some_and(|(at, _)| Arc::ptr_eq(at, &snapshot))
+    }
+
     /// The index of the catalog as it is now.
     pub(crate) fn built(&self) -> Arc<Built> {
         let snapshot = self.catalog.current();

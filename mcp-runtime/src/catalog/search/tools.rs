@@ -42,8 +42,17 @@ impl Tool for SearchTool {
     }
 
     fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult> {
-        let answer = search(&self.0, &request);
+        let search_state = self.0.clone();
         Box::pin(async move {
+            // Building the index takes milliseconds for a large catalog:
+            // off the connection's task, so other requests are read meanwhile.
+            let answer = if search_state.is_built() {
+                search(&search_state, &request)
+            } else {
+                tokio::task::spawn_blocking(move || search(&search_state, &request))
+                    .await
+                    .unwrap_or_else(|_| Err("the search failed; try again".to_owned()))
+            };
             match answer {
                 Ok(found) => {
                     let text = serde_json::to_string(&found).unwrap_or_default();
