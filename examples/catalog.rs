@@ -30,16 +30,17 @@ impl Tool for Listed {
         builder.description(tool.description.as_deref()).title(tool.title.as_deref());
         builder.input_schema(tool.input_schema.clone());
         if let Some(annotations) = &tool.annotations {
-            let hints: [(Option<bool>, fn(&mut ToolBuilder, bool) -> &mut ToolBuilder); 4] = [
-                (annotations.read_only_hint, ToolBuilder::read_only),
-                (annotations.destructive_hint, ToolBuilder::destructive),
-                (annotations.idempotent_hint, ToolBuilder::idempotent),
-                (annotations.open_world_hint, ToolBuilder::open_world),
-            ];
-            for (hint, set) in hints {
-                if let Some(hint) = hint {
-                    set(&mut builder, hint);
-                }
+            if let Some(hint) = annotations.read_only_hint {
+                builder.read_only(hint);
+            }
+            if let Some(hint) = annotations.destructive_hint {
+                builder.destructive(hint);
+            }
+            if let Some(hint) = annotations.idempotent_hint {
+                builder.idempotent(hint);
+            }
+            if let Some(hint) = annotations.open_world_hint {
+                builder.open_world(hint);
             }
         }
         if let Some(tags) = tool.meta.as_ref().and_then(|m| m.get("tags")).and_then(Value::as_array) {

@@ -30,8 +30,26 @@ const SEARCHES: usize = 2_000;
 
 /// What the generated tools act on, and how.
 const SERVICES: &[&str] = &[
-    "GitHub", "Slack", "Jira", "Stripe", "Salesforce", "Zendesk", "Notion", "Linear", "Postgres", "S3",
-    "Kubernetes", "Datadog", "PagerDuty", "Calendar", "Gmail", "Drive", "Figma", "Shopify", "HubSpot", "Twilio",
+    "GitHub",
+    "Slack",
+    "Jira",
+    "Stripe",
+    "Salesforce",
+    "Zendesk",
+    "Notion",
+    "Linear",
+    "Postgres",
+    "S3",
+    "Kubernetes",
+    "Datadog",
+    "PagerDuty",
+    "Calendar",
+    "Gmail",
+    "Drive",
+    "Figma",
+    "Shopify",
+    "HubSpot",
+    "Twilio",
 ];
 const OBJECTS: &[(&str, &str)] = &[
     ("issue", "a tracked piece of work with a title, body, labels and assignees"),

@@ -106,8 +106,11 @@ pub(crate) struct Search {
     catalog: Arc<Catalog<Tools>>,
     /// The index of the snapshot it was built from (kept, so a snapshot
     /// is never mistaken for a later one at the same address).
-    index: Mutex<Option<(Arc<Snapshot<Tools>>, Arc<Built>)>>,
+    index: Mutex<Option<Indexed>>,
 }
+
+/// An index and the snapshot it was built from.
+type Indexed = (Arc<Snapshot<Tools>>, Arc<Built>);
 
 /// An index and the entries it ranks, in its order.
 pub(crate) struct Built {
