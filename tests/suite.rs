@@ -11,6 +11,7 @@ mod apps;
 mod arguments;
 mod ask;
 mod broken_leaves;
+mod catalog;
 mod client;
 mod client_cache;
 mod client_interop;

@@ -47,6 +47,7 @@
 //! | [`userstate`] | per-user state kept between requests ([`UserState`](userstate::UserState)), by subject, session or handle |
 //! | [`client`] | asking the client of the current request: sampling, elicitation, roots |
 //! | [`middleware`] | layers around every handler run, and the ready ones |
+//! | [`catalog`] | what a large catalog looks like to clients: tool search, tag rules |
 //! | `openapi` | (feature `openapi`) an existing HTTP API's operations as tools, from its OpenAPI document |
 //! | `proxy` | (feature `proxy`) other servers mounted into this one: [`Server::mount`](Server), upstreams over stdio, HTTP or in process |
 //! | [`transport`] | how a server is reached: HTTP options, OAuth, an in-memory client |
@@ -58,6 +59,7 @@
 
 mod admission;
 pub mod apps;
+pub mod catalog;
 pub mod client;
 pub mod completion;
 mod component;
@@ -218,6 +220,8 @@ mod guide {
     struct UserState;
     #[cfg_attr(feature = "proxy", doc = include_str!("../../docs/src/composing.md"))]
     struct Composing;
+    #[doc = include_str!("../../docs/src/large-catalogs.md")]
+    struct LargeCatalogs;
     #[cfg_attr(feature = "openapi", doc = include_str!("../../docs/src/existing-api.md"))]
     struct ExistingApi;
     #[doc = include_str!("../../docs/src/client.md")]

@@ -185,6 +185,10 @@ pub(crate) fn common_calls(common: &Common, doc: &Doc, krate: &TokenStream, own:
         Some(scopes) if !scopes.is_empty() => quote!(__mcp_builder.scopes([#(#scopes),*]);),
         _ => TokenStream::new(),
     };
+    let tags = match common.tags.as_deref() {
+        Some(tags) if !tags.is_empty() => quote!(__mcp_builder.tags([#(#tags),*]);),
+        _ => TokenStream::new(),
+    };
     quote! {
         __mcp_builder.description(#description);
         __mcp_builder.title(#title);
@@ -193,6 +197,7 @@ pub(crate) fn common_calls(common: &Common, doc: &Doc, krate: &TokenStream, own:
         #(#icons)*
         #(#meta)*
         #scopes
+        #tags
     }
 }
 

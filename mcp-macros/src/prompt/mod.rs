@@ -14,7 +14,7 @@ use crate::internals::attr::common::{self, Common};
 use crate::internals::errors::Errors;
 
 /// `#[prompt(...)]` takes only the keys every attribute takes.
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "timeout", "crate"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon", "meta", "scopes", "tags", "timeout", "crate"];
 
 /// The whole `#[prompt]` expansion.
 pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {

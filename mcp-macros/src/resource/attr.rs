@@ -11,8 +11,20 @@ use crate::internals::attr::common::{self, Common};
 use crate::internals::attr::{key_of, set, string, string_array, unknown};
 use crate::internals::errors::Errors;
 
-const RESOURCE_KEYS: &[&str] =
-    &["name", "title", "description", "mime_type", "size", "annotations", "timeout", "icon", "meta", "scopes", "crate"];
+const RESOURCE_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "size",
+    "annotations",
+    "timeout",
+    "icon",
+    "meta",
+    "scopes",
+    "tags",
+    "crate",
+];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority", "last_modified"];
 
 /// The arguments of `#[resource(...)]`.

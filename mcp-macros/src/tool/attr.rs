@@ -24,6 +24,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "meta",
     "scopes",
+    "tags",
     "task",
     "ui",
     "app_only",

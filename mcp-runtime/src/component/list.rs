@@ -42,7 +42,7 @@ pub(crate) fn list<K: Kind>(
     let snapshot = catalog.current();
     // A token sees only what it may use (the spec lets lists vary by
     // authorization), and a client only what it can use.
-    let visible = |entry: &K::Entry| K::visible(entry, request);
+    let visible = |entry: &K::Entry| K::listed_to(entry, request);
     let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), request.shared().page_size, visible)?;
     let items = page.iter().map(|entry| K::listed(entry, request.version)).collect();
     Ok(request.reply(Page { key, items, next_cursor }))

@@ -5,61 +5,23 @@
 //! `list_changed` announcements.
 
 pub(crate) mod announce;
+mod handle;
 pub(crate) mod list;
+mod snapshot;
+pub(crate) mod tags;
 
-/// A public handle over one catalog, changing it while the server runs:
-/// `add`, `remove`, `disable`, `enable`, and `names`.
-macro_rules! catalog_handle {
-    ($(#[$doc:meta])* $handle:ident, $kind:ty, $source:ident, $noun:literal) => {
-        $(#[$doc])*
-        #[derive(Clone)]
-        pub struct $handle(pub(crate) std::sync::Arc<$crate::component::Catalog<$kind>>);
+pub(crate) use handle::catalog_handle;
 
-        impl $handle {
-            #[doc = concat!("Add a ", $noun, ".")]
-            pub fn add(&self, item: impl $source) -> Result<(), $crate::Error> {
-                self.0.add(std::sync::Arc::new(item))
-            }
-
-            #[doc = concat!("Remove the ", $noun, " named `name`; `false` if there is none.")]
-            pub fn remove(&self, name: &str) -> bool {
-                self.0.remove(name)
-            }
-
-            #[doc = concat!("Stop offering the ", $noun, " named `name` (it is kept, and can be enabled again); `false` if it was already disabled.")]
-            pub fn disable(&self, name: &str) -> bool {
-                self.0.disable(name)
-            }
-
-            #[doc = concat!("Offer the ", $noun, " named `name` again; `false` if it was not disabled.")]
-            pub fn enable(&self, name: &str) -> bool {
-                self.0.enable(name)
-            }
-
-            #[doc = concat!("The names of every registered ", $noun, ", enabled or not, sorted.")]
-            pub fn names(&self) -> Vec<String> {
-                self.0.keys()
-            }
-        }
-
-        impl std::fmt::Debug for $handle {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_tuple(stringify!($handle)).field(&self.names()).finish()
-            }
-        }
-    };
-}
-pub(crate) use catalog_handle;
-
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
-use mcp_core::{ErrorObject, ProtocolVersion};
+use mcp_core::ProtocolVersion;
 use serde_json::value::RawValue;
 
 use crate::error::Error;
 use crate::request::state::StateMap;
 use announce::{Announcer, ListKind};
+pub(crate) use snapshot::Snapshot;
 
 /// One kind of component: how an entry is built from what a user
 /// registered, and what names it.
@@ -93,11 +55,20 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The scopes an access token needs to see and use the entry.
     fn scopes(entry: &Self::Entry) -> &[String];
 
+    /// The entry's tags (`_meta.tags`).
+    fn tags(entry: &Self::Entry) -> Vec<String>;
+
     /// Whether `request` may see the entry: its token grants the scopes (a
     /// kind may hide more, such as tools for views from clients without
     /// them).
     fn visible(entry: &Self::Entry, request: &crate::dispatch::Incoming<'_>) -> bool {
         request.may_use(Self::scopes(entry))
+    }
+
+    /// Whether a list shows the entry to `request` (what it may see, less
+    /// what a catalog transform keeps out of lists).
+    fn listed_to(entry: &Self::Entry, request: &crate::dispatch::Incoming<'_>) -> bool {
+        Self::visible(entry, request)
     }
 
     /// Check the whole set, sorted by key (nothing to check by default).
@@ -143,6 +114,8 @@ pub(crate) struct Sources<K: Kind> {
     #[cfg(feature = "proxy")]
     mounted: std::collections::BTreeMap<usize, (String, Vec<Item<K>>)>,
     disabled: BTreeSet<String>,
+    /// Tags whose components are not offered (`disable_tagged`).
+    disabled_tags: BTreeSet<String>,
     options: K::Options,
     /// Whether the set may change while the server runs (a handle exists).
     dynamic: bool,
@@ -181,7 +154,9 @@ impl<K: Kind> Sources<K> {
                     entry
                 }
             };
-            if !self.disabled.contains(K::key(&entry)) {
+            let tag_off =
+                || !self.disabled_tags.is_empty() && K::tags(&entry).iter().any(|t| self.disabled_tags.contains(t));
+            if !self.disabled.contains(K::key(&entry)) && !tag_off() {
                 entries.push(entry);
             }
         }
@@ -209,6 +184,7 @@ impl<K: Kind> Catalog<K> {
             #[cfg(feature = "proxy")]
             mounted: Default::default(),
             disabled: BTreeSet::new(),
+            disabled_tags: BTreeSet::new(),
             options,
             dynamic: false,
         };
@@ -270,7 +246,7 @@ impl<K: Kind> Catalog<K> {
     /// the start-up check covers everything at once.
     pub(crate) fn change(&self, change: impl FnOnce(&mut Sources<K>) -> bool) -> Result<bool, Error> {
         let mut sources = self.sources();
-        let undo = (sources.items.clone(), sources.disabled.clone());
+        let undo = (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone());
         let changed = change(&mut sources);
         let Some(states) = self.states.get().filter(|_| changed) else { return Ok(changed) };
         match sources.snapshot(states, true) {
@@ -281,7 +257,7 @@ impl<K: Kind> Catalog<K> {
                 Ok(true)
             }
             Err(error) => {
-                (sources.items, sources.disabled) = undo;
+                (sources.items, sources.disabled, sources.disabled_tags) = undo;
                 Err(error)
             }
         }
@@ -379,6 +355,17 @@ impl<K: Kind> Catalog<K> {
         self.change(|sources| sources.disabled.remove(key)).unwrap_or(false)
     }
 
+    /// Stop offering every entry tagged `tag`; `false` if it already was.
+    pub(crate) fn disable_tagged(&self, tag: &str) -> bool {
+        self.change(|sources| sources.disabled_tags.insert(tag.to_owned())).unwrap_or(false)
+    }
+
+    /// Offer entries tagged `tag` again (unless disabled otherwise);
+    /// `false` if the tag was not disabled.
+    pub(crate) fn enable_tagged(&self, tag: &str) -> bool {
+        self.change(|sources| sources.disabled_tags.remove(tag)).unwrap_or(false)
+    }
+
     /// Every registered key, enabled or not, sorted.
     pub(crate) fn keys(&self) -> Vec<String> {
         let keys: BTreeSet<String> = self.sources().items.iter().map(Item::key).collect();
@@ -408,87 +395,4 @@ impl PerVersion {
 /// one key (the same message whichever was registered first).
 pub(crate) fn in_order(a: &str, b: &str) -> (String, String) {
     if a <= b { (a.to_owned(), b.to_owned()) } else { (b.to_owned(), a.to_owned()) }
-}
-
-/// One page of a list, and the cursor of the next page.
-pub(crate) type Page<'a, K> = (Vec<&'a Arc<<K as Kind>::Entry>>, Option<String>);
-
-/// What a cursor starts with; anything else is not ours.
-const CURSOR_PREFIX: &str = "after:";
-
-/// The enabled components of one kind, sorted by key (so a list is the
-/// same on every connection and every run), immutable once built.
-pub(crate) struct Snapshot<K: Kind> {
-    entries: Vec<Arc<K::Entry>>,
-    index: HashMap<String, usize>,
-}
-
-impl<K: Kind> Snapshot<K> {
-    fn empty() -> Self {
-        Snapshot { entries: Vec::new(), index: HashMap::new() }
-    }
-
-    fn new(mut entries: Vec<Arc<K::Entry>>) -> Result<Self, Error> {
-        entries.sort_by(|a, b| K::key(a).cmp(K::key(b)));
-        if let Some(pair) = entries.windows(2).find(|pair| K::key(&pair[0]) == K::key(&pair[1])) {
-            return Err(K::duplicate(&pair[0], &pair[1]));
-        }
-        K::check_set(&entries)?;
-        let index = entries.iter().enumerate().map(|(i, e)| (K::key(e).to_owned(), i)).collect();
-        Ok(Snapshot { entries, index })
-    }
-
-    pub(crate) fn get(&self, key: &str) -> Option<&Arc<K::Entry>> {
-        self.index.get(key).map(|&i| &self.entries[i])
-    }
-
-    pub(crate) fn entries(&self) -> &[Arc<K::Entry>] {
-        &self.entries
-    }
-
-    /// The error for a `noun` named `key` that is not here, naming the
-    /// closest name `visible` keeps when one is near (a model's typo, a
-    /// different case); never one the caller may not see.
-    pub(crate) fn unknown(&self, noun: &str, key: &str, visible: impl Fn(&K::Entry) -> bool) -> ErrorObject {
-        let near = self
-            .entries
-            .iter()
-            .filter(|e| visible(e))
-            .map(|e| (strsim::osa_distance(&key.to_lowercase(), &K::key(e).to_lowercase()), K::key(e)))
-            .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
-            .min_by_key(|(d, _)| *d);
-        ErrorObject::invalid_params(match near {
-            Some((_, near)) => format!("unknown {noun}: {key} (did you mean `{near}`?)"),
-            None => format!("unknown {noun}: {key}"),
-        })
-    }
-
-    /// The page after `cursor` of the entries `visible` keeps, of at most
-    /// `size` entries (all without a size), and the cursor of the next
-    /// page. A cursor names the last key of the previous page, so paging
-    /// stays right while entries come and go; filtering before paging
-    /// keeps pages full when a token may see only some entries.
-    pub(crate) fn page(
-        &self,
-        cursor: Option<&str>,
-        size: Option<usize>,
-        visible: impl Fn(&K::Entry) -> bool,
-    ) -> Result<Page<'_, K>, ErrorObject> {
-        let start = match cursor {
-            None => 0,
-            Some(cursor) => {
-                let after = cursor
-                    .strip_prefix(CURSOR_PREFIX)
-                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
-                self.entries.partition_point(|e| K::key(e) <= after)
-            }
-        };
-        let mut rest = self.entries[start..].iter().filter(|e| visible(e)).peekable();
-        let page: Vec<&Arc<K::Entry>> = rest.by_ref().take(size.unwrap_or(usize::MAX)).collect();
-        let next = match (page.last(), rest.peek()) {
-            (Some(last), Some(_)) => Some(format!("{CURSOR_PREFIX}{}", K::key(last))),
-            _ => None,
-        };
-        Ok((page, next))
-    }
 }

@@ -70,6 +70,10 @@ impl Kind for Prompts {
         &entry.definition.scopes
     }
 
+    fn tags(entry: &Entry) -> Vec<String> {
+        entry.definition.tags()
+    }
+
     fn duplicate(a: &Entry, b: &Entry) -> Error {
         let (first, second) = crate::component::in_order(&a.definition.rust_path, &b.definition.rust_path);
         Error::InvalidPrompt {

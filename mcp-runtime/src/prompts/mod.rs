@@ -73,6 +73,11 @@ impl PromptDefinition {
         &self.scopes
     }
 
+    /// Its tags ([`PromptBuilder::tags`]).
+    pub fn tags(&self) -> Vec<String> {
+        crate::component::tags::of(self.prompt.meta.as_ref())
+    }
+
     /// How long a rendering may run before it is stopped
     /// ([`PromptBuilder::timeout`]).
     pub fn timeout(&self) -> Option<Duration> {
@@ -153,6 +158,20 @@ impl PromptBuilder {
         S: Into<String>,
     {
         self.definition.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Label it with `tags` (kept in its `_meta.tags`, so they travel
+    /// with its definition): visibility rules
+    /// ([`Server::disable_tagged`](crate::Server::disable_tagged)), tool
+    /// search and a mount's [`tagged`](crate::proxy::Mount::tagged) filter
+    /// select by them. `#[prompt(tags = ["admin"])]` calls this.
+    pub fn tags<I, S>(&mut self, tags: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        crate::component::tags::add(&mut self.definition.prompt.meta, tags);
         self
     }
 

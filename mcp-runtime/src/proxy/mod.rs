@@ -332,22 +332,13 @@ impl Filter {
     /// resource's URI and name) and `_meta` is served.
     pub(crate) fn keeps(&self, names: &[&str], meta: Option<&mcp_core::JsonObject>) -> bool {
         let named = |set: &BTreeSet<String>| names.iter().any(|n| set.contains(*n));
-        let tags = tags(meta);
+        let tags = crate::component::tags::of(meta);
         let tagged = |set: &BTreeSet<String>| tags.iter().any(|t| set.contains(t));
         self.only.as_ref().is_none_or(named)
             && !named(&self.except)
             && self.tagged.as_ref().is_none_or(tagged)
             && !tagged(&self.except_tagged)
     }
-}
-
-/// A component's tags: `_meta.tags`, or FastMCP's `_meta._fastmcp.tags`.
-fn tags(meta: Option<&mcp_core::JsonObject>) -> Vec<String> {
-    let Some(meta) = meta else { return Vec::new() };
-    let list = meta.get("tags").or_else(|| meta.get("_fastmcp").and_then(|f| f.get("tags")));
-    list.and_then(|l| l.as_array())
-        .map(|l| l.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect())
-        .unwrap_or_default()
 }
 
 impl Mount {
@@ -380,8 +371,9 @@ impl Mount {
         self
     }
 
-    /// Serve only components with one of these tags (in `_meta.tags`, or
-    /// FastMCP's `_meta._fastmcp.tags`).
+    /// Serve only components with one of these tags: their `_meta.tags`,
+    /// which `#[tool(tags = [..])]` (and the builders' `tags`) set on this
+    /// runtime's servers, or FastMCP's `_meta._fastmcp.tags`.
     pub fn tagged<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Mount {
         self.filter.tagged = Some(tags.into_iter().map(Into::into).collect());
         self

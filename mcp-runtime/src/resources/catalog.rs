@@ -114,6 +114,10 @@ impl<const TEMPLATES: bool> Kind for ResourceKind<TEMPLATES> {
         &entry.definition.scopes
     }
 
+    fn tags(entry: &Entry) -> Vec<String> {
+        entry.definition.tags()
+    }
+
     fn duplicate(a: &Entry, b: &Entry) -> Error {
         let (first, second) = crate::component::in_order(&a.definition.rust_path, &b.definition.rust_path);
         Error::DuplicateResource { uri: a.definition.resource.uri.clone(), first, second }

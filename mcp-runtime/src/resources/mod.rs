@@ -83,6 +83,11 @@ impl ResourceDefinition {
         &self.scopes
     }
 
+    /// Its tags ([`ResourceBuilder::tags`]).
+    pub fn tags(&self) -> Vec<String> {
+        crate::component::tags::of(self.resource.meta.as_ref())
+    }
+
     /// As `resources/list` describes it (a resource with a fixed URI).
     pub fn resource(&self) -> &mcp_core::Resource {
         &self.resource
@@ -230,6 +235,20 @@ impl ResourceBuilder {
         S: Into<String>,
     {
         self.definition.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Label it with `tags` (kept in its `_meta.tags`, so they travel
+    /// with its definition): visibility rules
+    /// ([`Server::disable_tagged`](crate::Server::disable_tagged)), tool
+    /// search and a mount's [`tagged`](crate::proxy::Mount::tagged) filter
+    /// select by them. `#[resource(tags = ["admin"])]` calls this.
+    pub fn tags<I, S>(&mut self, tags: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        crate::component::tags::add(&mut self.resource().meta, tags);
         self
     }
 

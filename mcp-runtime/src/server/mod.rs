@@ -76,6 +76,8 @@ pub struct Server {
     skills: Vec<crate::skills::Source>,
     /// The command line `run` reads, when not the process's ([`args`](Self::args)).
     args: Option<Vec<std::ffi::OsString>>,
+    /// What the catalog looks like to each request (`catalog`).
+    pub(crate) transforms: crate::catalog::Transforms,
 }
 
 impl Server {
@@ -130,6 +132,7 @@ impl Server {
             tasks_per_requestor: 1000,
             skills: Vec::new(),
             args: None,
+            transforms: Default::default(),
         }
     }
 
@@ -321,6 +324,7 @@ impl Server {
                 self.tasks_per_requestor,
             )),
             skills,
+            transforms: self.transforms,
         };
         #[cfg(feature = "proxy")]
         if tokio::runtime::Handle::try_current().is_ok() {

@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) tasks: Arc<Tasks>,
     /// The skills it serves (`Server::skills`, `Server::skill`).
     pub(crate) skills: Option<Arc<Served>>,
+    /// What the catalog looks like to each request (`Server::tool_search`).
+    pub(crate) transforms: crate::catalog::Transforms,
 }
 
 /// How long serving waits for mounted servers to be reached.

@@ -115,8 +115,9 @@ impl Invocable for Call {
     }
 
     fn find(request: &Incoming<'_>, params: Members) -> Result<Call, ErrorObject> {
-        let Members { params: CallToolParams { name, meta, .. }, arguments, task } = params;
+        let Members { params: CallToolParams { mut name, meta, .. }, mut arguments, task } = params;
         let shared = request.shared();
+        shared.transforms.route(&mut name, &mut arguments)?;
         let tools = shared.tools.current();
         // A tool for views is unknown to a client that renders none.
         let entry = tools

@@ -176,8 +176,16 @@ impl Kind for Tools {
         &entry.definition.scopes
     }
 
+    fn tags(entry: &Entry) -> Vec<String> {
+        entry.definition.tags()
+    }
+
     fn visible(entry: &Entry, request: &Incoming<'_>) -> bool {
         request.may_use(&entry.definition.scopes) && (!entry.app_only || crate::apps::declared(&request.peer))
+    }
+
+    fn listed_to(entry: &Entry, request: &Incoming<'_>) -> bool {
+        Self::visible(entry, request) && request.shared().transforms.lists(&entry.definition.tool.name)
     }
 
     fn duplicate(a: &Entry, b: &Entry) -> Error {

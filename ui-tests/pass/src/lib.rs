@@ -17,5 +17,6 @@ pub mod param_types;
 pub mod returns;
 pub mod scopes;
 mod support;
+pub mod tags;
 pub mod task_support;
 pub mod tool_attributes;

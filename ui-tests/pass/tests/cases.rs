@@ -58,6 +58,11 @@ fn scopes() {
 }
 
 #[test]
+fn tags() {
+    mcp_ui_pass::tags::run();
+}
+
+#[test]
 fn task_support() {
     mcp_ui_pass::task_support::run();
 }

@@ -1,5 +1,5 @@
 //! The keys every attribute takes (`name`, `title`, `description`,
-//! `icon`, `meta`, `scopes`, `timeout`, `crate`), and the one loop that
+//! `icon`, `meta`, `scopes`, `tags`, `timeout`, `crate`), and the one loop that
 //! reads an attribute's keys: these first, then the attribute's own.
 
 use proc_macro2::TokenStream;
@@ -24,6 +24,8 @@ pub(crate) struct Common {
     pub(crate) meta: Vec<(LitStr, Expr)>,
     /// The OAuth scopes a token needs to see and use it.
     pub(crate) scopes: Option<Vec<LitStr>>,
+    /// Labels of its own, for visibility rules, search and mount filters.
+    pub(crate) tags: Option<Vec<LitStr>>,
     /// How long one run may take, in milliseconds.
     pub(crate) timeout: Option<u64>,
     pub(crate) krate: Option<syn::Path>,
@@ -47,6 +49,8 @@ impl Common {
             "meta" => meta_entries(meta, &mut self.meta, errors)?,
             // scopes = ["notes:read", "notes:write"]
             "scopes" => set(&mut self.scopes, scopes(meta, errors)?, meta, errors),
+            // tags = ["admin", "billing"]
+            "tags" => set(&mut self.tags, tags(meta, errors)?, meta, errors),
             // timeout = "30s"
             "timeout" => set(&mut self.timeout, duration(meta, errors)?, meta, errors),
             // crate = "my_framework::mcp"
@@ -175,6 +179,41 @@ fn scopes(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Vec
                 Some(problem) => errors.spanned(&s, problem),
             },
             other => errors.spanned(other, "a scope is a string literal, such as `\"notes:write\"`"),
+        }
+    }
+    Ok(Some(list))
+}
+
+/// `tags = ["…", …]`: each tag a non-empty literal without surrounding
+/// spaces, named once; a bad one is reported at its literal and left out.
+fn tags(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Vec<LitStr>>> {
+    const HOW: &str = "`tags` takes an array of string literals: `tags = [\"admin\", \"billing\"]`";
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(HOW));
+    }
+    let array = match meta.value()?.parse::<Expr>()? {
+        Expr::Array(array) => array,
+        other => {
+            errors.spanned(other, HOW);
+            return Ok(None);
+        }
+    };
+    let mut list: Vec<LitStr> = Vec::new();
+    for element in array.elems {
+        match element {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
+                let tag = s.value();
+                if tag.trim().is_empty() {
+                    errors.spanned(&s, "a tag cannot be empty; name one, such as \"admin\", or remove it");
+                } else if tag.trim() != tag {
+                    errors.spanned(&s, format_args!("tag {tag:?} has spaces around it; write {:?}", tag.trim()));
+                } else if list.iter().any(|t| t.value() == tag) {
+                    errors.spanned(&s, format_args!("tag {tag:?} is listed twice; name each tag once"));
+                } else {
+                    list.push(s);
+                }
+            }
+            other => errors.spanned(other, "a tag is a string literal, such as `\"admin\"`"),
         }
     }
     Ok(Some(list))

@@ -312,6 +312,20 @@ impl ToolBuilder {
         self
     }
 
+    /// Label it with `tags` (kept in its `_meta.tags`, so they travel
+    /// with its definition): visibility rules
+    /// ([`Server::disable_tagged`](crate::Server::disable_tagged)), tool
+    /// search and a mount's [`tagged`](crate::proxy::Mount::tagged) filter
+    /// select by them. `#[tool(tags = ["admin"])]` calls this.
+    pub fn tags<I, S>(&mut self, tags: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        crate::component::tags::add(&mut self.tool.meta, tags);
+        self
+    }
+
     /// Shape this tool's schemas with `profile` instead of the server's
     /// ([`Server::schema_profile`](crate::Server::schema_profile)):
     /// [`SchemaProfile::Strict`] keeps a JSON Schema 2020-12 input schema

@@ -90,6 +90,11 @@ impl ToolDefinition {
         &self.scopes
     }
 
+    /// Its tags ([`ToolBuilder::tags`]).
+    pub fn tags(&self) -> Vec<String> {
+        crate::component::tags::of(self.tool.meta.as_ref())
+    }
+
     /// The schema a call's arguments are checked against: the advertised
     /// input schema unless the profile advertises a narrower shape.
     pub(crate) fn checked_input_schema(&self) -> &JsonObject {

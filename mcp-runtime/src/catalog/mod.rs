@@ -1,0 +1,94 @@
+//! Catalog transforms: what a server's tool catalog (its own tools and
+//! mounted ones alike) looks like to each request, applied at the two
+//! places a catalog meets clients: where `tools/list` is produced
+//! ([`Transforms::lists`]) and where a `tools/call` finds its tool
+//! ([`Transforms::route`]). Tool search ([`ToolSearch`], `search/`) is one;
+//! tag rules ([`Server::disable_tagged`]) act on the catalog itself, so
+//! every list and call sees them.
+
+pub(crate) mod search;
+
+use std::sync::Arc;
+
+use mcp_core::ErrorObject;
+use serde_json::Value;
+
+use crate::Server;
+use search::Search;
+pub use search::ToolSearch;
+use search::tools::{CallTool, SearchTool};
+
+/// The transforms of one server, fixed when it is built.
+#[derive(Default)]
+pub(crate) struct Transforms {
+    pub(crate) search: Option<Arc<Search>>,
+}
+
+impl Transforms {
+    /// Whether `tools/list` shows the tool named `name`.
+    pub(crate) fn lists(&self, name: &str) -> bool {
+        self.search.as_ref().is_none_or(|search| search.lists(name))
+    }
+
+    /// The tool a call of `name` with `arguments` is for: a call of
+    /// `call_tool` becomes a call of the tool it names, with that tool's
+    /// arguments, so the named tool is admitted, checked and run like any
+    /// call of it. A `call_tool` without a `name` string stays itself (its
+    /// argument check tells the model what is missing).
+    pub(crate) fn route(&self, name: &mut String, arguments: &mut Option<Value>) -> Result<(), ErrorObject> {
+        let Some(search) = &self.search else { return Ok(()) };
+        if *name != search.options.call_name {
+            return Ok(());
+        }
+        let Some(Value::Object(given)) = arguments else { return Ok(()) };
+        let Some(Value::String(target)) = given.get("name") else { return Ok(()) };
+        if *target == search.options.call_name {
+            return Err(ErrorObject::invalid_params(format!("`{name}` calls another tool, not itself")));
+        }
+        let target = target.clone();
+        let inner = given.remove("arguments");
+        *arguments = inner;
+        *name = target;
+        Ok(())
+    }
+}
+
+impl Server {
+    /// Serve the tool catalog behind search ([`ToolSearch`]): a
+    /// `search_tools` tool and a `call_tool` tool, with the catalog hidden
+    /// from `tools/list` unless [`ToolSearch::hide_catalog`] says to keep
+    /// it listed.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::catalog::ToolSearch;
+    ///
+    /// let server = Server::empty("big", "1").tool_search(ToolSearch::new().always_list(["help"]));
+    /// ```
+    pub fn tool_search(mut self, options: ToolSearch) -> Self {
+        let search = Arc::new(Search::new(options, self.tools.clone()));
+        {
+            let mut sources = self.tools.sources();
+            sources.push(Arc::new(SearchTool(search.clone())));
+            sources.push(Arc::new(CallTool(search.clone())));
+        }
+        self.transforms.search = Some(search);
+        self
+    }
+
+    /// Offer no tool, resource, template or prompt tagged with one of
+    /// `tags` (`#[tool(tags = [..])]`, a builder's `tags`, or a mounted
+    /// component's `_meta.tags`) until a handle's `enable_tagged` offers
+    /// them again: a whole group of components switched off at once, for
+    /// every client (lists and calls alike).
+    pub fn disable_tagged<I: IntoIterator<Item = S>, S: Into<String>>(self, tags: I) -> Self {
+        for tag in tags {
+            let tag = tag.into();
+            self.tools.disable_tagged(&tag);
+            self.resources.statics.disable_tagged(&tag);
+            self.resources.templates.disable_tagged(&tag);
+            self.prompts.disable_tagged(&tag);
+        }
+        self
+    }
+}
