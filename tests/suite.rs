@@ -59,3 +59,4 @@ mod task_isolation;
 mod task_replicas;
 mod tasks;
 mod test_client;
+mod workload;
