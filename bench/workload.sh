@@ -3,7 +3,7 @@
 # entry against the benchmark's rmcp entry (and, with --fastmcp, its FastMCP
 # entry), in one command:
 #   bash bench/workload.sh [--seconds N] [--rounds R] [--warmup N] [--vus N] [--fastmcp] [--no-pin]
-# Builds in release what is missing (bench-workload, bench-catalog, the
+# Builds in release what is missing (bench-workload, bench-workload-catalog, the
 # driver; the rmcp entry from its published source in bench/workload-rmcp,
 # standalone, into $CARGO_TARGET_DIR/workload-rmcp; with --fastmcp, a venv
 # under $CARGO_TARGET_DIR/workload-fastmcp with the entry's requirements
@@ -31,7 +31,7 @@ done
 command -v redis-server >/dev/null || { echo "workload: redis-server is missing; .ci/install-services installs it" >&2; exit 1; }
 
 echo "== building (release): the driver, our entry, the catalog service"
-cargo build --quiet --release -p mcp-bench -p bench-workload -p bench-catalog
+cargo build --quiet --release -p mcp-bench -p bench-workload -p bench-workload-catalog
 
 echo "== building (release): the benchmark's rmcp entry, from bench/workload-rmcp"
 cargo build --quiet --release --manifest-path bench/workload-rmcp/Cargo.toml --target-dir "$target/workload-rmcp"

@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bench_catalog::{catalog::Catalog, seed, service};
+use bench_workload_catalog::{catalog::Catalog, seed, service};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 

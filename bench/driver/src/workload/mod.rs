@@ -1,5 +1,5 @@
 //! The published MCP workload ("MCP Server Performance Benchmark v2"):
-//! its catalog service (`bench-catalog`, a port of its Go service) and a
+//! its catalog service (`bench-workload-catalog`, a port of its Go service) and a
 //! private Redis, seeded as its `seed.py` seeds; then each entry (ours,
 //! `bench-workload`; the benchmark's rmcp entry; optionally its FastMCP
 //! entry) driven by virtual users equal to its k6 script (`vu.rs`), in
@@ -9,7 +9,7 @@
 //! ```sh
 //! bash bench/workload.sh --seconds 60 --rounds 3   # builds what is missing, then runs this
 //! mcp-bench --workload --rmcp PATH [--fastmcp DIR] [--seconds N] [--warmup N] [--rounds R] [--vus N] [--no-pin]
-//! mcp-bench --workload --ours-only ...             # ours alone, to check it
+//! mcp-bench --workload --ours-only ...             # without the rmcp entry, to check ours
 //! ```
 //!
 //! Requests/s counts what the script's `mcp_requests` counts (`initialize`,
@@ -37,7 +37,7 @@ struct Options {
     rmcp: Option<PathBuf>,
     fastmcp: Option<PathBuf>,
     pin: bool,
-    /// Ours alone (to check it; no ratios).
+    /// Without the rmcp entry (to check ours, or the FastMCP entry).
     ours_only: bool,
 }
 
@@ -100,7 +100,7 @@ pub(crate) async fn run(args: &[String]) -> Result<(), Error> {
     procs::wait_for_port(redis_port).await?;
     let redis_url = format!("redis://127.0.0.1:{redis_port}/");
     let catalog_port = procs::free_port()?;
-    let catalog_binary = release.join("bench-catalog");
+    let catalog_binary = release.join("bench-workload-catalog");
     let mut catalog = Process::start(
         &catalog_binary,
         &["serve".to_owned(), format!("127.0.0.1:{catalog_port}")],
@@ -170,15 +170,14 @@ fn entries(options: &Options, release: &Path) -> Result<Vec<Entry>, Error> {
         dir: None,
         port,
     }];
-    if options.ours_only {
-        return Ok(entries);
+    if !options.ours_only {
+        let rmcp = options.rmcp.clone().ok_or("--rmcp PATH: the rmcp entry's binary (bench/workload.sh builds it)")?;
+        // As published, it listens on 0.0.0.0:8095.
+        if std::net::TcpStream::connect(("127.0.0.1", 8095)).is_ok() {
+            return Err("port 8095, where the rmcp entry listens, is taken".into());
+        }
+        entries.push(Entry { name: "rmcp", program: rmcp, args: Vec::new(), dir: None, port: 8095 });
     }
-    let rmcp = options.rmcp.clone().ok_or("--rmcp PATH: the rmcp entry's binary (bench/workload.sh builds it)")?;
-    // As published, it listens on 0.0.0.0:8095.
-    if std::net::TcpStream::connect(("127.0.0.1", 8095)).is_ok() {
-        return Err("port 8095, where the rmcp entry listens, is taken".into());
-    }
-    entries.push(Entry { name: "rmcp", program: rmcp, args: Vec::new(), dir: None, port: 8095 });
     if let Some(dir) = &options.fastmcp {
         // As its Dockerfile runs it: uvicorn, 4 workers, uvloop.
         let port = procs::free_port()?;
@@ -306,7 +305,9 @@ fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
         let cells: Vec<(f64, String)> =
             results.iter().map(|runs| crate::summary(&runs.iter().map(|r| figure(r)).collect::<Vec<_>>())).collect();
         let mut texts: Vec<String> = cells.iter().map(|(_, t)| t.clone()).collect();
-        texts.extend(cells[1..].iter().map(|(other, _)| format!("{:.2}", cells[0].0 / other)));
+        // A ratio of two zeros (no failed checks) is no ratio.
+        let ratio = |other: f64| if other == 0.0 { "—".to_owned() } else { format!("{:.2}", cells[0].0 / other) };
+        texts.extend(cells[1..].iter().map(|(other, _)| ratio(*other)));
         println!("| {name} | {unit} | {} |", texts.join(" | "));
     }
     println!(

@@ -1,18 +1,18 @@
-//! `bench-catalog`: the published MCP workload's catalog service, and its
+//! `bench-workload-catalog`: the published MCP workload's catalog service, and its
 //! Redis seed.
 //!
 //! ```sh
-//! bench-catalog serve 127.0.0.1:8100          # the catalog service (api-service)
-//! bench-catalog seed redis://127.0.0.1:6379/ [--flush]   # seed.py's keys
-//! bench-catalog seed-commands                 # the seed's commands, one JSON array a line
+//! bench-workload-catalog serve 127.0.0.1:8100          # the catalog service (api-service)
+//! bench-workload-catalog seed redis://127.0.0.1:6379/ [--flush]   # seed.py's keys
+//! bench-workload-catalog seed-commands                 # the seed's commands, one JSON array a line
 //! ```
 
 use std::io::Write;
 use std::sync::Arc;
 
-use bench_catalog::{catalog::Catalog, seed, service};
+use bench_workload_catalog::{catalog::Catalog, seed, service};
 
-const USAGE: &str = "usage: bench-catalog serve ADDR | seed REDIS_URL [--flush] | seed-commands";
+const USAGE: &str = "usage: bench-workload-catalog serve ADDR | seed REDIS_URL [--flush] | seed-commands";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["serve", addr] => {
             let catalog = Arc::new(Catalog::build());
             let listener = tokio::net::TcpListener::bind(addr).await?;
-            eprintln!("bench-catalog: serving the catalog at http://{}", listener.local_addr()?);
+            eprintln!("bench-workload-catalog: serving the catalog at http://{}", listener.local_addr()?);
             service::serve(listener, catalog).await?;
         }
         ["seed", url] => seed::seed(url, false).await?,
