@@ -256,6 +256,9 @@ async fn measure(
 /// One row's figure of one run.
 type Figure = fn(&Run) -> f64;
 
+/// A row of the table: its name, its unit, and its figure of a run.
+type Row = (String, &'static str, Box<dyn Fn(&Run) -> f64>);
+
 fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
     let latency = |slot: usize, q: f64| {
         move |run: &Run| {
@@ -264,7 +267,7 @@ fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
             crate::percentile(&values, q) / 1e3
         }
     };
-    let mut rows: Vec<(String, &str, Box<dyn Fn(&Run) -> f64>)> = vec![(
+    let mut rows: Vec<Row> = vec![(
         "MCP requests/s (initialize + tools/call + tools/list)".into(),
         "req/s",
         Box::new((|r: &Run| r.tally.mcp_requests as f64 / r.seconds) as Figure),
@@ -303,7 +306,7 @@ fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
     println!("|---|---|{}", "---|".repeat(header.len()));
     for (name, unit, figure) in &rows {
         let cells: Vec<(f64, String)> =
-            results.iter().map(|runs| crate::summary(&runs.iter().map(|r| figure(r)).collect::<Vec<_>>())).collect();
+            results.iter().map(|runs| crate::summary(&runs.iter().map(figure).collect::<Vec<_>>())).collect();
         let mut texts: Vec<String> = cells.iter().map(|(_, t)| t.clone()).collect();
         // A ratio of two zeros (no failed checks) is no ratio.
         let ratio = |other: f64| if other == 0.0 { "—".to_owned() } else { format!("{:.2}", cells[0].0 / other) };
