@@ -45,7 +45,9 @@ pub fn example(name: &str) -> PathBuf {
 
 /// The path of the workspace binary `name` (a `[[bin]]` of a workspace
 /// member, such as `bench-workload`), built up to date as [`example`]
-/// builds examples: same profile, whole workspace selected.
+/// builds examples: same profile, whole workspace selected, and an example
+/// with it, because a build of binaries alone leaves dev-dependencies out
+/// of the features and would build the runtime again without this suite's.
 pub fn workspace_binary(name: &str) -> PathBuf {
     static BUILT: Mutex<Option<HashSet<String>>> = Mutex::new(None);
     let exe = std::env::current_exe().expect("the test binary's path");
@@ -57,7 +59,7 @@ pub fn workspace_binary(name: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "--workspace", "--profile", profile, "--bin", name])
+            .args(["build", "--quiet", "--workspace", "--profile", profile, "--bin", name, "--example", "calculator"])
             .status()
             .expect("running cargo to build the binary");
         assert!(status.success(), "building binary {name} failed");
