@@ -71,3 +71,4 @@ mod task_replicas;
 mod tasks;
 mod test_client;
 mod user_state;
+mod workload;

@@ -42,3 +42,28 @@ pub fn example(name: &str) -> PathBuf {
     assert!(path.exists(), "example binary not found at {}", path.display());
     path
 }
+
+/// The path of the workspace binary `name` (a `[[bin]]` of a workspace
+/// member, such as `bench-workload`), built up to date as [`example`]
+/// builds examples: same profile, whole workspace selected, and an example
+/// with it, because a build of binaries alone leaves dev-dependencies out
+/// of the features and would build the runtime again without this suite's.
+pub fn workspace_binary(name: &str) -> PathBuf {
+    static BUILT: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("a target directory");
+    let profile = profile_dir.file_name().and_then(|p| p.to_str()).expect("a profile directory");
+    let path = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if built.get_or_insert_with(HashSet::new).insert(name.to_owned()) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let profile = if profile == "debug" { "dev" } else { profile };
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--workspace", "--profile", profile, "--bin", name, "--example", "calculator"])
+            .status()
+            .expect("running cargo to build the binary");
+        assert!(status.success(), "building binary {name} failed");
+    }
+    assert!(path.exists(), "binary not found at {}", path.display());
+    path
+}

@@ -16,6 +16,7 @@
 //! cargo run --release -p mcp-bench -- --soak 1000000  # the soak alone
 //! cargo run --release -p mcp-bench -- --scale-out 10000  # replicas behind HAProxy
 //! cargo run --release -p mcp-bench -- --ours PATH   # another build of ours (an older commit's)
+//! bash bench/workload.sh --seconds 60 --rounds 3   # the published MCP workload (`--workload`)
 //! ```
 
 use std::collections::HashMap;
@@ -35,6 +36,7 @@ mod proxy;
 mod scale;
 mod soak;
 mod tasks;
+mod workload;
 mod wrk;
 
 type Error = Box<dyn std::error::Error>;
@@ -110,6 +112,9 @@ async fn main() -> Result<(), Error> {
         .map(flag);
     let all = only.iter().filter(|o| **o).count() != 1;
     let [stdio, http_bench, clients_bench, proxy_bench, middleware_bench, tasks_bench] = only.map(|o| all || o);
+    if flag("--workload") {
+        return workload::run(&args).await;
+    }
     if let Some(at) = args.iter().position(|a| a == "--scale-out") {
         let calls = args.get(at + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
         let seconds = args.iter().position(|a| a == "--seconds");

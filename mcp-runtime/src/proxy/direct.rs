@@ -30,12 +30,18 @@ use crate::tools::call::{arguments, checked_output, timed_out};
 /// request this server admitted for its mounted copy, within the mount's
 /// timeouts.
 pub(crate) async fn call_tool(link: &Link, child: &Arc<Shared>, name: &str, mut parts: RequestParts) -> CallToolResult {
+    // As its own server finds it: a `call_tool` of its tool search is a
+    // call of the tool it names.
+    let (mut name, mut sent) = (name.to_owned(), Some(Value::Object(std::mem::take(&mut parts.arguments))));
+    if let Err(error) = child.transforms.route(&mut name, &mut sent) {
+        return CallToolResult::error_text(format!("the mounted server `{}` refused: {}", link.label, error.message));
+    }
+    let name = name.as_str();
     let Some(entry) = child.tools.current().get(name).cloned() else {
         return CallToolResult::error_text(format!("the mounted server `{}` has no tool `{name}` now", link.label));
     };
     let show_details = child.show_internal_errors;
-    let sent = Value::Object(std::mem::take(&mut parts.arguments));
-    parts.arguments = match arguments(&entry, Some(sent), child.lenient_arguments, show_details) {
+    parts.arguments = match arguments(&entry, sent, child.lenient_arguments, show_details) {
         Ok(arguments) => arguments,
         Err(result) => return *result,
     };

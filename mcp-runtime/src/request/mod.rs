@@ -98,6 +98,7 @@ impl RequestParts {
             rounds: self.rounds.clone(),
             claims: self.claims.clone(),
             task: self.task.clone(),
+            session_key: self.session_key,
         }
     }
 
