@@ -161,59 +161,58 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
 /// is reported at its literal and left out.
 fn scopes(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Vec<LitStr>>> {
     const HOW: &str = "`scopes` takes an array of string literals: `scopes = [\"notes:write\"]`";
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(HOW));
-    }
-    let array = match meta.value()?.parse::<Expr>()? {
-        Expr::Array(array) => array,
-        other => {
-            errors.spanned(other, HOW);
-            return Ok(None);
-        }
-    };
-    let mut list = Vec::new();
-    for element in array.elems {
-        match element {
-            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => match scope_problem(&s.value()) {
-                None => list.push(s),
-                Some(problem) => errors.spanned(&s, problem),
-            },
-            other => errors.spanned(other, "a scope is a string literal, such as `\"notes:write\"`"),
-        }
-    }
-    Ok(Some(list))
+    const ONE: &str = "a scope is a string literal, such as `\"notes:write\"`";
+    string_list(meta, errors, HOW, ONE, |_, scope| scope_problem(&scope.value()))
 }
 
 /// `tags = ["…", …]`: each tag a non-empty literal without surrounding
 /// spaces, named once; a bad one is reported at its literal and left out.
 fn tags(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Vec<LitStr>>> {
     const HOW: &str = "`tags` takes an array of string literals: `tags = [\"admin\", \"billing\"]`";
+    const ONE: &str = "a tag is a string literal, such as `\"admin\"`";
+    string_list(meta, errors, HOW, ONE, |list, tag| {
+        let tag = tag.value();
+        if tag.trim().is_empty() {
+            Some("a tag cannot be empty; name one, such as \"admin\", or remove it".to_owned())
+        } else if tag.trim() != tag {
+            Some(format!("tag {tag:?} has spaces around it; write {:?}", tag.trim()))
+        } else if list.iter().any(|t| t.value() == tag) {
+            Some(format!("tag {tag:?} is listed twice; name each tag once"))
+        } else {
+            None
+        }
+    })
+}
+
+/// `key = ["…", …]`: an array of string literals, each kept unless
+/// `problem` (given those kept so far) says what is wrong with it, which is
+/// reported at the literal. `how` is the error for something that is no
+/// array, `one` for an element that is no string literal.
+fn string_list(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+    how: &str,
+    one: &str,
+    problem: impl Fn(&[LitStr], &LitStr) -> Option<String>,
+) -> syn::Result<Option<Vec<LitStr>>> {
     if !meta.input.peek(Token![=]) {
-        return Err(meta.error(HOW));
+        return Err(meta.error(how));
     }
     let array = match meta.value()?.parse::<Expr>()? {
         Expr::Array(array) => array,
         other => {
-            errors.spanned(other, HOW);
+            errors.spanned(other, how);
             return Ok(None);
         }
     };
     let mut list: Vec<LitStr> = Vec::new();
     for element in array.elems {
         match element {
-            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
-                let tag = s.value();
-                if tag.trim().is_empty() {
-                    errors.spanned(&s, "a tag cannot be empty; name one, such as \"admin\", or remove it");
-                } else if tag.trim() != tag {
-                    errors.spanned(&s, format_args!("tag {tag:?} has spaces around it; write {:?}", tag.trim()));
-                } else if list.iter().any(|t| t.value() == tag) {
-                    errors.spanned(&s, format_args!("tag {tag:?} is listed twice; name each tag once"));
-                } else {
-                    list.push(s);
-                }
-            }
-            other => errors.spanned(other, "a tag is a string literal, such as `\"admin\"`"),
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => match problem(&list, &s) {
+                None => list.push(s),
+                Some(problem) => errors.spanned(&s, problem),
+            },
+            other => errors.spanned(other, one),
         }
     }
     Ok(Some(list))
