@@ -20,13 +20,26 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
     let params: InitializeParams = parse(params)?;
     let version = mcp_core::ProtocolVersion::negotiate(&params.protocol_version);
     request.span.record("mcp.protocol.version", version.as_str());
-    tracing::info!(
-        client = %params.client_info.name,
-        client_version = %params.client_info.version,
-        requested = %params.protocol_version,
-        protocol = %version,
-        "client connected"
-    );
+    // A connection's one client is news; an HTTP server's sessions come
+    // and go by the thousand (some clients open one per call), so there
+    // each is a debug line.
+    macro_rules! connected {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                client = %params.client_info.name,
+                client_version = %params.client_info.version,
+                requested = %params.protocol_version,
+                protocol = %version,
+                "client connected"
+            )
+        };
+    }
+    if request.session.http_id().is_some() {
+        connected!(tracing::Level::DEBUG);
+    } else {
+        connected!(tracing::Level::INFO);
+    }
     let session = request.session;
     let peer = Peer::new(
         session.log_level.clone(),
