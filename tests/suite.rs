@@ -49,6 +49,7 @@ mod openapi_compose;
 mod openapi_documents;
 mod openapi_requests;
 mod openapi_resources;
+mod openapi_sources;
 mod optional_arguments;
 mod ordinary;
 mod ordinary_types;

@@ -402,9 +402,10 @@ pub struct ServeArgs {
     /// The `mcpServers` JSON file naming the servers to serve
     #[arg(long, value_name = "FILE", required_unless_present = "openapi", conflicts_with = "openapi")]
     pub config: Option<PathBuf>,
-    /// Serve the operations of this OpenAPI document (JSON or YAML file)
+    /// Serve the operations of this OpenAPI document (a JSON or YAML file, or an http(s) URL; the
+    /// files beside it, or its origin's URLs, that its `$ref`s name are read too)
     #[arg(long, value_name = "SPEC")]
-    pub openapi: Option<PathBuf>,
+    pub openapi: Option<String>,
     /// Where the API is (by default the document's first `servers` URL)
     #[arg(long, value_name = "URL", requires = "openapi")]
     pub base_url: Option<String>,

@@ -67,6 +67,8 @@ mod params;
 mod progress;
 mod session;
 mod skills;
+#[cfg(feature = "http")]
+pub mod ssrf;
 mod tasks;
 mod wire;
 

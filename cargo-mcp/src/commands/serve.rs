@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use mcp_runtime::Server;
 use mcp_runtime::middleware::Logging;
-use mcp_runtime::openapi::{Auth, MapTo, OpenApi, RouteMap};
+use mcp_runtime::openapi::{Auth, MapTo, OpenApi, RouteMap, Sources};
 use mcp_runtime::proxy::Config;
 
 use crate::cli::ServeArgs;
@@ -15,7 +15,7 @@ use crate::failure::Failure;
 
 pub async fn run(args: ServeArgs) -> Result<ExitCode, Failure> {
     let server = match (&args.openapi, &args.config) {
-        (Some(_), _) => match openapi(&args)? {
+        (Some(_), _) => match openapi(&args).await? {
             Some(server) => server,
             None => return Ok(ExitCode::SUCCESS),
         },
@@ -40,9 +40,11 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The server of `--openapi`, or `None` when `--list` printed the mapping.
-fn openapi(args: &ServeArgs) -> Result<Option<Server>, Failure> {
-    let spec = args.openapi.as_ref().expect("--openapi is given");
-    let mut api = OpenApi::from_file(spec).map_err(|e| Failure::usage(e.to_string()))?;
+async fn openapi(args: &ServeArgs) -> Result<Option<Server>, Failure> {
+    let spec = args.openapi.as_deref().expect("--openapi is given");
+    // A file or a URL, with the files beside it (or its origin's URLs) that
+    // its `$ref`s name; other origins are not followed from the command line.
+    let mut api = OpenApi::load(spec, &Sources::new()).await.map_err(|e| Failure::usage(e.to_string()))?;
     if let Some(url) = &args.base_url {
         api = api.base_url(url);
     }

@@ -9,16 +9,18 @@
 //! Through a proxy from the environment the proxy resolves the names (only
 //! a proxy named by host is checked here, and literal addresses in URLs).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Url;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::Policy;
 
 use super::fetch::invalid;
 use crate::Error;
+use crate::ssrf::{PublicOnly, is_public, literal_ip};
+
+/// What allows what the guard refuses.
+const HINT: &str = "OAuthBuilder::allow_private_addresses allows it";
 
 /// How long one authorization exchange may take, end to end.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -53,7 +55,7 @@ impl Fetcher {
             .timeout(TIMEOUT)
             .connect_timeout(CONNECT_TIMEOUT);
         if !allow_private {
-            guarded = guarded.dns_resolver(Arc::new(PublicOnly));
+            guarded = guarded.dns_resolver(Arc::new(PublicOnly::new(HINT)));
         }
         let guarded = guarded.build().map_err(setup)?;
         Ok(Fetcher { trusted, guarded, origin: server.origin().ascii_serialization(), allow_private })
@@ -91,105 +93,9 @@ impl Fetcher {
 fn refused(what: &str, url: &Url, address: &str) -> Error {
     invalid(format!(
         "{what}: refusing `{}`: {address} is a private, loopback or link-local address, which a server may not \
-         send this client to (OAuthBuilder::allow_private_addresses allows it)",
+         send this client to ({HINT})",
         crate::error::redact_url(url.as_str())
     ))
-}
-
-/// The address of a URL whose host is an IP literal.
-fn literal_ip(url: &Url) -> Option<IpAddr> {
-    let host = url.host_str()?;
-    host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host).parse().ok()
-}
-
-/// Whether `ip` is reachable on the public internet: not loopback,
-/// private, link-local, shared (CGNAT), unspecified, multicast,
-/// broadcast, documentation or reserved, nor an IPv6 form of one.
-pub(crate) fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(ip) => is_public_v4(ip),
-        IpAddr::V6(ip) => {
-            if let Some(v4) = ip.to_ipv4_mapped() {
-                return is_public_v4(v4);
-            }
-            let segments = ip.segments();
-            let unique_local = segments[0] & 0xfe00 == 0xfc00;
-            let link_local = segments[0] & 0xffc0 == 0xfe80;
-            let site_local = segments[0] & 0xffc0 == 0xfec0;
-            let documentation = segments[0] == 0x2001 && segments[1] == 0x0db8;
-            // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address.
-            let embedded = if segments[0] == 0x64 && segments[1] == 0xff9b && segments[2..6] == [0, 0, 0, 0] {
-                Some(Ipv4Addr::new(
-                    (segments[6] >> 8) as u8,
-                    segments[6] as u8,
-                    (segments[7] >> 8) as u8,
-                    segments[7] as u8,
-                ))
-            } else if segments[0] == 0x2002 {
-                Some(Ipv4Addr::new(
-                    (segments[1] >> 8) as u8,
-                    segments[1] as u8,
-                    (segments[2] >> 8) as u8,
-                    segments[2] as u8,
-                ))
-            } else {
-                None
-            };
-            !(ip.is_loopback()
-                || ip.is_unspecified()
-                || ip.is_multicast()
-                || unique_local
-                || link_local
-                || site_local
-                || documentation
-                || embedded.is_some_and(|v4| !is_public_v4(v4))
-                || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
-        }
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    let shared = a == 100 && (64..128).contains(&b);
-    let benchmarking = a == 198 && (18..20).contains(&b);
-    let reserved = a >= 240;
-    let this_network = a == 0;
-    let protocol_assignments = a == 192 && b == 0 && ip.octets()[2] == 0;
-    !(ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || ip.is_broadcast()
-        || ip.is_documentation()
-        || shared
-        || benchmarking
-        || reserved
-        || this_network
-        || protocol_assignments)
-}
-
-/// A resolver that answers only with public addresses: a name that
-/// resolves to any other is refused whole (a name with one private
-/// address is not one to trust with the rest).
-struct PublicOnly;
-
-impl Resolve for PublicOnly {
-    fn resolve(&self, name: Name) -> Resolving {
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if let Some(bad) = addresses.iter().find(|a| !is_public(a.ip())) {
-                let message = format!(
-                    "`{host}` resolves to {}, a private, loopback or link-local address, which a server may not \
-                     send this client to (OAuthBuilder::allow_private_addresses allows it)",
-                    bad.ip()
-                );
-                return Err(message.into());
-            }
-            Ok(Box::new(addresses.into_iter()) as Addrs)
-        })
-    }
 }
 
 /// Redirects within the same origin, a few at most.

@@ -1,6 +1,7 @@
 //! Reading an OpenAPI document: JSON or YAML text into one JSON value, its
-//! version checked, and `$ref`s followed (local ones; remote ones are
-//! refused) with cycles and sizes bounded.
+//! version checked, and `$ref`s followed (local ones: the documents a
+//! document refers to are placed inside it first, by `sources`) with
+//! cycles and sizes bounded.
 
 use serde_json::{Map, Value};
 
@@ -36,13 +37,11 @@ pub(crate) struct Document {
 impl Document {
     /// Parse `text`: JSON when it starts with `{`, YAML otherwise.
     pub(crate) fn parse(text: &str) -> Result<Document, OpenApiError> {
-        let root: Value = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| {
-                OpenApiError::at("", format!("not valid JSON (line {}, column {}): {e}", e.line(), e.column()))
-            })?
-        } else {
-            serde_norway::from_str(text).map_err(|e| OpenApiError::at("", format!("not valid YAML or JSON: {e}")))?
-        };
+        Document::of(parse_text(text)?)
+    }
+
+    /// `root`, if it is an OpenAPI document this loader reads.
+    pub(crate) fn of(root: Value) -> Result<Document, OpenApiError> {
         let Some(object) = root.as_object() else {
             return Err(OpenApiError::at("", "an OpenAPI document is a JSON object"));
         };
@@ -92,6 +91,17 @@ impl Document {
     }
 }
 
+/// JSON or YAML text as one JSON value: JSON when it starts with `{`.
+pub(crate) fn parse_text(text: &str) -> Result<Value, OpenApiError> {
+    if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| {
+            OpenApiError::at("", format!("not valid JSON (line {}, column {}): {e}", e.line(), e.column()))
+        })
+    } else {
+        serde_norway::from_str(text).map_err(|e| OpenApiError::at("", format!("not valid YAML or JSON: {e}")))
+    }
+}
+
 /// The JSON pointer a local `$ref` names, percent-decoded; an error for a
 /// remote one, which this loader does not fetch.
 fn local_pointer(reference: &str, at: &str) -> Result<String, OpenApiError> {
@@ -99,7 +109,10 @@ fn local_pointer(reference: &str, at: &str) -> Result<String, OpenApiError> {
         Some(fragment) => Ok(crate::schema_check::percent_decode(fragment)),
         None => Err(OpenApiError::at(
             at,
-            format!("`{reference}` is a remote reference; only references inside the document (`#/…`) are followed"),
+            format!(
+                "`{reference}` is a reference to another document: `OpenApi::load` follows those (`from_str` and \
+                 `from_file` read one document)"
+            ),
         )),
     }
 }

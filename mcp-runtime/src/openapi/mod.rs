@@ -2,7 +2,8 @@
 //! `openapi`).
 //!
 //! [`OpenApi`] reads an OpenAPI 3.0 or 3.1 document (JSON or YAML, from a
-//! string or a file) and [`Server::openapi`](crate::Server::openapi) serves its operations as
+//! string, a file, or with [`OpenApi::load`] a file or URL and the documents
+//! it refers to, as [`Sources`] allows) and [`Server::openapi`](crate::Server::openapi) serves its operations as
 //! tools that call the API with a `reqwest::Client` of the program's own
 //! (its TLS, proxies and connection pool):
 //!
@@ -44,8 +45,8 @@
 //! left open, its description saying what it was. Every `$ref` inside the
 //! document is inlined (where a schema
 //! refers to itself, the inner one is left open and says so, as is what
-//! lies more than 8 references deep); one outside the document is an error
-//! naming where it is. The schemas then go through the server's
+//! lies more than 8 references deep); one to another document is followed by
+//! [`OpenApi::load`] and is otherwise an error naming where it is. The schemas then go through the server's
 //! schema profile like any tool's, so the portable default gives every
 //! known client a schema it accepts (`nullable` and 3.1's `null` types
 //! become optional arguments, formats it refuses are dropped).
@@ -73,6 +74,7 @@ mod resource;
 mod result;
 mod routes;
 mod serve;
+mod sources;
 mod unions;
 
 use std::path::Path;
@@ -82,6 +84,7 @@ use std::time::Duration;
 pub use auth::Auth;
 pub use error::OpenApiError;
 pub use routes::{MapTo, RouteMap};
+pub use sources::Sources;
 
 use crate::request::RequestParts;
 use document::Document;
