@@ -1,8 +1,8 @@
 //! Catalog transforms: what a server's tool catalog (its own tools and
 //! mounted ones alike) looks like to each request, applied at the two
 //! places a catalog meets clients: where `tools/list` is produced
-//! ([`Transforms::lists`]) and where a `tools/call` finds its tool
-//! ([`Transforms::route`]). Tool search ([`ToolSearch`], `search/`) is one;
+//! (`Transforms::lists`) and where a `tools/call` finds its tool
+//! (`Transforms::route`). Tool search ([`ToolSearch`], `search/`) is one;
 //! tag rules ([`Server::disable_tagged`]) act on the catalog itself, so
 //! every list and call sees them.
 

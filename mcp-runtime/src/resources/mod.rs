@@ -241,7 +241,7 @@ impl ResourceBuilder {
     /// Label it with `tags` (kept in its `_meta.tags`, so they travel
     /// with its definition): visibility rules
     /// ([`Server::disable_tagged`](crate::Server::disable_tagged)), tool
-    /// search and a mount's [`tagged`](crate::proxy::Mount::tagged) filter
+    /// search and a mount's `Mount::tagged` filter
     /// select by them. `#[resource(tags = ["admin"])]` calls this.
     pub fn tags<I, S>(&mut self, tags: I) -> &mut Self
     where
