@@ -130,6 +130,8 @@ fn same_host_redirects() -> Policy {
 
 #[cfg(test)]
 mod tests {
+    use reqwest::dns::Resolve;
+
     use super::*;
 
     fn public(text: &str) -> bool {
@@ -189,7 +191,7 @@ mod tests {
 
     #[tokio::test]
     async fn names_resolving_to_private_addresses_are_refused() {
-        let resolved = PublicOnly.resolve("localhost".parse().unwrap()).await;
+        let resolved = PublicOnly::new(HINT).resolve("localhost".parse().unwrap()).await;
         let error = resolved.err().expect("localhost is refused").to_string();
         assert!(error.contains("allow_private_addresses"), "{error}");
     }
