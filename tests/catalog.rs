@@ -6,7 +6,6 @@
 //! `catalog` example over stdio and Streamable HTTP.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -16,7 +15,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::proxy::Mount;
 use mcp_runtime_client::{Client, ClientBuilder, EraChoice};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];
 
@@ -216,29 +214,9 @@ async fn over_stdio(version: ProtocolVersion) -> Client {
 }
 
 async fn over_http() -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(crate::common::example("catalog"))
-        .arg("--tools")
-        .arg(corpus())
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some((_, url)) = line.split_once("serving MCP over Streamable HTTP at ") {
-                return url.trim().to_owned();
-            }
-        }
-        panic!("the example exited before it listened")
-    })
-    .await
-    .expect("the example says where it listens");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, url)
+    let corpus = corpus();
+    let args = ["--tools".as_ref(), corpus.as_os_str(), "--http".as_ref(), "127.0.0.1:0".as_ref()];
+    crate::common::example_over_http("catalog", &args).await
 }
 
 #[tokio::test]

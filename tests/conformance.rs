@@ -7,13 +7,9 @@
 //! behaves as its scenario says. The example runs as a process serving
 //! HTTP on a port of its choosing, as CI runs it.
 
-use std::process::Stdio;
-use std::time::Duration;
-
 use crate::common::http::Client;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// The tools the suite's tools scenarios call (`tools-call-*`, apart from
 /// sampling and elicitation, which wait for those features).
@@ -31,31 +27,9 @@ const FIXTURES: [&str; 8] = [
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
-/// Start the example on a free port; return it and its endpoint's URL
-/// (read from the line it prints on stderr).
+/// Start the example on a free port; return it and its endpoint's URL.
 async fn start() -> (Child, String) {
-    let mut child = Command::new(crate::common::example("everything"))
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(line) = stderr.next_line().await.unwrap() {
-            if let Some((_, url)) = line.split_once("serving MCP over Streamable HTTP at ") {
-                return url.to_owned();
-            }
-        }
-        panic!("the example exited without saying where it listens")
-    })
-    .await
-    .expect("the example says where it listens");
-    // Keep draining stderr so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
-    (child, url)
+    crate::common::example_over_http("everything", &["--http".as_ref(), "127.0.0.1:0".as_ref()]).await
 }
 
 async fn call(client: &mut Client, tool: &str, meta: Value) -> Vec<Value> {

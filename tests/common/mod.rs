@@ -67,3 +67,32 @@ pub fn workspace_binary(name: &str) -> PathBuf {
     assert!(path.exists(), "binary not found at {}", path.display());
     path
 }
+
+/// Start the example `name` with `args` (which serve it over HTTP on a free
+/// port) and return it with its endpoint's URL, read from the line it
+/// prints on stderr; the rest of stderr is drained so the server never
+/// blocks on a full pipe. The process is killed when dropped.
+pub async fn example_over_http(name: &str, args: &[&std::ffi::OsStr]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(example(name))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some((_, url)) = line.split_once("serving MCP over Streamable HTTP at ") {
+                return url.trim().to_owned();
+            }
+        }
+        panic!("the example exited without saying where it listens")
+    })
+    .await
+    .expect("the example says where it listens");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
