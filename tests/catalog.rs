@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::common::pipe_to;
 use futures_util::StreamExt;
 use mcp_core::{CallToolResult, Content, ProtocolVersion};
 use mcp_runtime::catalog::ToolSearch;
@@ -53,14 +54,6 @@ fn explain() -> String {
 
 fn builder(version: ProtocolVersion) -> ClientBuilder {
     Client::builder().name("catalog-test", "1").era(EraChoice::Version(version)).timeout(Duration::from_secs(20))
-}
-
-async fn pipe_to(server: Server, client: ClientBuilder) -> Client {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(server.serve(server_read, server_write));
-    let (read, write) = tokio::io::split(client_end);
-    client.io(read, write).await.expect("the client connects")
 }
 
 fn shop() -> Server {

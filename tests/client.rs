@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::common::pipe_to;
 use futures_util::StreamExt;
 use mcp_core::{
     CompleteRef, CreateMessageResult, ElicitAction, ElicitResult, ProtocolVersion, Role, Root, SamplingContent,
@@ -150,15 +151,6 @@ fn builder(version: ProtocolVersion) -> ClientBuilder {
 /// A client of `server()` over an in-process pipe.
 async fn over_pipe(version: ProtocolVersion) -> Client {
     pipe_to(server(), builder(version)).await
-}
-
-/// `client` connected to `server` over an in-process pipe.
-async fn pipe_to(server: Server, client: ClientBuilder) -> Client {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(server.serve(server_read, server_write));
-    let (read, write) = tokio::io::split(client_end);
-    client.io(read, write).await.expect("the client connects")
 }
 
 /// A client of a scripted server: each request gets what `answer` makes

@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::pipe_to;
 use futures_util::StreamExt;
 use mcp_core::{
     CompleteRef, CreateMessageResult, ElicitAction, ElicitResult, ProtocolVersion, ResourceContents, Role,
@@ -95,15 +96,6 @@ fn builder(version: ProtocolVersion) -> ClientBuilder {
                 stop_reason: None,
             })
         })
-}
-
-/// `client` connected to `server` over an in-process pipe.
-async fn pipe_to(server: Server, client: ClientBuilder) -> Client {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(server.serve(server_read, server_write));
-    let (read, write) = tokio::io::split(client_end);
-    client.io(read, write).await.expect("the client connects")
 }
 
 const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::LATEST_HANDSHAKE, ProtocolVersion::LATEST];

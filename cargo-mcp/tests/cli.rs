@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+use common::TempDir;
+
 /// The fixture's path, built up to date in this test's profile (with the
 /// other fixture, once per test process), as `tests/common` does for the
 /// workspace's examples (with the whole workspace selected, for the same
@@ -375,25 +378,6 @@ fn a_server_that_dies_is_reported_with_its_stderr() {
     let stderr = failed.failure(1);
     assert!(stderr.contains("the server exited before"), "{stderr}");
     assert!(stderr.contains("cannot open the database"), "{stderr}");
-}
-
-/// A folder of its own under the system's temporary folder, removed
-/// when the test ends.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("cargo-mcp-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 #[test]

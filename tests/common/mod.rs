@@ -96,3 +96,16 @@ pub async fn example_over_http(name: &str, args: &[&std::ffi::OsStr]) -> (tokio:
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url)
 }
+
+/// `server` served over an in-memory byte pipe (as over stdio) to the
+/// client `client` builds.
+pub async fn pipe_to(
+    server: mcp_runtime::Server,
+    client: mcp_runtime_client::ClientBuilder,
+) -> mcp_runtime_client::Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(server_read, server_write));
+    let (read, write) = tokio::io::split(client_end);
+    client.io(read, write).await.expect("the client connects")
+}

@@ -7,7 +7,7 @@
 pub(crate) mod announce;
 mod handle;
 pub(crate) mod list;
-mod snapshot;
+pub(crate) mod snapshot;
 pub(crate) mod tags;
 
 pub(crate) use handle::catalog_handle;

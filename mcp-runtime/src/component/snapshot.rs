@@ -14,7 +14,7 @@ use crate::error::Error;
 pub(crate) type Page<'a, K> = (Vec<&'a Arc<<K as Kind>::Entry>>, Option<String>);
 
 /// What a cursor starts with; anything else is not ours.
-const CURSOR_PREFIX: &str = "after:";
+pub(crate) const CURSOR_PREFIX: &str = "after:";
 
 /// The enabled components of one kind, sorted by key (so a list is the
 /// same on every connection and every run), immutable once built.
@@ -74,15 +74,7 @@ impl<K: Kind> Snapshot<K> {
         size: Option<usize>,
         visible: impl Fn(&K::Entry) -> bool,
     ) -> Result<Page<'_, K>, ErrorObject> {
-        let start = match cursor {
-            None => 0,
-            Some(cursor) => {
-                let after = cursor
-                    .strip_prefix(CURSOR_PREFIX)
-                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
-                self.entries.partition_point(|e| K::key(e) <= after)
-            }
-        };
+        let start = after_cursor(&self.entries, |e| K::key(e), cursor)?;
         let mut rest = self.entries[start..].iter().filter(|e| visible(e)).peekable();
         let page: Vec<&Arc<K::Entry>> = rest.by_ref().take(size.unwrap_or(usize::MAX)).collect();
         let next = match (page.last(), rest.peek()) {
@@ -91,4 +83,18 @@ impl<K: Kind> Snapshot<K> {
         };
         Ok((page, next))
     }
+}
+
+/// Where the page after `cursor` starts in `items` (sorted by `key`): a
+/// cursor names the last key of the previous page.
+pub(crate) fn after_cursor<T>(
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+    cursor: Option<&str>,
+) -> Result<usize, ErrorObject> {
+    let Some(cursor) = cursor else { return Ok(0) };
+    let after = cursor
+        .strip_prefix(CURSOR_PREFIX)
+        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
+    Ok(items.partition_point(|item| key(item) <= after))
 }

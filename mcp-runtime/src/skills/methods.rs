@@ -8,15 +8,13 @@ use mcp_core::{ErrorObject, JsonObject, ResourceUri};
 use serde_json::json;
 
 use super::Served;
+use crate::component::snapshot::{CURSOR_PREFIX, after_cursor};
 use crate::dispatch::reply::ResultBody;
 use crate::dispatch::{Action, Incoming, parse, span};
 
 impl ResultBody for ListSkillsResult {}
 impl ResultBody for GetSkillResult {}
 impl ResultBody for ReadDirectoryResult {}
-
-/// Where a page starts: after the item with this URI.
-const CURSOR_PREFIX: &str = "after:";
 
 /// The params of `skills/list`.
 #[derive(serde::Deserialize)]
@@ -38,15 +36,7 @@ fn page<'a, T>(
     cursor: Option<&str>,
     size: Option<usize>,
 ) -> Result<(&'a [T], Option<String>), ErrorObject> {
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => {
-            let after = cursor
-                .strip_prefix(CURSOR_PREFIX)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))?;
-            items.partition_point(|item| uri(item) <= after)
-        }
-    };
+    let start = after_cursor(items, &uri, cursor)?;
     let end = start.saturating_add(size.unwrap_or(usize::MAX)).min(items.len());
     let page = &items[start..end];
     let next = (end < items.len()).then(|| page.last().map(|last| format!("{CURSOR_PREFIX}{}", uri(last)))).flatten();
