@@ -263,3 +263,23 @@ async fn the_catalog_example_over_stdio_and_http_in_both_eras() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_mounted_call_tool_reaches_only_what_the_mount_serves() {
+    use mcp_runtime::middleware::{Invocation, Next, from_fn};
+    // Called directly (no middleware of its own), and through its
+    // in-memory connection (a layer of its own).
+    let layered = || shop().layer(from_fn(|invocation: Invocation, next: Next| next.run(invocation)));
+    for (how, inner) in [("direct", shop()), ("connected", layered())] {
+        let inner = inner.tool_search(ToolSearch::new());
+        let gateway = Server::empty("gateway", "1").mount_with(Mount::new("shop", inner).except_tagged(["admin"]));
+        let client = pipe_to(gateway, builder(ProtocolVersion::LATEST)).await;
+        let priced = client.call("shop_call_tool", json!({"name": "price", "arguments": {"product": "tea"}})).await;
+        assert_eq!(text(&priced.unwrap()), "tea: 3 EUR", "{how}");
+        // `refund` is tagged admin, which the mount leaves out: not by
+        // name, and not through the mounted `call_tool` either.
+        let refund = client.call("shop_call_tool", json!({"name": "refund", "arguments": {"order": 7}})).await.unwrap();
+        assert_eq!(refund.is_error, Some(true), "{how}: {refund:?}");
+        assert_eq!(text(&refund), "unknown tool: refund", "{how}");
+    }
+}

@@ -26,6 +26,34 @@ use crate::request::RequestParts;
 use crate::server::Shared;
 use crate::tools::call::{arguments, checked_output, timed_out};
 
+/// Whether the call of `child`'s tool `name` for `parts` may go on: a
+/// call of `child`'s `call_tool` (its tool search) names another of its
+/// tools, which must be one this mount serves and the caller's token may
+/// use, as a call of it by name would be (the mounted `call_tool` itself
+/// has neither the filter nor the scopes of what it calls).
+pub(crate) fn routed(link: &Link, child: &Shared, name: &str, parts: &RequestParts) -> Result<(), String> {
+    if child.transforms.search.is_none() {
+        return Ok(());
+    }
+    let (mut target, mut sent) = (name.to_owned(), Some(Value::Object(parts.arguments.clone())));
+    if child.transforms.route(&mut target, &mut sent).is_err() || target == name {
+        // Not routed: what the mounted server says of it stands.
+        return Ok(());
+    }
+    let Some(entry) = child.tools.current().get(&target).cloned() else { return Ok(()) };
+    if !link.filter.keeps(&[&target], entry.definition.tool.meta.as_ref()) {
+        return Err(format!("unknown tool: {target}"));
+    }
+    if let Some(claims) = &parts.claims {
+        let missing = claims.missing(&entry.definition.scopes);
+        if !missing.is_empty() {
+            let named: Vec<String> = missing.iter().map(|s| format!("`{s}`")).collect();
+            return Err(format!("insufficient scope: tool `{target}` needs {}", named.join(" and ")));
+        }
+    }
+    Ok(())
+}
+
 /// Call `child`'s tool `name` (its own name there) for `parts`, the
 /// request this server admitted for its mounted copy, within the mount's
 /// timeouts.

@@ -80,8 +80,13 @@ impl Tool for ProxiedTool {
                 Ok(link) => link,
                 Err(why) => return CallToolResult::error_text(why),
             };
-            if let Some(child) = &link.direct {
-                return super::direct::call_tool(&link, child, &name, request).await;
+            if let Some((child, direct)) = &link.child {
+                if let Err(why) = super::direct::routed(&link, child, &name, &request) {
+                    return CallToolResult::error_text(why);
+                }
+                if *direct {
+                    return super::direct::call_tool(&link, child, &name, request).await;
+                }
             }
             let mut request = request;
             let arguments = std::mem::take(&mut request.arguments);

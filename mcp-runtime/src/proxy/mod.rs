@@ -103,8 +103,9 @@ pub struct Upstream {
     pub(crate) task_support: Option<Arc<TaskSupportOf>>,
     /// What to check when it is started but never answers, for the log.
     pub(crate) hint: Option<String>,
-    /// A server of this process whose tools may be called directly.
-    pub(crate) direct: Option<Arc<crate::server::Shared>>,
+    /// A server of this process, and whether its tools are called
+    /// directly (it has no middleware of its own).
+    pub(crate) child: Option<(Arc<crate::server::Shared>, bool)>,
 }
 
 /// A tool's task support, by name, as the server that defines it says.
@@ -213,7 +214,7 @@ impl Upstream {
             scopes: None,
             task_support: None,
             hint: None,
-            direct: None,
+            child: None,
         }
     }
 
@@ -273,8 +274,7 @@ impl From<Server> for Upstream {
                 shared.tools.current().get(name).map(|e| e.definition.task_support).unwrap_or_default()
             }) as Arc<TaskSupportOf>
         });
-        let direct =
-            built.as_ref().ok().filter(|(shared, _)| shared.middleware.is_none()).map(|(shared, _)| shared.clone());
+        let child = built.as_ref().ok().map(|(shared, _)| (shared.clone(), shared.middleware.is_none()));
         let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {
@@ -293,7 +293,7 @@ impl From<Server> for Upstream {
         upstream.task_support = task_support;
         // Its tools are called with nothing in between unless it has
         // middleware of its own, which sees the protocol's requests.
-        upstream.direct = direct;
+        upstream.child = child;
         upstream
     }
 }

@@ -50,7 +50,7 @@ pub(crate) struct Link {
     /// two offer.
     rank: usize,
     pub(crate) names: Names,
-    filter: Filter,
+    pub(crate) filter: Filter,
     renames: Vec<(String, String)>,
     connect: Connect,
     pub(crate) connect_timeout: Duration,
@@ -105,9 +105,9 @@ pub(crate) struct Link {
     /// Whether the filter's names were checked against the upstream's.
     filter_checked: AtomicBool,
     started: AtomicBool,
-    /// A server of this process without middleware of its own: its tools
-    /// are called directly (see [`super::direct`]).
-    pub(crate) direct: Option<Arc<crate::server::Shared>>,
+    /// A server of this process, and whether its tools are called directly
+    /// (see [`super::direct`]).
+    pub(crate) child: Option<(Arc<crate::server::Shared>, bool)>,
     /// The version the upstream's lists were read in, which shaped the
     /// output schemas this server lists for its tools.
     pub(crate) listed: Mutex<Option<mcp_core::ProtocolVersion>>,
@@ -150,7 +150,7 @@ impl Link {
             ready: watch::channel(false).0,
             filter_checked: AtomicBool::new(false),
             started: AtomicBool::new(false),
-            direct: mount.upstream.direct.clone(),
+            child: mount.upstream.child.clone(),
             listed: Mutex::new(None),
         })
     }
