@@ -109,6 +109,28 @@ async fn tags_are_listed_and_a_tag_rule_switches_every_kind_off_and_on() {
 }
 
 #[tokio::test]
+async fn resources_are_switched_off_and_on_by_tag_through_their_handle() {
+    let server = shop();
+    let resources = server.resources_handle();
+    let client = pipe_to(server, builder(ProtocolVersion::LATEST_HANDSHAKE)).await;
+    let listed = || async { client.list_resources().await.unwrap().len() };
+    assert_eq!(listed().await, 1);
+    assert!(resources.disable_tagged("billing"));
+    assert_eq!(listed().await, 0, "the billing resource is off");
+    assert!(!resources.disable_tagged("billing"), "already off");
+    assert!(resources.enable_tagged("billing"));
+    assert_eq!(listed().await, 1, "and back");
+}
+
+#[tokio::test]
+async fn an_import_leaves_what_tag_rules_switched_off_and_the_search_tools_behind() {
+    let other = shop().disable_tagged(["admin"]).tool_search(ToolSearch::new());
+    let host = Server::empty("host", "1").import("shop", other);
+    let client = pipe_to(host, builder(ProtocolVersion::LATEST)).await;
+    assert_eq!(tool_names(&client).await, ["shop_forecast", "shop_price"]);
+}
+
+#[tokio::test]
 async fn a_mount_filters_by_the_tags_our_own_components_carry() {
     for version in ERAS {
         let gateway = Server::empty("gateway", "1").mount_with(Mount::new("shop", shop()).tagged(["billing"]));

@@ -66,7 +66,7 @@ impl Server {
     /// let server = Server::empty("big", "1").tool_search(ToolSearch::new().always_list(["help"]));
     /// ```
     pub fn tool_search(mut self, options: ToolSearch) -> Self {
-        let search = Arc::new(Search::new(options, self.tools.clone()));
+        let search = Arc::new(Search::new(options, &self.tools));
         {
             let mut sources = self.tools.sources();
             sources.push(Arc::new(SearchTool(search.clone())));

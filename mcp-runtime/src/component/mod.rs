@@ -313,12 +313,16 @@ impl<K: Kind> Catalog<K> {
         kept
     }
 
-    /// What is registered and enabled, as registered (for a server that
-    /// takes another's components).
+    /// What is registered and enabled (by key and by tag, a source's tags
+    /// read by `tags_of`), as registered (for a server that takes
+    /// another's components).
     #[cfg(feature = "proxy")]
-    pub(crate) fn registered(&self) -> Vec<Arc<K::Source>> {
+    pub(crate) fn registered(&self, tags_of: impl Fn(&K::Source) -> Vec<String>) -> Vec<Arc<K::Source>> {
         let sources = self.sources();
-        let enabled = |item: &&Item<K>| !sources.disabled.contains(&item.key());
+        let tag_off = |item: &Item<K>| {
+            !sources.disabled_tags.is_empty() && tags_of(&item.source).iter().any(|t| sources.disabled_tags.contains(t))
+        };
+        let enabled = |item: &&Item<K>| !sources.disabled.contains(&item.key()) && !tag_off(item);
         sources.items.iter().filter(enabled).map(|item| item.source.clone()).collect()
     }
 

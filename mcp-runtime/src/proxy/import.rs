@@ -18,19 +18,27 @@ impl Server {
     /// this server with nothing in between (the cheapest composition),
     /// under this server's middleware, limits and schema profile; `other`'s
     /// shared values (`with_state`) come along for the types this server
-    /// has none of; `other`'s own middleware and later changes do not.
+    /// has none of; `other`'s own middleware, tool search and later
+    /// changes do not (what its tag rules switch off stays off).
     pub fn import(mut self, prefix: &str, other: Server) -> Self {
         let names = Names::new(prefix);
-        for tool in other.tools.registered() {
-            let name = names.name(&tool.definition().tool.name);
+        // `other`'s tool search answers from `other`'s catalog, which is not
+        // served: its two tools stay behind (this server may search its own).
+        let own_search = |name: &str| other.transforms.search.as_ref().is_some_and(|s| s.is_own(name));
+        for tool in other.tools.registered(|t| t.definition().tags()) {
+            let definition = tool.definition();
+            if own_search(&definition.tool.name) {
+                continue;
+            }
+            let name = names.name(&definition.tool.name);
             self.tools.sources().push(Arc::new(Renamed { inner: tool, name, names: names.clone() }));
         }
-        let resources = other.resources.statics.registered().into_iter();
-        for resource in resources.chain(other.resources.templates.registered()) {
+        let resources = other.resources.statics.registered(|r| r.definition().tags()).into_iter();
+        for resource in resources.chain(other.resources.templates.registered(|r| r.definition().tags())) {
             let uri = names.uri(resource.definition().uri());
             self.resources.push(Arc::new(Renamed { inner: resource, name: uri, names: names.clone() }));
         }
-        for prompt in other.prompts.registered() {
+        for prompt in other.prompts.registered(|p| p.definition().tags()) {
             let name = names.name(&prompt.definition().prompt.name);
             self.prompts.sources().push(Arc::new(Renamed { inner: prompt, name, names: names.clone() }));
         }

@@ -212,6 +212,23 @@ impl ResourcesHandle {
         self.catalogs.statics.enable(uri) || self.catalogs.templates.enable(uri)
     }
 
+    /// Stop offering every resource and template tagged `tag`
+    /// (`#[resource(tags = [..])]`, or a mounted one's `_meta.tags`), now
+    /// and as they are added, until [`enable_tagged`](Self::enable_tagged);
+    /// `false` if the tag was already disabled.
+    pub fn disable_tagged(&self, tag: &str) -> bool {
+        // Both, whatever the first says.
+        let statics = self.catalogs.statics.disable_tagged(tag);
+        self.catalogs.templates.disable_tagged(tag) | statics
+    }
+
+    /// Offer the resources and templates tagged `tag` again (those not
+    /// disabled otherwise); `false` if the tag was not disabled.
+    pub fn enable_tagged(&self, tag: &str) -> bool {
+        let statics = self.catalogs.statics.enable_tagged(tag);
+        self.catalogs.templates.enable_tagged(tag) | statics
+    }
+
     /// Every registered URI and URI template, enabled or not, sorted.
     pub fn uris(&self) -> Vec<String> {
         let mut uris = self.catalogs.statics.keys();

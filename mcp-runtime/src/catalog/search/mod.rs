@@ -5,7 +5,7 @@
 pub(crate) mod bm25;
 pub(crate) mod tools;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::component::{Catalog, Snapshot};
 use crate::tools::catalog::{Entry, Tools};
@@ -103,9 +103,11 @@ impl ToolSearch {
 /// Tool search in a running server.
 pub(crate) struct Search {
     pub(crate) options: ToolSearch,
-    catalog: Arc<Catalog<Tools>>,
+    /// Weak: the catalog holds this transform's own tools, which hold it.
+    catalog: Weak<Catalog<Tools>>,
     /// The index of the snapshot it was built from (kept, so a snapshot
-    /// is never mistaken for a later one at the same address).
+    /// is never mistaken for a later one at the same address). Locked only
+    /// to read or replace it, never while an index is built.
     index: Mutex<Option<Indexed>>,
 }
 
@@ -119,8 +121,8 @@ pub(crate) struct Built {
 }
 
 impl Search {
-    pub(crate) fn new(options: ToolSearch, catalog: Arc<Catalog<Tools>>) -> Search {
-        Search { options, catalog, index: Mutex::new(None) }
+    pub(crate) fn new(options: ToolSearch, catalog: &Arc<Catalog<Tools>>) -> Search {
+        Search { options, catalog: Arc::downgrade(catalog), index: Mutex::new(None) }
     }
 
     /// Whether `name` is one of this transform's own tools.
@@ -133,27 +135,28 @@ impl Search {
         !self.options.hide_catalog || self.is_own(name) || self.options.always_list.iter().any(|n| n == name)
     }
 
-    /// Whether the index of the catalog as it is now is built already.
-    pub(crate) fn is_built(&self) -> bool {
-        let snapshot = self.catalog.current();
+    /// The index of the catalog as it is now, if it is built already.
+    pub(crate) fn cached(&self) -> Option<Arc<Built>> {
+        let snapshot = self.catalog.upgrade()?.current();
         let cached = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        cached.as_ref().is_some_and(|(at, _)| Arc::ptr_eq(at, &snapshot))
+        cached.as_ref().filter(|(at, _)| Arc::ptr_eq(at, &snapshot)).map(|(_, built)| built.clone())
     }
 
-    /// The index of the catalog as it is now.
+    /// The index of the catalog as it is now, built if it is not.
     pub(crate) fn built(&self) -> Arc<Built> {
-        let snapshot = self.catalog.current();
-        let mut cached = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, built)) = cached.as_ref()
-            && Arc::ptr_eq(at, &snapshot)
-        {
-            return built.clone();
+        if let Some(built) = self.cached() {
+            return built;
         }
+        let Some(catalog) = self.catalog.upgrade() else {
+            // The server is gone: nothing to find.
+            return Arc::new(Built { index: Index::new(std::iter::empty()), entries: Vec::new() });
+        };
+        let snapshot = catalog.current();
         let entries: Vec<Arc<Entry>> =
             snapshot.entries().iter().filter(|e| !self.is_own(&e.definition.tool.name)).cloned().collect();
         let index = Index::new(entries.iter().map(|e| document(e)));
         let built = Arc::new(Built { index, entries });
-        *cached = Some((snapshot, built.clone()));
+        *self.index.lock().unwrap_or_else(|e| e.into_inner()) = Some((snapshot, built.clone()));
         built
     }
 }

@@ -46,7 +46,7 @@ impl Tool for SearchTool {
         Box::pin(async move {
             // Building the index takes milliseconds for a large catalog:
             // off the connection's task, so other requests are read meanwhile.
-            let answer = if search_state.is_built() {
+            let answer = if search_state.cached().is_some() {
                 search(&search_state, &request)
             } else {
                 tokio::task::spawn_blocking(move || search(&search_state, &request))
