@@ -52,6 +52,19 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// The argument validator, built the first time it is needed.
+    /// Whether a caller with these claims (none: no token) and this client
+    /// may see the tool: its token grants the tool's scopes, and a tool for
+    /// views only goes to clients that render them. Lists and tool search
+    /// both ask here.
+    pub(crate) fn visible_to(
+        &self,
+        claims: Option<&crate::request::claims::Claims>,
+        peer: Option<&crate::client::Peer>,
+    ) -> bool {
+        let scopes = claims.is_none_or(|claims| claims.missing(&self.definition.scopes).is_empty());
+        scopes && (!self.app_only || peer.is_some_and(crate::apps::declared))
+    }
+
     pub(crate) fn check(&self) -> Result<&ArgumentCheck, &str> {
         self.check
             .get_or_init(|| ArgumentCheck::new(self.definition.checked_input_schema()))
@@ -181,7 +194,7 @@ impl Kind for Tools {
     }
 
     fn visible(entry: &Entry, request: &Incoming<'_>) -> bool {
-        request.may_use(&entry.definition.scopes) && (!entry.app_only || crate::apps::declared(&request.peer))
+        entry.visible_to(request.claims.as_ref(), Some(&*request.peer))
     }
 
     fn listed_to(entry: &Entry, request: &Incoming<'_>) -> bool {

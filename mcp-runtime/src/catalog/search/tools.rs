@@ -105,13 +105,9 @@ fn search(search: &Search, request: &RequestParts) -> Result<Value, String> {
     serde_json::to_value(json!({ "tools": tools })).map_err(|e| e.to_string())
 }
 
-/// Whether the caller may see `entry` in a list: its token grants the
-/// tool's scopes, and a tool for views only goes to clients that render
-/// them.
+/// Whether the caller may see `entry` in a list, as `tools/list` decides.
 fn caller_sees(entry: &Entry, request: &RequestParts) -> bool {
-    let scopes = request.claims().is_none_or(|claims| claims.missing(&entry.definition.scopes).is_empty());
-    let views = !entry.app_only || request.peer.as_deref().is_some_and(crate::apps::declared);
-    scopes && views
+    entry.visible_to(request.claims(), request.peer.as_deref())
 }
 
 /// `call_tool`.
