@@ -6,13 +6,10 @@
 //! against the catalog and Redis themselves. Needs `redis-server` on the
 //! PATH (CI installs it; elsewhere the test is skipped with a note).
 
-use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bench_workload_catalog::{catalog::Catalog, seed, service};
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
 
 /// The workload's services and our entry, running.
 struct Workload {
@@ -30,28 +27,9 @@ async fn start() -> Option<Workload> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let api = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(service::serve(listener, Arc::new(Catalog::build())));
-    let mut entry = tokio::process::Command::new(crate::common::workspace_binary("bench-workload"))
-        .args(["--http", "127.0.0.1:0"])
-        .env("API_SERVICE_URL", &api)
-        .env("REDIS_URL", &redis_server.url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("starting bench-workload");
-    let mut stderr = tokio::io::BufReader::new(entry.stderr.take().unwrap()).lines();
-    let mcp = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let line = stderr.next_line().await.unwrap().expect("bench-workload exited before serving");
-            if let Some(at) = line.find("http://") {
-                break line[at..].trim().to_owned();
-            }
-        }
-    })
-    .await
-    .expect("bench-workload serves within 30 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let mut command = tokio::process::Command::new(crate::common::workspace_binary("bench-workload"));
+    command.args(["--http", "127.0.0.1:0"]).env("API_SERVICE_URL", &api).env("REDIS_URL", &redis_server.url);
+    let (entry, mcp) = crate::common::served_over_http(command).await;
     let health = mcp.replace("/mcp", "/health");
     let redis =
         redis::Client::open(redis_server.url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();

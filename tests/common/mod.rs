@@ -69,19 +69,26 @@ pub fn workspace_binary(name: &str) -> PathBuf {
 }
 
 /// Start the example `name` with `args` (which serve it over HTTP on a free
-/// port) and return it with its endpoint's URL, read from the line it
-/// prints on stderr; the rest of stderr is drained so the server never
-/// blocks on a full pipe. The process is killed when dropped.
+/// port) and return it with its endpoint's URL; see [`served_over_http`].
 pub async fn example_over_http(name: &str, args: &[&std::ffi::OsStr]) -> (tokio::process::Child, String) {
+    let mut command = tokio::process::Command::new(example(name));
+    command.args(args);
+    served_over_http(command).await
+}
+
+/// Start `command`, a server that serves Streamable HTTP, and return it
+/// with its endpoint's URL, read from the line it prints on stderr; the
+/// rest of stderr is drained so the server never blocks on a full pipe.
+/// The process is killed when dropped.
+pub async fn served_over_http(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(example(name))
-        .args(args)
+    let mut child = command
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("the example starts");
+        .expect("the server starts");
     let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
     let url = tokio::time::timeout(std::time::Duration::from_secs(30), async {
         while let Some(line) = lines.next_line().await.unwrap() {
@@ -89,10 +96,10 @@ pub async fn example_over_http(name: &str, args: &[&std::ffi::OsStr]) -> (tokio:
                 return url.trim().to_owned();
             }
         }
-        panic!("the example exited without saying where it listens")
+        panic!("the server exited without saying where it listens")
     })
     .await
-    .expect("the example says where it listens");
+    .expect("the server says where it listens");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url)
 }
