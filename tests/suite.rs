@@ -9,6 +9,7 @@ mod common;
 
 mod apps;
 mod arguments;
+mod as_tools;
 mod ask;
 mod broken_leaves;
 mod catalog;

@@ -3,9 +3,12 @@
 //! places a catalog meets clients: where `tools/list` is produced
 //! (`Transforms::lists`) and where a `tools/call` finds its tool
 //! (`Transforms::route`). Tool search ([`ToolSearch`], `search/`) is one;
-//! tag rules ([`Server::disable_tagged`]) act on the catalog itself, so
-//! every list and call sees them.
+//! resources and prompts offered as tools (`as_tools`) another, answered
+//! where a `tools/call` arrives (`tools::call`); tag rules
+//! ([`Server::disable_tagged`]) act on the catalog itself, so every list
+//! and call sees them.
 
+pub(crate) mod as_tools;
 pub(crate) mod search;
 
 use std::sync::Arc;
@@ -14,6 +17,7 @@ use mcp_core::ErrorObject;
 use serde_json::Value;
 
 use crate::Server;
+use as_tools::{AsTool, MethodTool};
 use search::Search;
 pub use search::ToolSearch;
 use search::tools::{CallTool, SearchTool};
@@ -22,6 +26,8 @@ use search::tools::{CallTool, SearchTool};
 #[derive(Default)]
 pub(crate) struct Transforms {
     pub(crate) search: Option<Arc<Search>>,
+    /// The protocol methods offered as tools.
+    pub(crate) as_tools: Vec<Arc<AsTool>>,
 }
 
 impl Transforms {
@@ -73,6 +79,39 @@ impl Server {
             sources.push(Arc::new(CallTool(search.clone())));
         }
         self.transforms.search = Some(search);
+        self
+    }
+
+    /// Offer the server's resources as tools too, for clients that only
+    /// call tools: `list_resources`, `list_resource_templates` and
+    /// `read_resource`. Each call is answered as the protocol's request
+    /// would be (the caller sees and reads only what it may, through the
+    /// resources' own middleware and limits); a read's text comes back as
+    /// text, other contents as embedded resources, a list as structured
+    /// content.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::empty("docs", "1").resources_as_tools().prompts_as_tools();
+    /// ```
+    pub fn resources_as_tools(self) -> Self {
+        self.methods_as_tools(as_tools::RESOURCES)
+    }
+
+    /// Offer the server's prompts as tools too, for clients that only call
+    /// tools: `list_prompts` and `get_prompt` (its `name` and `arguments`),
+    /// answered as `prompts/list` and `prompts/get` would be.
+    pub fn prompts_as_tools(self) -> Self {
+        self.methods_as_tools(as_tools::PROMPTS)
+    }
+
+    fn methods_as_tools(mut self, methods: &'static [MethodTool]) -> Self {
+        for method in methods {
+            let tool = Arc::new(AsTool(method));
+            self.tools.sources().push(tool.clone());
+            self.transforms.as_tools.push(tool);
+        }
         self
     }
 

@@ -154,6 +154,11 @@ impl Answer {
         Answer { id, outcome: Err(error) }
     }
 
+    /// What this answer carries: a result, or an error.
+    pub(crate) fn outcome(&self) -> Result<&RawValue, &ErrorObject> {
+        self.outcome.as_deref()
+    }
+
     /// The error this answer carries, if it is one.
     pub(crate) fn error_object(&self) -> Option<&ErrorObject> {
         self.outcome.as_ref().err()

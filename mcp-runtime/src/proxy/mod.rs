@@ -274,7 +274,12 @@ impl From<Server> for Upstream {
                 shared.tools.current().get(name).map(|e| e.definition.task_support).unwrap_or_default()
             }) as Arc<TaskSupportOf>
         });
-        let child = built.as_ref().ok().map(|(shared, _)| (shared.clone(), shared.middleware.is_none()));
+        // Direct unless its middleware must see the requests, or some of
+        // its tools are its protocol methods (which its dispatch answers).
+        let child = built
+            .as_ref()
+            .ok()
+            .map(|(shared, _)| (shared.clone(), shared.middleware.is_none() && shared.transforms.as_tools.is_empty()));
         let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {

@@ -76,6 +76,12 @@ fn members(params: JsonObject) -> Result<(Members, Retry), ErrorObject> {
 }
 
 pub(crate) fn call(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
+    // A resource or prompt method offered as a tool is that method's call.
+    if !request.shared().transforms.as_tools.is_empty()
+        && let Some(method) = crate::catalog::as_tools::called(request, params.as_ref())
+    {
+        return crate::catalog::as_tools::answer(request, method, params.unwrap_or_default());
+    }
     admission::admit::<Call>(request, params)
 }
 

@@ -51,7 +51,6 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// The argument validator, built the first time it is needed.
     /// Whether a caller with these claims (none: no token) and this client
     /// may see the tool: its token grants the tool's scopes, and a tool for
     /// views only goes to clients that render them. Lists and tool search
@@ -65,6 +64,7 @@ impl Entry {
         scopes && (!self.app_only || peer.is_some_and(crate::apps::declared))
     }
 
+    /// The argument validator, built the first time it is needed.
     pub(crate) fn check(&self) -> Result<&ArgumentCheck, &str> {
         self.check
             .get_or_init(|| ArgumentCheck::new(self.definition.checked_input_schema()))
