@@ -12,8 +12,14 @@
 //! work. Sequential calls, rounds alternating which goes first, every
 //! answer checked.
 //!
+//! `--load FILE` (a document, gzipped if its name ends in `.gz`) times
+//! instead how long a large document takes to become a server that has
+//! answered its first `tools/list`: read, parsed, mapped, every tool's
+//! definition built and listed.
+//!
 //! ```sh
 //! cargo run --release -p bench-openapi -- [--calls N] [--rounds N]
+//! cargo run --release -p bench-openapi -- --load tests/fixtures/openapi/api.github.com.json.gz
 //! ```
 
 use std::time::Instant;
@@ -168,11 +174,67 @@ async fn measure(calls: usize, rounds: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// Time `file` from its bytes to a first `tools/list`, `rounds` times.
+async fn load(file: &str, rounds: usize) -> Result<(), Error> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)?.read_to_end(&mut bytes)?;
+    let text = if file.ends_with(".gz") {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut text)?;
+        text
+    } else {
+        String::from_utf8(bytes)?
+    };
+    let mut figures: [Vec<f64>; 3] = Default::default();
+    let mut tools = 0;
+    for round in 0..rounds {
+        let started = Instant::now();
+        let api = OpenApi::from_str(&text)?.base_url("http://127.0.0.1:9");
+        let parsed = started.elapsed();
+        let server = Server::from_openapi(&api)?;
+        let built = started.elapsed();
+        let mut client = server.connect_in_memory()?;
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}});
+        client.request("initialize", init).await?;
+        let mut cursor = Value::Null;
+        tools = 0;
+        loop {
+            let params = if cursor.is_null() { json!({}) } else { json!({"cursor": cursor}) };
+            let page = client.request("tools/list", params).await?;
+            tools += page["result"]["tools"].as_array().ok_or("no tools")?.len();
+            cursor = page["result"]["nextCursor"].clone();
+            if cursor.is_null() {
+                break;
+            }
+        }
+        let listed = started.elapsed();
+        eprintln!("load round {}/{rounds}: {parsed:?} parsed, {built:?} built, {listed:?} listed", round + 1);
+        for (slot, value) in figures.iter_mut().zip([parsed, built, listed]) {
+            slot.push(value.as_secs_f64() * 1e3);
+        }
+    }
+    println!(
+        "## A large OpenAPI document to a server's first `tools/list` ({file}: {} KiB, {tools} tools)\n",
+        text.len() / 1024
+    );
+    println!("| parsed | server built | every tool listed |");
+    println!("|---|---|---|");
+    let [mut parsed, mut built, mut listed] = figures;
+    println!("| {:.0} ms | {:.0} ms | {:.0} ms |", median(&mut parsed), median(&mut built), median(&mut listed));
+    println!("\nMedians of {rounds} rounds, each from the document's text.\n");
+    Ok(())
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--api") {
         return api().await;
+    }
+    if let Some(file) = args.iter().position(|a| a == "--load").and_then(|at| args.get(at + 1)) {
+        let rounds = args.iter().position(|a| a == "--rounds").and_then(|at| args.get(at + 1));
+        return load(file, rounds.and_then(|n| n.parse().ok()).unwrap_or(5)).await;
     }
     let number = |flag: &str, default: usize| {
         args.iter()
