@@ -127,8 +127,21 @@ fn build(
     if !cookies.is_empty() {
         add(&mut request, "cookie", &cookies.join("; "))?;
     }
+    if let Some(Body::Raw { argument, media_type, binary }) = &operation.body {
+        if let Some(value) = arguments.remove(argument) {
+            let Value::String(text) = value else { return Err(format!("`{argument}` must be a string")) };
+            let bytes = match binary {
+                true => base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text.trim())
+                    .map_err(|e| format!("`{argument}` must be base64 ({e})"))?,
+                false => text.into_bytes(),
+            };
+            add(&mut request, "content-type", media_type)?;
+            *request.body_mut() = Some(reqwest::Body::from(bytes));
+        }
+        return Ok(request);
+    }
     let (body, form) = match &operation.body {
-        None => (None, false),
+        None | Some(Body::Raw { .. }) => (None, false),
         Some(Body::Whole { argument }) => (arguments.remove(argument), false),
         Some(Body::Spread { properties, form }) => {
             let mut object = Map::new();

@@ -76,6 +76,9 @@ pub(crate) enum Body {
     /// The body is an object whose properties are arguments:
     /// (argument, property); sent as JSON, or as a form when `form`.
     Spread { properties: Vec<(String, String)>, form: bool },
+    /// One string argument is the body's bytes, sent as `media_type`:
+    /// text as it is, anything else given in base64 (`binary`).
+    Raw { argument: String, media_type: String, binary: bool },
 }
 
 /// An operation, ready to be a tool.
@@ -273,15 +276,20 @@ fn request_body(
         return Err(OpenApiError::at(at, "a request body needs `content`"));
     };
     // JSON first; a form (`application/x-www-form-urlencoded`) when it is
-    // all there is.
+    // all there is; else the bytes of the first media type a request can
+    // name (multipart is not sent).
     let json = content.iter().find(|(media, _)| is_json(media));
     let form_body = content.iter().find(|(media, _)| is_form(media));
     let Some(((media_type, media), form)) = json.map(|m| (m, false)).or(form_body.map(|m| (m, true))) else {
-        let types: Vec<&str> = content.keys().map(String::as_str).collect();
-        return Err(OpenApiError::unsupported(
-            at,
-            format!("only JSON and form bodies are sent, and this one is {types:?}"),
-        ));
+        let raw = content.keys().find(|media| !media.trim().to_ascii_lowercase().starts_with("multipart/"));
+        let Some(raw) = raw else {
+            let types: Vec<&str> = content.keys().map(String::as_str).collect();
+            return Err(OpenApiError::unsupported(
+                at,
+                format!("multipart bodies are not sent, and this one is {types:?}"),
+            ));
+        };
+        return Ok(Some(raw_body(raw, body, properties, required)));
     };
     let schema_at = format!("{at}/content/{}/schema", escape(media_type));
     let body_required = body.get("required").and_then(Value::as_bool).unwrap_or(false);
@@ -320,6 +328,31 @@ fn request_body(
         spread.push((argument, name.clone()));
     }
     Ok(Some(Body::Spread { properties: spread, form }))
+}
+
+/// A body of bytes as one string argument: text for a text media type,
+/// base64 for anything else (`*/*` is sent as `application/octet-stream`).
+fn raw_body(media_type: &str, body: &Value, properties: &mut JsonObject, required: &mut Vec<Value>) -> Body {
+    let essence = media_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let text = essence.starts_with("text/")
+        || essence.ends_with("+xml")
+        || essence.ends_with("/xml")
+        || essence == "application/x-ndjson";
+    let media_type = if media_type.contains('*') { "application/octet-stream" } else { media_type };
+    let argument = unique_argument(properties, "body", "body");
+    let mut schema = json!({ "type": "string" });
+    let said = body.get("description").and_then(Value::as_str).map(|d| format!("{d} ")).unwrap_or_default();
+    if text {
+        schema["description"] = json!(format!("{said}(sent as `{media_type}`)"));
+    } else {
+        schema["contentEncoding"] = json!("base64");
+        schema["description"] = json!(format!("{said}(the bytes in base64, sent as `{media_type}`)"));
+    }
+    properties.insert(argument.clone(), schema);
+    if body.get("required").and_then(Value::as_bool).unwrap_or(false) {
+        required.push(Value::from(argument.clone()));
+    }
+    Body::Raw { argument, media_type: media_type.to_owned(), binary: !text }
 }
 
 /// The first success response's JSON schema, when it describes an
