@@ -123,3 +123,37 @@ async fn errors_of_reads_and_prefixes() {
     assert_eq!(delete.to, MapTo::Tool);
     assert!(delete.reason.contains("only a GET can be a resource"), "{delete:?}");
 }
+
+#[tokio::test]
+async fn a_fixed_uri_beside_a_template_is_a_resource() {
+    let base = start_api().await;
+    // `/pets/{petId}` without its header parameter, and `/pets/count` beside it.
+    let document = PETSTORE
+        .replace(
+            "      parameters:\n        - {name: X-Request-Id, in: header, schema: {type: string, format: uuid}}\n",
+            "",
+        )
+        .replace(
+            "  /health:",
+            "  /pets/count:\n    get:\n      operationId: countPets\n      responses:\n        '200': \
+             {description: ok, content: {application/json: {schema: {type: object}}}}\n  /health:",
+        );
+    let api = OpenApi::from_str(&document).unwrap().base_url(&base).route(RouteMap::resource().path(r"^/pets/"));
+    let mapping = api.mapping().unwrap();
+    let of = |path: &str| mapping.iter().find(|m| m.path == path && m.method == "GET").unwrap();
+    assert_eq!((of("/pets/count").to, of("/pets/count").uri.as_deref()), (MapTo::Resource, Some("api://pets/count")));
+    let show = of("/pets/{petId}");
+    assert_eq!((show.to, show.uri.as_deref()), (MapTo::ResourceTemplate, Some("api://pets/{petId}")), "{show:?}");
+
+    let mut client = TestClient::connect(Server::from_openapi(&api).unwrap()).await.unwrap();
+    let uris: Vec<String> = client.list_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    assert_eq!(uris, ["api://pets/count"]);
+    let templates = client.list_resource_templates().await.unwrap();
+    assert_eq!(templates.iter().map(|t| t.uri_template.as_str()).collect::<Vec<_>>(), ["api://pets/{petId}"]);
+    // The fixed URI is read as itself, any other through the template.
+    let count = client.read_resource("api://pets/count").await.unwrap();
+    let echo: Value = serde_json::from_str(text(&count.contents[0]).0).unwrap();
+    assert_eq!(echo["path"], "/v1/pets/count");
+    let rex = client.read_resource("api://pets/7").await.unwrap();
+    assert_eq!(serde_json::from_str::<Value>(text(&rex.contents[0]).0).unwrap()["name"], "Rex");
+}

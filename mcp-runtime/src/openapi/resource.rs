@@ -55,12 +55,18 @@ pub(crate) fn uri(operation: &Operation, prefix: &str) -> Result<(String, bool),
     Ok((uri, template))
 }
 
-/// `found` when no template already served can match its URIs (a read
-/// would be ambiguous, and the server would refuse both); it joins them.
+/// `found` when it is a fixed URI, or a template that no template already
+/// served can match a URI of; it joins them. This is the server's own
+/// check (two templates that overlap make a read ambiguous, and it refuses
+/// both); a fixed URI beside a template is fine, since a read tries fixed
+/// URIs first (`GET /pets/count` beside `GET /pets/{petId}`).
 pub(crate) fn distinct(
     found: (String, bool),
     served: &mut Vec<(UriTemplate, String)>,
 ) -> Result<(String, bool), String> {
+    if !found.1 {
+        return Ok(found);
+    }
     let template =
         UriTemplate::parse(&found.0).map_err(|why| format!("its URI `{}` is not a URI template: {why}", found.0))?;
     if let Some((_, other)) = served.iter().find(|(t, _)| t.overlaps(&template)) {
