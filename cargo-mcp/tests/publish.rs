@@ -100,6 +100,16 @@ fn a_new_crate_publishes_a_valid_server_json_and_a_hidden_mcp_name_is_refused() 
     let refused = cargo_mcp(&krate, &["publish"]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(stderr(&refused).contains("serves version 9.9.9, the crate is 0.1.0"), "{}", stderr(&refused));
+
+    // A description past the schema's limit is one problem, the schema's.
+    std::fs::write(krate.join("src/lib.rs"), &lib).unwrap();
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    let long = format!("description = \"{}\"", "x".repeat(101));
+    let described = manifest.lines().map(|l| if l.starts_with("description =") { &long } else { l });
+    std::fs::write(krate.join("Cargo.toml"), described.collect::<Vec<_>>().join("\n")).unwrap();
+    let refused = cargo_mcp(&krate, &["publish"]);
+    let said = stderr(&refused);
+    assert!(said.contains("(1 problem)") && said.contains("schema: /description"), "{said}");
 }
 
 fn server_json() -> Value {

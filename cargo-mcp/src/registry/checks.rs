@@ -1,16 +1,17 @@
 //! What the registry checks of a `server.json` against the crate, checked
-//! first here: the name's form and case, the description's length, the
-//! versions, and the `mcp-name:` line that proves the crate is the
-//! publisher's, visible in the README the published crate ships (the
-//! registry reads the README as the crate's page renders it, without HTML
-//! comments).
+//! first here: the name's case and owner, the version the sources serve,
+//! and the `mcp-name:` line that proves the crate is the publisher's,
+//! visible in the README the published crate ships (the registry reads the
+//! README as the crate's page renders it, without HTML comments). The
+//! name's form and the description's length are the pinned schema's rules,
+//! checked there ([`super::schema`]), so each problem is reported once.
 
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
 use super::manifest::Crate;
-use super::server_json::{MAX_DESCRIPTION, github_owner};
+use super::server_json::github_owner;
 use crate::select;
 
 /// What stops a publication, and what only deserves a look.
@@ -25,30 +26,6 @@ pub fn check(krate: &Crate, document: &Value) -> Findings {
     let mut found = Findings::default();
     let name = document["name"].as_str().unwrap_or_default();
     name_rules(name, krate.repository.as_deref(), &mut found);
-    match krate.description.as_deref().map(str::trim) {
-        None | Some("") => found
-            .errors
-            .push("the crate has no description: set `description` in Cargo.toml (at most 100 characters)".into()),
-        Some(_) => {
-            let length = document["description"].as_str().map_or(0, |d| d.chars().count());
-            if length > MAX_DESCRIPTION {
-                found.errors.push(format!(
-                    "the description has {length} characters; the registry takes at most {MAX_DESCRIPTION}"
-                ));
-            }
-        }
-    }
-    for package in document["packages"].as_array().into_iter().flatten() {
-        if package["version"] != document["version"] {
-            found.errors.push(format!(
-                "the package's version {} is not the server's {}",
-                package["version"], document["version"]
-            ));
-        }
-        if package["identifier"] != krate.name.as_str() {
-            found.errors.push(format!("the package {} is not the crate `{}`", package["identifier"], krate.name));
-        }
-    }
     if krate.publish.as_ref().is_some_and(Vec::is_empty) {
         found.warnings.push(
             "the crate has `publish = false`: the registry checks the published crate, so publish it first".into(),
@@ -103,22 +80,10 @@ fn literal_version(arguments: &str) -> Option<String> {
     (!inner.contains('"')).then(|| inner.to_owned())
 }
 
-/// The registry's rules for names, and its case rules.
+/// The registry's case and owner rules for a name; its form is the
+/// schema's to check (a name without one `/` has no namespace to check).
 fn name_rules(name: &str, repository: Option<&str>, found: &mut Findings) {
-    let Some((namespace, server)) = name.split_once('/') else {
-        found.errors.push(format!("`{name}` is not NAMESPACE/NAME: the registry's names have one `/`"));
-        return;
-    };
-    let allowed = |s: &str, extra: &[char]| {
-        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || extra.contains(&c))
-    };
-    if !allowed(namespace, &[]) || !allowed(server, &['_']) || !(3..=200).contains(&name.len()) {
-        found.errors.push(format!(
-            "`{name}` is not a registry name: a reverse-DNS namespace (letters, digits, `.`, `-`), one `/`, then \
-             letters, digits, `.`, `_` or `-`"
-        ));
-        return;
-    }
+    let Some((namespace, _)) = name.split_once('/') else { return };
     if let Some(login) = namespace.strip_prefix("io.github.") {
         let owner = repository.and_then(github_owner);
         match owner {
@@ -244,7 +209,7 @@ mod tests {
     }
 
     #[test]
-    fn names_follow_the_registrys_form_and_case() {
+    fn names_follow_the_registrys_case_and_owner_rules() {
         let run = |name: &str, repo: Option<&str>| {
             let mut found = Findings::default();
             name_rules(name, repo, &mut found);
@@ -253,9 +218,8 @@ mod tests {
         assert!(run("io.github.Owner/w", Some("https://github.com/Owner/w")).errors.is_empty());
         let cased = run("io.github.owner/w", Some("https://github.com/Owner/w"));
         assert!(cased.errors[0].contains("grants `io.github.Owner/*`"), "{cased:?}");
-        assert!(!run("weather", None).errors.is_empty());
-        assert!(!run("a/b/c", None).errors.is_empty());
-        assert!(!run("com.example/we ather", None).errors.is_empty());
+        // The name's form is the schema's to check: not reported twice.
+        assert!(run("weather", None).errors.is_empty());
         assert_eq!(run("Com.Example/w", None).warnings.len(), 1);
     }
 }

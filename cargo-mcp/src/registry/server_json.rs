@@ -11,9 +11,6 @@ use crate::failure::Failure;
 /// against: `schemas/server.schema.2025-12-11.json`).
 pub const SCHEMA_URL: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
-/// The registry's limit on `description`.
-pub const MAX_DESCRIPTION: usize = 100;
-
 /// The server's registry name: `[package.metadata.mcp] name`, or, for a
 /// crate whose repository is on GitHub, `io.github.OWNER/CRATE` with the
 /// owner spelled exactly as in the URL (the registry compares names with
