@@ -105,10 +105,14 @@ fn cargo_package(package: &Value, cargo_home: &Path, name: String) -> Plan {
         if argument["type"] == "named" {
             args.push(argument["name"].as_str().unwrap_or_default().to_owned());
         }
+        // A named argument with neither value nor hint is a flag; with a
+        // hint it takes a value, which must be there, or the next argument
+        // would be read as it.
+        let hint = argument["valueHint"].as_str();
         match value {
             Some(value) => args.push(value.to_owned()),
-            None if argument["type"] == "positional" => {
-                let hint = argument["valueHint"].as_str().unwrap_or("value");
+            None if argument["type"] == "positional" || hint.is_some() => {
+                let hint = hint.unwrap_or("value");
                 args.push(format!("<{hint}>"));
                 notes.push(format!("replace <{hint}> in the arguments"));
             }
@@ -149,7 +153,7 @@ mod tests {
             {"registryType": "npm", "identifier": "w", "transport": {"type": "stdio"}},
             {"registryType": "cargo", "identifier": "weather-mcp", "version": "0.3.0", "transport": {"type": "stdio"},
              "packageArguments": [{"type": "positional", "value": "serve"}, {"type": "named", "name": "--city", "valueHint": "city"},
-                                  {"type": "positional", "valueHint": "dir"}],
+                                  {"type": "named", "name": "--verbose"}, {"type": "positional", "valueHint": "dir"}],
              "environmentVariables": [{"name": "UNITS", "default": "metric"}, {"name": "API_KEY", "isRequired": true, "isSecret": true}]}
         ]});
         let plan = plan(&server, Path::new("/home/u/.cargo")).unwrap();
@@ -160,9 +164,17 @@ mod tests {
             command,
             Path::new("/home/u/.cargo/bin").join(format!("weather-mcp{}", std::env::consts::EXE_SUFFIX))
         );
-        assert_eq!(args, ["serve", "--city", "<dir>"]);
+        // `--city` takes a value, `--verbose` is a flag.
+        assert_eq!(args, ["serve", "--city", "<city>", "--verbose", "<dir>"]);
         assert_eq!(Value::Object(env), json!({"UNITS": "metric"}));
-        assert_eq!(plan.notes, ["replace <dir> in the arguments", "set API_KEY in the entry's environment"]);
+        assert_eq!(
+            plan.notes,
+            [
+                "replace <city> in the arguments",
+                "replace <dir> in the arguments",
+                "set API_KEY in the entry's environment"
+            ]
+        );
     }
 
     #[test]
