@@ -142,3 +142,17 @@ async fn a_document_at_a_url_follows_its_own_origin_and_other_origins_only_when_
         .to_string();
     assert!(error.contains("localhost") && error.contains("allow_private_addresses"), "{error}");
 }
+
+#[tokio::test]
+async fn a_given_client_gets_the_fetch_deadline() {
+    // A document that never comes: the fetch gives up, with a client of
+    // the caller's own that has no deadline of its own.
+    let app = Router::new().route("/openapi.yaml", get(|| std::future::pending::<String>()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let sources = Sources::new().client(reqwest::Client::new()).timeout(std::time::Duration::from_millis(200));
+    let error = OpenApi::load(&format!("http://{addr}/openapi.yaml"), &sources).await.err().expect("refused");
+    let error = error.to_string();
+    assert!(error.contains("cannot fetch") && error.contains("timed out"), "{error}");
+}

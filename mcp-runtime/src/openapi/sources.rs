@@ -88,6 +88,14 @@ impl Sources {
         self.max_bytes = max.max(1);
         self
     }
+
+    /// How long one document's fetch may take, its body included (30
+    /// seconds unless set); it holds for a client given by
+    /// [`client`](Self::client) too.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
 }
 
 impl OpenApi {
@@ -160,7 +168,9 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn new(sources: &'a Sources) -> Result<Reader<'a>, OpenApiError> {
         let setup = |e: reqwest::Error| OpenApiError::config(format!("HTTP setup: {e}"));
-        let plain = || reqwest::Client::builder().timeout(sources.timeout);
+        // The deadline is set on each request (`fetch`), so that it holds
+        // for a client given by `Sources::client` too.
+        let plain = reqwest::Client::builder;
         let trusted = match &sources.client {
             Some(client) => client.clone(),
             None => plain().build().map_err(setup)?,
@@ -236,7 +246,8 @@ impl<'a> Reader<'a> {
             }
             OpenApiError::config(format!("cannot fetch `{shown}`: {why}"))
         };
-        let mut response = client.get(url.clone()).send().await.map_err(failed)?;
+        let request = client.get(url.clone()).timeout(self.sources.timeout);
+        let mut response = request.send().await.map_err(failed)?;
         if !response.status().is_success() {
             return Err(OpenApiError::config(format!("`{shown}` answered {}", response.status())));
         }
