@@ -141,7 +141,17 @@ impl OpenApi {
     /// in the document the problem is (a JSON pointer).
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<OpenApi, OpenApiError> {
-        let document = Document::parse(text)?;
+        OpenApi::of(Document::parse(text)?)
+    }
+
+    /// Read a document already parsed into JSON, such as one a library
+    /// generates from the routes (`serde_json::to_value(&doc)`).
+    pub fn from_value(document: serde_json::Value) -> Result<OpenApi, OpenApiError> {
+        OpenApi::of(Document::of(document)?)
+    }
+
+    /// `document`, served with the defaults.
+    fn of(document: Document) -> Result<OpenApi, OpenApiError> {
         // Every operation is read now, so a malformed one is reported here.
         operation::operations(&document)?;
         Ok(OpenApi {
@@ -156,12 +166,6 @@ impl OpenApi {
             timeout: Duration::from_secs(30),
             max_response: 1024 * 1024,
         })
-    }
-
-    /// Read a document already parsed into JSON, such as one a library
-    /// generates from the routes (`serde_json::to_value(&doc)`).
-    pub fn from_value(document: serde_json::Value) -> Result<OpenApi, OpenApiError> {
-        OpenApi::from_str(&document.to_string())
     }
 
     /// An axum router's routes, described by `document` (anything that
