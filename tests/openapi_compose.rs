@@ -17,19 +17,29 @@ async fn a_gateway_file_serves_an_openapi_entry() {
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("petstore.yaml"), PETSTORE).unwrap();
     let file = folder.join("gateway.json");
-    // A relative document path is read from the file's folder.
-    let config = json!({"mcpServers": {"pets": {"openapi": "petstore.yaml", "baseUrl": base, "exclude": ["dump"]}}});
+    // A relative document path is read from the file's folder; a disabled
+    // entry's document is not read at all (this one is not a document).
+    std::fs::write(folder.join("old.yaml"), "openapi: [not a document").unwrap();
+    let config = json!({"mcpServers": {
+        "pets": {"openapi": "petstore.yaml", "baseUrl": base, "exclude": ["dump"]},
+        "old": {"openapi": "old.yaml", "disabled": true}
+    }});
     std::fs::write(&file, config.to_string()).unwrap();
     let config = Config::from_file(&file).unwrap();
+    // The document is read and built once, with the file: the mount serves
+    // what was read, whatever became of the document since.
+    std::fs::remove_file(folder.join("petstore.yaml")).unwrap();
     let gateway = Server::empty("gateway", "1.0.0").mount_config(&config);
     let mut client = TestClient::connect(gateway).await.unwrap();
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert!(names.contains(&"pets_listPets".to_owned()) && !names.contains(&"pets_dump".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|name| name.starts_with("old_")), "{names:?}");
     let listed = client.call_tool("pets_listPets", json!({"limit": 2})).await.unwrap();
     assert_eq!(listed.structured_content.unwrap()["query"], "limit=2");
 
     // A document that cannot be served is refused when the file is read, naming the entry.
     let broken = json!({"mcpServers": {"pets": {"openapi": "petstore.yaml"}}});
+    std::fs::write(folder.join("petstore.yaml"), PETSTORE).unwrap();
     std::fs::write(&file, broken.to_string()).unwrap();
     let error = Config::from_file(&file).unwrap_err().to_string();
     assert!(error.contains("server `pets`") && error.contains("base_url"), "{error}");

@@ -111,6 +111,10 @@ struct Entry {
     /// is read from.
     #[serde(skip)]
     folder: Option<std::path::PathBuf>,
+    /// The server an `openapi` entry's document became, built once when
+    /// the file is read and shared by every mount made from it.
+    #[serde(skip)]
+    served: Option<Upstream>,
 }
 
 #[derive(Deserialize)]
@@ -180,9 +184,12 @@ impl Config {
                 return Err(fail(unknown_key(key)));
             }
             let mut entry: Entry = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
-            entry.folder = folder.map(Path::to_path_buf);
             entry.check(&name)?;
+            // A disabled entry is checked like the others but not served,
+            // so an `openapi` document of one is not even read.
             if !entry.disabled {
+                entry.folder = folder.map(Path::to_path_buf);
+                entry.serve_openapi().map_err(fail)?;
                 servers.push((name, entry));
             }
         }
@@ -228,6 +235,8 @@ fn seconds(key: &str, seconds: Option<f64>) -> Result<Option<Duration>, String> 
 }
 
 impl Entry {
+    /// Whether the entry is one that can be served (an `openapi` entry's
+    /// document is read later, by [`Entry::serve_openapi`]).
     fn check(&self, name: &str) -> Result<(), Error> {
         let fail = |why: String| Err(Error::InvalidConfig(format!("server `{name}`: {why}")));
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
@@ -266,8 +275,7 @@ impl Entry {
         }
     }
 
-    /// An `openapi` entry: nothing of the other kinds, and a document that
-    /// can be served (read now, so a mistake is reported with the file).
+    /// An `openapi` entry: nothing of the other kinds.
     fn check_openapi(&self, name: &str) -> Result<(), Error> {
         let fail = |why: String| Err(Error::InvalidConfig(format!("server `{name}`: {why}")));
         if self.command.is_some() || self.url.is_some() || self.kind.is_some() {
@@ -276,10 +284,17 @@ impl Entry {
         if !self.headers.is_empty() || !self.args.is_empty() || !self.env.is_empty() {
             return fail("`openapi` takes `baseUrl`, not `headers`, `args` or `env`".into());
         }
-        match self.openapi_server() {
-            Ok(_) => Ok(()),
-            Err(why) => fail(why),
+        Ok(())
+    }
+
+    /// For an `openapi` entry, read its document and build its server,
+    /// once, when the file is read: a mistake is reported with the file,
+    /// and every mount made from the entry serves what was read.
+    fn serve_openapi(&mut self) -> Result<(), String> {
+        if self.openapi.is_some() {
+            self.served = Some(Upstream::from(self.openapi_server()?));
         }
+        Ok(())
     }
 
     /// The server of an `openapi` entry.
@@ -303,19 +318,11 @@ impl Entry {
     }
 
     fn mount(&self, name: &str) -> Mount {
-        let upstream = match (&self.command, &self.url) {
-            _ if self.openapi.is_some() => match self.openapi_server() {
-                Ok(server) => Upstream::from(server),
-                // The document was served when the file was read, and is
-                // unreadable now: the mount reports why when it connects.
-                Err(why) => Upstream::connect_with(format!("OpenAPI document of `{name}`"), move |_| {
-                    let why = why.clone();
-                    async move { Err(super::ClientError::Transport(why)) }
-                }),
-            },
-            (Some(command), _) => Upstream::command_with_env(command, &self.args, &self.env),
-            (None, Some(url)) => Upstream::url_with_headers(url, &self.headers),
-            (None, None) => unreachable!("checked when read"),
+        let upstream = match (&self.served, &self.command, &self.url) {
+            (Some(served), _, _) => served.clone(),
+            (None, Some(command), _) => Upstream::command_with_env(command, &self.args, &self.env),
+            (None, None, Some(url)) => Upstream::url_with_headers(url, &self.headers),
+            (None, None, None) => unreachable!("checked when read (an `openapi` entry is built then)"),
         };
         let mut mount = Mount::new(name, upstream).except(self.exclude.iter().cloned());
         if let Some(include) = &self.include {
@@ -350,10 +357,13 @@ mod tests {
             r#"{"mcpServers": {
                 "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}, "timeout": 5, "taskTimeout": 60},
                 "calc": {"command": "calculator", "args": ["--stdio"], "env": {"A": "1"}, "autoApprove": []},
-                "off": {"command": "x", "disabled": true}
+                "off": {"command": "x", "disabled": true},
+                "api": {"openapi": "/no/such/file.yaml", "disabled": true}
             }}"#,
         )
         .unwrap();
+        // A disabled entry is not served: its document is not even read
+        // (but the entry is checked like the others, below).
         assert_eq!(config.names().collect::<Vec<_>>(), ["web", "calc"], "the file's order");
         assert_eq!(config.mounts()[0].timeout, Duration::from_secs(5));
         assert_eq!(config.mounts()[0].task_timeout, Duration::from_secs(60));
@@ -378,7 +388,14 @@ mod tests {
             (r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#, "named twice"),
             (r#"{"mcpServers": {"a": {"command": "x", "openapi": "y"}}}"#, "one of `command`, `url` or `openapi`"),
             (r#"{"mcpServers": {"a": {"command": "x", "baseUrl": "y"}}}"#, "`baseUrl` goes with `openapi`"),
-            (r#"{"mcpServers": {"a": {"openapi": "/no/such/file.yaml"}}}"#, "cannot read /no/such/file.yaml"),
+            (
+                r#"{"mcpServers": {"a": {"openapi": "/no/such/file.yaml"}}}"#,
+                if cfg!(feature = "openapi") { "cannot read /no/such/file.yaml" } else { "the feature `openapi`" },
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}, "b": {"url": "y", "baseUrl": "z", "disabled": true}}}"#,
+                "server `b`",
+            ),
         ] {
             let error = Config::from_json(json).unwrap_err().to_string();
             assert!(error.contains(says), "{json}: {error}");
