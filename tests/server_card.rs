@@ -100,6 +100,23 @@ async fn the_card_is_valid_says_what_the_connection_says_and_lists_no_tools() {
     let versions = remote["supportedProtocolVersions"].as_array().unwrap();
     assert!(versions.iter().any(|v| v == &result["protocolVersion"]), "{versions:?}");
 
+    // A page of any origin may ask first, and may read the tag it revalidates with.
+    let asked = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, format!("{url}/server-card"))
+        .header("origin", "https://catalog.example")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "if-none-match")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), StatusCode::NO_CONTENT);
+    let allowed = |name: &str| asked.headers()[name].to_str().unwrap().to_lowercase();
+    assert_eq!(allowed("access-control-allow-origin"), "*");
+    assert!(allowed("access-control-allow-methods").contains("get"), "{:?}", asked.headers());
+    assert!(allowed("access-control-allow-headers").contains("if-none-match"), "{:?}", asked.headers());
+    let exposed = get(&format!("{url}/server-card")).await.headers()["access-control-expose-headers"].clone();
+    assert!(exposed.to_str().unwrap().to_lowercase().contains("etag"), "{exposed:?}");
+
     // Unchanged, it is not sent again.
     let again =
         reqwest::Client::new().get(format!("{url}/server-card")).header(IF_NONE_MATCH, etag).send().await.unwrap();

@@ -58,8 +58,8 @@ pub(super) fn allow(response: &mut Response, origin: HeaderValue) {
 }
 
 /// Let any page read `response`: for public documents (the OAuth
-/// metadata), which a browser client fetches before it has a token.
-#[cfg(feature = "oauth")]
+/// metadata, the server card), which a browser client fetches before it
+/// has a token.
 pub(super) fn public(response: &mut Response) {
     response.headers_mut().insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
 }

@@ -11,7 +11,6 @@
 //! prompts: the draft leaves those to the protocol's list requests.
 
 use axum::http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, CACHE_CONTROL, CONTENT_TYPE, ETAG, HOST, IF_NONE_MATCH,
 };
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -19,6 +18,9 @@ use axum::response::{IntoResponse, Response};
 use mcp_core::{Icon, ProtocolVersion};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+
+use super::cors;
+use crate::random;
 
 /// The `$schema` every card names: the draft's `v1` card schema.
 pub(crate) const SERVER_CARD_SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
@@ -216,14 +218,14 @@ pub(crate) fn host(headers: &HeaderMap) -> &str {
 
 /// `document` as the draft asks a card host to answer: public to any
 /// page, cacheable for an hour, with an `ETag` that `If-None-Match`
-/// turns into 304.
+/// turns into 304. A preflight is answered as the endpoint's are.
 pub(crate) fn answer(method: &Method, headers: &HeaderMap, document: &Value, catalog: bool) -> Response {
     const METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
     let mut response = match *method {
-        Method::OPTIONS => StatusCode::NO_CONTENT.into_response(),
+        Method::OPTIONS => cors::preflight(headers, METHODS),
         Method::GET | Method::HEAD => {
             let body = serde_json::to_vec(document).unwrap_or_default();
-            let tag = format!("\"{}\"", hex(&Sha256::digest(&body)[..16]));
+            let tag = format!("\"{}\"", random::hex(&Sha256::digest(&body)[..16]));
             let unchanged = headers.get(IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|asked| {
                 asked
                     .split(',')
@@ -243,21 +245,18 @@ pub(crate) fn answer(method: &Method, headers: &HeaderMap, document: &Value, cat
             if let Ok(tag) = HeaderValue::from_str(&tag) {
                 headers.insert(ETAG, tag);
             }
+            // A page revalidates with the tag, so it may read it.
+            headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static("etag"));
             response
         }
-        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        _ => {
+            let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+            response.headers_mut().insert(ALLOW, METHODS);
+            response
+        }
     };
-    let headers = response.headers_mut();
-    headers.insert(ALLOW, METHODS);
-    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-    headers.insert(ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET"));
-    headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("Content-Type, If-None-Match"));
-    headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static("ETag"));
+    cors::public(&mut response);
     response
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
