@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Inspect, call, install and run MCP servers built with Cargo.
+/// Make, inspect, call, install, run, serve and publish MCP servers built
+/// with Cargo.
 #[derive(Debug, Parser)]
 #[command(name = "cargo mcp", bin_name = "cargo mcp", version, after_help = TOP_EXAMPLES)]
 pub struct Cli {
@@ -386,10 +387,7 @@ pub struct PublishArgs {
     /// Write server.json here instead of beside Cargo.toml
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
-    /// Check and write only (the default)
-    #[arg(long, conflicts_with = "upload")]
-    pub dry_run: bool,
-    /// Send it to the registry, with the token in MCP_REGISTRY_TOKEN
+    /// Send it to the registry, with the token in MCP_REGISTRY_TOKEN (without it, nothing is sent)
     #[arg(long)]
     pub upload: bool,
     /// The registry to send it to
