@@ -396,6 +396,11 @@ fn malformed_documents_say_where() {
         let error = OpenApi::from_str(text).err().unwrap_or_else(|| panic!("accepted: {text}"));
         assert_eq!(error.pointer(), Some(pointer), "{error}");
         assert!(error.to_string().contains(pointer), "{error}");
+        // A document already parsed is read by the same rules.
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            let error = OpenApi::from_value(value).err().unwrap_or_else(|| panic!("accepted as a value: {text}"));
+            assert_eq!(error.pointer(), Some(pointer), "{error}");
+        }
     }
     let no_server = OpenApi::from_str(r#"{"openapi": "3.0.0", "servers": [{"url": "/v1"}], "paths": {}}"#).unwrap();
     let error = Server::from_openapi(&no_server).err().unwrap();

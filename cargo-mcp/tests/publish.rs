@@ -121,6 +121,7 @@ fn server_json() -> Value {
         "packages": [{
             "registryType": "cargo", "identifier": "weather-mcp", "version": "0.3.0", "transport": {"type": "stdio"},
             "environmentVariables": [{"name": "UNITS", "default": "metric"}, {"name": "API_KEY", "isRequired": true}],
+            "packageArguments": [{"type": "named", "name": "--city", "valueHint": "city"}, {"type": "named", "name": "--verbose"}],
         }],
     })
 }
@@ -148,10 +149,14 @@ fn install_from_a_server_json_writes_goose_and_mcp_json_entries_in_a_dry_run() {
 
     let mcp_json = dir.0.join("mcp.json");
     let args = ["install", "mcp-json", "--server-json", file.to_str().unwrap(), "--config", mcp_json.to_str().unwrap()];
-    let shown: Value = serde_json::from_str(&ok(&cargo_mcp(&dir.0, &[&args[..], &["--dry-run"]].concat()))).unwrap();
+    let dry = cargo_mcp(&dir.0, &[&args[..], &["--dry-run"]].concat());
+    let shown: Value = serde_json::from_str(&ok(&dry)).unwrap();
     let entry = &shown["mcpServers"]["weather"];
     assert_eq!(entry["type"], "stdio");
     assert_eq!(entry["env"], json!({"UNITS": "metric"}));
+    // A named argument with a value hint takes a value, to fill in; one without is a flag.
+    assert_eq!(entry["args"], json!(["--city", "<city>", "--verbose"]));
+    assert!(stderr(&dry).contains("replace <city> in the arguments"), "{}", stderr(&dry));
     assert!(entry["command"].as_str().unwrap().contains("weather-mcp"), "{entry}");
     assert!(!mcp_json.exists());
 }
