@@ -147,7 +147,7 @@ async fn a_document_at_a_url_follows_its_own_origin_and_other_origins_only_when_
 async fn a_given_client_gets_the_fetch_deadline() {
     // A document that never comes: the fetch gives up, with a client of
     // the caller's own that has no deadline of its own.
-    let app = Router::new().route("/openapi.yaml", get(|| std::future::pending::<String>()));
+    let app = Router::new().route("/openapi.yaml", get(std::future::pending::<String>));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
