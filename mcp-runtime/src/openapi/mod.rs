@@ -100,6 +100,10 @@ type InProcess = std::convert::Infallible;
 /// or [`from_file`](Self::from_file); served with [`Server::openapi`](crate::Server::openapi).
 pub struct OpenApi {
     document: Document,
+    /// Every operation, read once when the document is: the route maps
+    /// decide what each becomes, which a document's reading does not
+    /// depend on.
+    operations: std::sync::Arc<operation::Read>,
     base_url: Option<String>,
     client: Option<reqwest::Client>,
     router: Option<InProcess>,
@@ -153,9 +157,10 @@ impl OpenApi {
     /// `document`, served with the defaults.
     fn of(document: Document) -> Result<OpenApi, OpenApiError> {
         // Every operation is read now, so a malformed one is reported here.
-        operation::operations(&document)?;
+        let operations = std::sync::Arc::new(operation::operations(&document)?);
         Ok(OpenApi {
             document,
+            operations,
             base_url: None,
             client: None,
             router: None,

@@ -100,9 +100,13 @@ pub(crate) struct Operation {
 
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
+/// A document's operations: those that can be served, and why the others
+/// cannot.
+pub(crate) type Read = (Vec<Operation>, Vec<OpenApiError>);
+
 /// Every operation in the document, in its order, and those that cannot
 /// be tools (each error names it and why).
-pub(crate) fn operations(document: &Document) -> Result<(Vec<Operation>, Vec<OpenApiError>), OpenApiError> {
+pub(crate) fn operations(document: &Document) -> Result<Read, OpenApiError> {
     let (mut found, mut skipped) = (Vec::new(), Vec::new());
     let Some(paths) = document.root.get("paths").and_then(Value::as_object) else { return Ok((found, skipped)) };
     for (path, item) in paths {

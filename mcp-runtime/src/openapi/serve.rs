@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::backend::Backend;
 use super::call::{Http, OpenApiTool};
-use super::operation::{self, Operation};
+use super::operation::Operation;
 use super::resource::{self, OpenApiResource};
 use super::routes::{self, MapTo};
 use super::{Mapped, OpenApi, OpenApiError};
@@ -16,11 +16,11 @@ use crate::tools::ToolBuilder;
 /// Each operation's mapping, with the operation when it is served.
 pub(crate) fn plan(api: &OpenApi) -> Result<Vec<(Mapped, Option<Operation>)>, OpenApiError> {
     let rules = routes::Rules::new(&api.routes)?;
-    let (operations, skipped) = operation::operations(&api.document)?;
+    let (operations, skipped) = &*api.operations;
     let mut names = routes::Names::default();
     let mut templates: Vec<(crate::resources::template::UriTemplate, String)> = Vec::new();
     let mut plan = Vec::new();
-    for operation in operations {
+    for operation in operations.iter().cloned() {
         let (mut to, rule) = rules.decide(&operation);
         let mut reason = match rule {
             Some(i) => format!("route map rule {i}"),
