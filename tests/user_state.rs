@@ -1,14 +1,18 @@
 //! Per-user state through the protocol: kept by session in the handshake
 //! era, by the token's subject over OAuth in both eras, by a handle the
 //! server mints where there is no user; a handle of another user is
-//! refused, forged ones too; bounds refuse with a tool error; the same
-//! with Redis behind it.
+//! refused, forged ones too; bounds refuse with a tool error; an HTTP
+//! session's state follows it to another replica; the same with Redis
+//! behind it.
 
 use std::time::Duration;
 
+use crate::common::http::Client;
 use crate::common::memory::{call, connect, connect_as};
 use crate::oauth::{Issuer, Key, Mcp};
 use mcp_runtime::Server;
+use mcp_runtime::stores::MemorySessionStore;
+use mcp_runtime::transport::HttpOptions;
 use mcp_runtime::prelude::*;
 use mcp_runtime::userstate::{StateHandle, StateLimits, UserState, UserStore};
 use reqwest::StatusCode;
@@ -92,6 +96,55 @@ async fn sessions_keep_state_of_their_own_in_redis() {
     let Some(redis) = crate::replicas::redis::start().await else { return };
     let store = mcp_runtime::stores::RedisStore::connect(&redis.url).await.unwrap().prefix("userstate-test");
     sessions_keep_their_own_and_refuse_each_others_handles(UserStore::redis(store, limits())).await;
+}
+
+/// Serve `server` over HTTP with `options`; its endpoint's URL.
+async fn serve(server: Server, options: HttpOptions) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { server.serve_http_on(listener, options).await.unwrap() });
+    url
+}
+
+/// A 2025-11-25 HTTP session begun at one replica and taken up by another
+/// (which never saw its `initialize`) finds the state it kept there; a
+/// handle it minted there opens too; another session keeps its own.
+async fn a_sessions_state_follows_it_to_another_replica(store: UserStore, options: impl Fn() -> HttpOptions) {
+    let a = serve(server(store.clone()), options()).await;
+    let b = serve(server(store), options()).await;
+    let mut session = Client::new(&a);
+    session.initialize().await;
+    assert_eq!(text(&session.call("add", json!({"item": "tea"})).await.last()["result"]), "tea");
+    let handle = text(&session.call("new_cart", json!({})).await.last()["result"]).to_owned();
+    assert_eq!(text(&session.call("add", json!({"item": "rye", "handle": handle})).await.last()["result"]), "rye");
+
+    session.url = b.clone();
+    let at_b = session.call("add", json!({"item": "jam"})).await;
+    assert_eq!(at_b.status, StatusCode::OK, "{at_b:?}");
+    assert_eq!(text(&at_b.last()["result"]), "tea,jam");
+    let opened = session.call("add", json!({"item": "oat", "handle": handle})).await;
+    assert_eq!(text(&opened.last()["result"]), "rye,oat");
+
+    let mut other = Client::new(&b);
+    other.initialize().await;
+    assert_eq!(text(&other.call("add", json!({"item": "salt"})).await.last()["result"]), "salt");
+    let stolen = other.call("add", json!({"item": "x", "handle": handle})).await;
+    assert!(error(&stolen.last()["result"]).contains("belongs to another user"), "{stolen:?}");
+}
+
+#[tokio::test]
+async fn a_sessions_state_follows_it_to_another_replica_in_memory() {
+    let sessions = std::sync::Arc::new(MemorySessionStore::default());
+    let options = || HttpOptions::new().session_store(sessions.clone());
+    a_sessions_state_follows_it_to_another_replica(UserStore::memory(limits()), options).await;
+}
+
+#[tokio::test]
+async fn a_sessions_state_follows_it_to_another_replica_in_redis() {
+    let Some(redis) = crate::replicas::redis::start().await else { return };
+    let store = mcp_runtime::stores::RedisStore::connect(&redis.url).await.unwrap().prefix("userstate-replicas");
+    let users = UserStore::redis(store.clone(), limits());
+    a_sessions_state_follows_it_to_another_replica(users, || HttpOptions::new().shared_store(store.clone())).await;
 }
 
 #[tokio::test]

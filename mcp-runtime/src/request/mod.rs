@@ -58,6 +58,10 @@ pub struct RequestParts {
     /// counts each caller's allowance on its own.
     #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
     pub(crate) session_key: u64,
+    /// The HTTP session's `Mcp-Session-Id` (none for stdio, memory and
+    /// stateless requests): the session's state is found by it (hashed) on
+    /// whichever replica takes the session up.
+    pub(crate) http_session: Option<Arc<str>>,
 }
 
 impl RequestParts {
@@ -79,6 +83,7 @@ impl RequestParts {
             claims: None,
             task: None,
             session_key: 0,
+            http_session: None,
         }
     }
 
@@ -99,6 +104,7 @@ impl RequestParts {
             claims: self.claims.clone(),
             task: self.task.clone(),
             session_key: self.session_key,
+            http_session: self.http_session.clone(),
         }
     }
 
