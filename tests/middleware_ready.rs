@@ -1,6 +1,7 @@
 //! The ready layers users used to write by hand, through the protocol:
 //! `Retry` runs a failed call of a read-only or idempotent tool again (a
-//! mounted server's too), within its bound, and never another tool's;
+//! mounted server's too), within its bound, and never another tool's nor
+//! a call that may become a task;
 //! `ResponseLimit` refuses a reply too large with an error that says so;
 //! `Timing` records a histogram per component through OpenTelemetry.
 
@@ -12,6 +13,7 @@ use mcp_runtime::Server;
 use mcp_runtime::middleware::{ResponseLimit, Retry, Timing};
 use mcp_runtime::prelude::*;
 use mcp_runtime::proxy::Mount;
+use mcp_runtime::tasks::MemoryTaskStore;
 use opentelemetry::metrics::MeterProvider;
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
@@ -71,6 +73,45 @@ async fn a_failed_read_only_call_is_run_again_within_the_bound() {
     assert_eq!((result["isError"].as_bool(), text(&result)), (Some(true), "upstream busy (call 2)"));
     let result = call(&mut client, "lookup", json!({})).await;
     assert_eq!(text(&result), "found on call 3", "the next call is the tool's third");
+}
+
+/// Look something up, perhaps as a task; fails until its third call.
+#[tool(read_only, task = "optional")]
+fn lookup_task(calls: State<Calls>) -> Result<String, ToolError> {
+    lookup(calls)
+}
+
+#[tokio::test]
+async fn a_call_that_may_become_a_task_is_never_run_twice() {
+    // A task settles once: its call is not repeated, whether or not it
+    // became a task before it failed.
+    let server = Server::empty("retry", "1")
+        .tool(lookup_task::Tool)
+        .with_state(Calls::default())
+        .task_store(std::sync::Arc::new(MemoryTaskStore::default()))
+        .layer(Retry::new(3, Duration::from_millis(1)));
+    let mut client = server.connect_in_memory().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let mut result = async |method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = meta.clone();
+        client.request(method, params).await.unwrap()["result"].clone()
+    };
+    let mut answer = result("tools/call", json!({"name": "lookup_task", "arguments": {}})).await;
+    if answer["resultType"] == "task" {
+        let id = answer["taskId"].as_str().unwrap().to_owned();
+        answer = loop {
+            let task = result("tasks/get", json!({"taskId": id})).await;
+            if task["status"] != "working" {
+                break task["result"].clone();
+            }
+            tokio::task::yield_now().await;
+        };
+    }
+    assert_eq!((answer["isError"].as_bool(), text(&answer)), (Some(true), "upstream busy (call 1)"), "{answer}");
 }
 
 #[tokio::test]

@@ -157,8 +157,14 @@ impl Invocation {
 
     /// The same request once more, to run again if this one fails (see
     /// [`Retry`](super::Retry)); `None` unless it is
-    /// [`repeatable`](Self::repeatable). Take it before running this one.
+    /// [`repeatable`](Self::repeatable), and `None` for a call that may
+    /// become a task: a task settles once, from the first attempt's outcome
+    /// (a panic there fails it), so a later attempt could not change how it
+    /// ends. Take it before running this one.
     pub fn again(&self) -> Option<Invocation> {
+        if self.parts().task.is_some() {
+            return None;
+        }
         let again = self.again.clone()?;
         let stage = again(self.parts().duplicate());
         Some(Invocation {
