@@ -3,7 +3,8 @@
 //! mounted server's too), within its bound, and never another tool's nor
 //! a call that may become a task;
 //! `ResponseLimit` refuses a reply too large with an error that says so;
-//! `Timing` records a histogram per component through OpenTelemetry.
+//! `Timing` records a histogram per component through OpenTelemetry, with
+//! no resource URI and no caller's mistake counted as a failure.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -147,16 +148,34 @@ async fn a_reply_over_the_limit_is_refused_with_a_clear_error() {
     assert!(error.starts_with("resource `big://one` is 10"), "{error}");
 }
 
+/// An item, by its id: a template with as many URIs as ids; there is no
+/// item 0.
+#[resource("item://{id}")]
+fn item(id: u64) -> Result<String, ResourceError> {
+    match id {
+        0 => Err(ResourceError::not_found("there is no item 0")),
+        id => Ok(id.to_string()),
+    }
+}
+
 #[tokio::test]
 async fn timing_records_a_histogram_per_component() {
     let exporter = InMemoryMetricExporter::default();
     let provider = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(exporter.clone()).build()).build();
     let timing = Timing::new(&provider.meter("tests"));
     let server = Server::empty("timed", "1").tool(blob::Tool).tool(lookup::Tool).with_state(Calls::default());
-    let mut client = connect(server.layer(timing)).await;
+    let mut client = connect(server.resource(item::Resource).layer(timing)).await;
     call(&mut client, "blob", json!({"size": 1})).await;
     call(&mut client, "blob", json!({"size": 2})).await;
     call(&mut client, "lookup", json!({})).await;
+    // Each URI of a template is read, and none of them is an attribute.
+    for uri in ["item://1", "item://2"] {
+        let read = client.request("resources/read", json!({"uri": uri})).await.unwrap();
+        assert_eq!(read["result"]["contents"][0]["text"], &uri[7..], "{read}");
+    }
+    // The caller's mistake is timed, but is no failure of the server's.
+    let missing = client.request("resources/read", json!({"uri": "item://0"})).await.unwrap();
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
     provider.force_flush().unwrap();
 
     let mut points = Vec::new();
@@ -181,6 +200,7 @@ async fn timing_records_a_histogram_per_component() {
         [
             ("error.type=tool_error gen_ai.tool.name=lookup mcp.method.name=tools/call".to_owned(), 1),
             ("gen_ai.tool.name=blob mcp.method.name=tools/call".to_owned(), 2),
+            ("mcp.method.name=resources/read".to_owned(), 3),
         ]
     );
 }
