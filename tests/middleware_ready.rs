@@ -88,6 +88,7 @@ async fn a_call_that_may_become_a_task_is_never_run_twice() {
     // became a task before it failed.
     let server = Server::empty("retry", "1")
         .tool(lookup_task::Tool)
+        .tool(lookup::Tool)
         .with_state(Calls::default())
         .task_store(std::sync::Arc::new(MemoryTaskStore::default()))
         .layer(Retry::new(3, Duration::from_millis(1)));
@@ -113,6 +114,10 @@ async fn a_call_that_may_become_a_task_is_never_run_twice() {
         };
     }
     assert_eq!((answer["isError"].as_bool(), text(&answer)), (Some(true), "upstream busy (call 1)"), "{answer}");
+    // Nothing ran it again, even after it answered: the next call of the
+    // shared counter is its second (and is retried to its third).
+    let next = result("tools/call", json!({"name": "lookup", "arguments": {}})).await;
+    assert_eq!(text(&next), "found on call 3", "{next}");
 }
 
 #[tokio::test]
