@@ -54,9 +54,8 @@ pub struct RequestParts {
     /// client are asked through it.
     pub(crate) task: Option<Arc<Running>>,
     /// Tells the caller's session apart in rate limiters (0 for a request
-    /// made by hand): a mounted server of this process, called directly,
-    /// counts each caller's allowance on its own.
-    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    /// made by hand): a `Throttle` layer, and a mounted server of this
+    /// process called directly, count each caller's allowance on its own.
     pub(crate) session_key: u64,
     /// The HTTP session's `Mcp-Session-Id` (none for stdio, memory and
     /// stateless requests): the session's state is found by it (hashed) on
