@@ -288,8 +288,8 @@ async fn a_sessions_state_follows_it_to_another_replica_in_redis() {
 
 #[tokio::test]
 async fn without_a_user_only_a_minted_handle_addresses_state() {
-    let server = server(UserStore::memory(limits()));
-    let mut client = server.connect_in_memory().unwrap();
+    let store = UserStore::memory(limits());
+    let mut client = server(store.clone()).connect_in_memory().unwrap();
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -305,6 +305,10 @@ async fn without_a_user_only_a_minted_handle_addresses_state() {
     assert_eq!(text(&stateless("add", json!({"item": "tea", "handle": handle})).await), "tea");
     assert_eq!(text(&stateless("add", json!({"item": "jam", "handle": handle})).await), "tea,jam");
     assert!(error(&stateless("add", json!({"item": "x", "handle": "st1.guess.guess"})).await).contains("refused"));
+    // Bound to no user, it opens for no request that has one (a session).
+    let mut session = connect(server(store)).await;
+    let refused = call(&mut session, "add", json!({"item": "x", "handle": handle})).await;
+    assert!(error(&refused).contains("belongs to another user"), "{refused}");
 }
 
 #[tokio::test]

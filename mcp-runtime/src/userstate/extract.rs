@@ -132,9 +132,10 @@ impl<T: Serialize + DeserializeOwned> UserState<T> {
         self.store.backend.remove(self.owner()?, Self::name()).await
     }
 
-    /// A new, empty address for state, bound to the caller (to nobody for
-    /// a request without a user: whoever holds it may open it). Return it
-    /// to the client; it comes back as a [`StateHandle`] argument.
+    /// A new, empty address for state, bound to the caller (for a request
+    /// without a user, to no user: any request without a user that holds
+    /// it may open it, and no request with one). Return it to the client;
+    /// it comes back as a [`StateHandle`] argument.
     pub fn mint(&self) -> StateHandle {
         self.store.key.mint(self.caller.as_deref().unwrap_or_default())
     }
