@@ -97,7 +97,6 @@ pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, 
     let show_details = shared.show_internal_errors;
     let middleware = shared.middleware.clone();
     let changes = if middleware.is_some() { shared.announcer.changes() } else { 0 };
-    let client_key = request.session.key;
     let repeatable = kind.repeatable();
     let kind = Arc::new(kind);
     let running = kind.clone();
@@ -124,7 +123,7 @@ pub(crate) fn call<K: Invocable>(request: &Incoming<'_>, kind: K, steps: Steps, 
             match middleware {
                 None => handler(parts).await,
                 Some(mut pipeline) => {
-                    let invocation = Invocation::new(K::KIND, parts, changes, client_key, repeatable, handler);
+                    let invocation = Invocation::new(K::KIND, parts, changes, repeatable, handler);
                     // A pipeline is always ready: straight to its call, which
                     // runs the first layer's code up to its future, so in a
                     // guard of its own.

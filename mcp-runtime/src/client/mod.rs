@@ -48,7 +48,8 @@ pub(crate) struct Peer {
     /// (a mount's upstream connection) goes when the session does; made
     /// only when something waits for that.
     ended: std::sync::OnceLock<tokio::sync::watch::Sender<()>>,
-    /// This session's owner key for per-user state (made when first asked).
+    /// The owner key of per-user state for a session with no HTTP session
+    /// id (stdio, in memory; made when first asked).
     state_key: std::sync::OnceLock<String>,
 }
 

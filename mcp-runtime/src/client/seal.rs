@@ -5,6 +5,9 @@
 //!
 //! Signed, not encrypted: the client can read what it carries (its own
 //! answers, and the values a handler kept with `Context::once`).
+//!
+//! Its keys' rules (length, random making, the MAC) serve every value the
+//! server signs for clients to hand back: state handles use them too.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -16,11 +19,31 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-type HmacSha256 = Hmac<Sha256>;
+/// The MAC everything the server signs for clients is tagged with.
+pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// The shortest key accepted: HMAC-SHA256 is as strong as its key, up to
 /// the hash's 32 bytes.
 pub(crate) const MIN_KEY_LEN: usize = 32;
+
+/// A new random key of [`MIN_KEY_LEN`] bytes, for this process alone.
+pub(crate) fn random_key() -> Vec<u8> {
+    let mut key = vec![0u8; MIN_KEY_LEN];
+    getrandom::fill(&mut key).expect("the operating system's random number generator failed");
+    key
+}
+
+/// Why `key` cannot sign, if it is shorter than [`MIN_KEY_LEN`]; `what`
+/// names it in the message.
+pub(crate) fn too_short(what: std::fmt::Arguments<'_>, key: &[u8]) -> Option<String> {
+    (key.len() < MIN_KEY_LEN)
+        .then(|| format!("{what} has {} bytes; it must have at least {MIN_KEY_LEN} random bytes", key.len()))
+}
+
+/// HMAC-SHA256 keyed with `key`.
+pub(crate) fn mac(key: &[u8]) -> HmacSha256 {
+    HmacSha256::new_from_slice(key).expect("HMAC takes a key of any length")
+}
 
 /// The keys `requestState` is signed and verified with: signed with the
 /// first, verified with any (so keys can be rotated across replicas).
@@ -159,27 +182,24 @@ impl Keys {
         if keys.is_empty() {
             return Err("Server::request_state_keys needs at least one key".into());
         }
-        if let Some((i, short)) = keys.iter().enumerate().find(|(_, k)| k.len() < MIN_KEY_LEN) {
-            return Err(format!(
-                "request state key {i} has {} bytes; keys must have at least {MIN_KEY_LEN} random bytes",
-                short.len()
-            ));
+        if let Some(why) =
+            keys.iter().enumerate().find_map(|(i, key)| too_short(format_args!("request state key {i}"), key))
+        {
+            return Err(why);
         }
         Ok(Keys { keys, random: false, lifetime })
     }
 
     /// One random key for this process.
     pub(crate) fn random(lifetime: Duration) -> Keys {
-        let mut key = vec![0u8; MIN_KEY_LEN];
-        getrandom::fill(&mut key).expect("the operating system's random number generator failed");
-        Keys { keys: vec![key], random: true, lifetime }
+        Keys { keys: vec![random_key()], random: true, lifetime }
     }
 
     /// Sign `carried` for the request `binding`, valid for the lifetime.
     pub(crate) fn seal(&self, binding: &Binding, carried: Carried) -> String {
         let payload = Payload { b: binding.0.clone(), e: now().saturating_add(self.lifetime.as_secs()), carried };
         let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&payload).expect("a payload serializes"));
-        let mut mac = HmacSha256::new_from_slice(&self.keys[0]).expect("HMAC takes any key length");
+        let mut mac = mac(&self.keys[0]);
         mac.update(body.as_bytes());
         format!("{body}.{}", URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
     }
@@ -190,7 +210,7 @@ impl Keys {
         let (body, tag) = state.rsplit_once('.').ok_or(Refused::Tampered)?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| Refused::Tampered)?;
         let signed = self.keys.iter().any(|key| {
-            let mut mac = HmacSha256::new_from_slice(key).expect("HMAC takes any key length");
+            let mut mac = mac(key);
             mac.update(body.as_bytes());
             mac.verify_slice(&tag).is_ok()
         });

@@ -116,6 +116,7 @@ impl Incoming<'_> {
             claims: self.claims.clone(),
             task: None,
             session_key: self.session.key,
+            http_session: self.session.http_id().cloned(),
         }
     }
 

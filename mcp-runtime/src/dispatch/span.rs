@@ -140,7 +140,7 @@ fn outcome(span: &Span, answer: &Answer) {
 /// request the server could not serve (a typo in a method name, an unknown
 /// tool, a missing resource), which a server's error rate should not count;
 /// every other code is the server's failure.
-fn is_failure(error: &ErrorObject) -> bool {
+pub(crate) fn is_failure(error: &ErrorObject) -> bool {
     !matches!(
         error.code,
         codes::PARSE_ERROR

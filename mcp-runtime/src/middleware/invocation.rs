@@ -4,7 +4,6 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use mcp_core::{
@@ -48,26 +47,24 @@ pub struct Invocation {
     kind: Kind,
     /// How many changes the server had announced when the request came.
     changes: u64,
-    /// Whose allowances the request counts against (its session's).
-    pub(super) client_key: u64,
     /// The request and the rest of the way (the handler, run through the
     /// pipeline's steps), in one allocation that the handler's future then
     /// takes over: a call through layers allocates once for its handler,
     /// and each layer moves the invocation for the price of a pointer.
     stage: Pin<Box<dyn Stage>>,
-    /// A fresh stage for the same request, for a tool whose calls may be
-    /// repeated (marked read-only or idempotent); `None` otherwise.
-    again: Option<Again>,
+    /// Whether the stage may be run again for a copy of the request: a
+    /// tool whose calls may be repeated (marked read-only or idempotent).
+    repeatable: bool,
 }
-
-/// Makes a fresh stage of the handler for a copy of the request.
-type Again = Arc<dyn Fn(RequestParts) -> Pin<Box<dyn Stage>> + Send + Sync>;
 
 /// The handler's side of an invocation: the request and the handler until
 /// the innermost service starts it, then the handler's future.
 trait Stage: Future<Output = Result<Reply, ErrorObject>> + Send {
     fn parts(&self) -> &RequestParts;
     fn parts_mut(self: Pin<&mut Self>) -> &mut RequestParts;
+    /// A fresh stage of the same handler for `parts` (made only for a
+    /// repeatable request, so it costs nothing to the others).
+    fn again(&self, parts: RequestParts) -> Pin<Box<dyn Stage>>;
 }
 
 pin_project_lite::pin_project! {
@@ -110,8 +107,8 @@ where
 
 impl<H, F> Stage for Handler<H, F>
 where
-    H: FnOnce(RequestParts) -> F + Send,
-    F: Future<Output = Result<Reply, ErrorObject>> + Send,
+    H: Fn(RequestParts) -> F + Clone + Send + 'static,
+    F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
 {
     fn parts(&self) -> &RequestParts {
         match self {
@@ -126,48 +123,45 @@ where
             _ => unreachable!("{WAITING}"),
         }
     }
+
+    fn again(&self, parts: RequestParts) -> Pin<Box<dyn Stage>> {
+        match self {
+            Handler::Waiting { handler, .. } => Box::pin(Handler::Waiting { parts, handler: handler.clone() }),
+            _ => unreachable!("{WAITING}"),
+        }
+    }
 }
 
 impl Invocation {
-    pub(crate) fn new<H, F>(
-        kind: Kind,
-        parts: RequestParts,
-        changes: u64,
-        client_key: u64,
-        repeatable: bool,
-        handler: H,
-    ) -> Self
+    pub(crate) fn new<H, F>(kind: Kind, parts: RequestParts, changes: u64, repeatable: bool, handler: H) -> Self
     where
-        H: Fn(RequestParts) -> F + Clone + Send + Sync + 'static,
+        H: Fn(RequestParts) -> F + Clone + Send + 'static,
         F: Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
     {
-        let again = repeatable.then(|| {
-            let handler = handler.clone();
-            Arc::new(move |parts| Box::pin(Handler::Waiting { parts, handler: handler.clone() }) as Pin<Box<dyn Stage>>)
-                as Again
-        });
-        Invocation { kind, changes, client_key, stage: Box::pin(Handler::Waiting { parts, handler }), again }
+        Invocation { kind, changes, stage: Box::pin(Handler::Waiting { parts, handler }), repeatable }
     }
 
     /// Whether the request may run more than once: a call of a tool marked
     /// read-only or idempotent (its own, or a mounted server's).
     pub fn repeatable(&self) -> bool {
-        self.again.is_some()
+        self.repeatable
     }
 
     /// The same request once more, to run again if this one fails (see
     /// [`Retry`](super::Retry)); `None` unless it is
-    /// [`repeatable`](Self::repeatable). Take it before running this one.
+    /// [`repeatable`](Self::repeatable), and `None` for a call that may
+    /// become a task: a task settles once, from the first attempt's outcome
+    /// (a panic there fails it), so a later attempt could not change how it
+    /// ends. Take it before running this one.
     pub fn again(&self) -> Option<Invocation> {
-        let again = self.again.clone()?;
-        let stage = again(self.parts().duplicate());
-        Some(Invocation {
-            kind: self.kind,
-            changes: self.changes,
-            client_key: self.client_key,
-            stage,
-            again: Some(again),
-        })
+        if self.parts().task.is_some() {
+            return None;
+        }
+        if !self.repeatable {
+            return None;
+        }
+        let stage = self.stage.again(self.parts().duplicate());
+        Some(Invocation { kind: self.kind, changes: self.changes, stage, repeatable: true })
     }
 
     /// How many changes (list changes and resource updates, on this

@@ -61,7 +61,7 @@ impl Throttle {
         let mut key = DefaultHasher::new();
         match invocation.parts().claims().and_then(|c| c.subject()) {
             Some(subject) => subject.hash(&mut key),
-            None => invocation.client_key.hash(&mut key),
+            None => invocation.parts().session_key.hash(&mut key),
         }
         if self.per_name {
             (invocation.kind(), invocation.name()).hash(&mut key);

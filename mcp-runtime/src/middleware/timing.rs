@@ -15,8 +15,11 @@ pub const DURATION: &str = "mcp.server.operation.duration";
 /// Records each request's time in its handler (and the layers after this
 /// one), in seconds, in the histogram [`DURATION`], with the method
 /// (`mcp.method.name`), the component (`gen_ai.tool.name`,
-/// `gen_ai.prompt.name` or `mcp.resource.uri`) and, for a failure,
-/// `error.type` (`tool_error`, or the protocol error's code). Exported by
+/// `gen_ai.prompt.name` or `mcp.completion.ref`; a resource's URI is left
+/// out, as a template may have endless URIs and each would be a series of
+/// its own) and, for a failure, `error.type` (`tool_error`, or the
+/// protocol error's code; a caller's mistake, such as invalid params, is no
+/// failure of the server's, as in the request's span). Exported by
 /// the program's own meter provider (an OTLP exporter, say).
 ///
 /// ```
@@ -53,15 +56,15 @@ impl Around for Timing {
     fn around(&self, invocation: Invocation, next: Next) -> BoxFuture<'static, Result<Reply, ErrorObject>> {
         let kind = invocation.kind();
         let component = match kind {
-            super::Kind::Tool => "gen_ai.tool.name",
-            super::Kind::Prompt => "gen_ai.prompt.name",
-            super::Kind::Resource => "mcp.resource.uri",
-            super::Kind::Completion => "mcp.completion.ref",
+            super::Kind::Tool => Some("gen_ai.tool.name"),
+            super::Kind::Prompt => Some("gen_ai.prompt.name"),
+            super::Kind::Resource => None,
+            super::Kind::Completion => Some("mcp.completion.ref"),
         };
-        let mut attributes = vec![
-            KeyValue::new("mcp.method.name", kind.method()),
-            KeyValue::new(component, invocation.name().to_owned()),
-        ];
+        let mut attributes = vec![KeyValue::new("mcp.method.name", kind.method())];
+        if let Some(component) = component {
+            attributes.push(KeyValue::new(component, invocation.name().to_owned()));
+        }
         let histogram = self.histogram.clone();
         let started = Instant::now();
         let answer = next.run(invocation);
@@ -71,7 +74,10 @@ impl Around for Timing {
                 Ok(Reply::Tool(result)) if result.is_error == Some(true) => {
                     attributes.push(KeyValue::new("error.type", "tool_error"));
                 }
-                Err(error) => attributes.push(KeyValue::new("error.type", error.code.to_string())),
+                Err(error) if crate::dispatch::span::is_failure(error) => {
+                    attributes.push(KeyValue::new("error.type", error.code.to_string()));
+                }
+                Err(_) => {}
                 Ok(_) => {}
             }
             histogram.record(started.elapsed().as_secs_f64(), &attributes);

@@ -54,10 +54,13 @@ pub struct RequestParts {
     /// client are asked through it.
     pub(crate) task: Option<Arc<Running>>,
     /// Tells the caller's session apart in rate limiters (0 for a request
-    /// made by hand): a mounted server of this process, called directly,
-    /// counts each caller's allowance on its own.
-    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    /// made by hand): a `Throttle` layer, and a mounted server of this
+    /// process called directly, count each caller's allowance on its own.
     pub(crate) session_key: u64,
+    /// The HTTP session's `Mcp-Session-Id` (none for stdio, memory and
+    /// stateless requests): the session's state is found by it (hashed) on
+    /// whichever replica takes the session up.
+    pub(crate) http_session: Option<Arc<str>>,
 }
 
 impl RequestParts {
@@ -79,6 +82,7 @@ impl RequestParts {
             claims: None,
             task: None,
             session_key: 0,
+            http_session: None,
         }
     }
 
@@ -99,6 +103,7 @@ impl RequestParts {
             claims: self.claims.clone(),
             task: self.task.clone(),
             session_key: self.session_key,
+            http_session: self.http_session.clone(),
         }
     }
 

@@ -77,6 +77,17 @@ fn subject_key(principal: &str) -> String {
     format!("u:{}", hex(&Sha256::digest(principal.as_bytes())))
 }
 
+/// A session's owner key: over HTTP, a hash of its `Mcp-Session-Id`, so
+/// any replica that takes the session up finds its state (and the store's
+/// keys do not hold the id, which lets one use the session); elsewhere
+/// (stdio, in memory) the connection's random id.
+fn session_key(request: &RequestParts, peer: &crate::client::Peer) -> String {
+    match &request.http_session {
+        Some(id) => format!("s:{}", hex(&Sha256::digest(id.as_bytes()))),
+        None => format!("s:{}", peer.state_key()),
+    }
+}
+
 impl<T: Serialize + DeserializeOwned> UserState<T> {
     fn name() -> &'static str {
         std::any::type_name::<T>()
@@ -121,9 +132,10 @@ impl<T: Serialize + DeserializeOwned> UserState<T> {
         self.store.backend.remove(self.owner()?, Self::name()).await
     }
 
-    /// A new, empty address for state, bound to the caller (to nobody for
-    /// a request without a user: whoever holds it may open it). Return it
-    /// to the client; it comes back as a [`StateHandle`] argument.
+    /// A new, empty address for state, bound to the caller (for a request
+    /// without a user, to no user: any request without a user that holds
+    /// it may open it, and no request with one). Return it to the client;
+    /// it comes back as a [`StateHandle`] argument.
     pub fn mint(&self) -> StateHandle {
         self.store.key.mint(self.caller.as_deref().unwrap_or_default())
     }
@@ -153,7 +165,7 @@ impl<T: Send + Sync + 'static> FromRequest for UserState<T> {
             .ok_or_else(|| Rejection::internal("no `UserStore` is registered on this server (`Server::user_state`)"))?;
         let caller = match (&request.claims, &request.peer) {
             (Some(claims), _) => Some(subject_key(&claims.principal())),
-            (None, Some(peer)) if request.protocol_version.uses_handshake() => Some(format!("s:{}", peer.state_key())),
+            (None, Some(peer)) if request.protocol_version.uses_handshake() => Some(session_key(request, peer)),
             _ => None,
         };
         Ok(UserState { store: (*store).clone(), owner: caller.clone(), caller, _value: PhantomData })

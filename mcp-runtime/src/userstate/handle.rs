@@ -7,47 +7,43 @@ use std::fmt;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
+use hmac::Mac;
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
 use super::StateError;
+use crate::client::seal;
 
-type HmacSha256 = Hmac<Sha256>;
-
-/// The shortest key accepted: HMAC-SHA256 is as strong as its key, up to 32 bytes.
-const MIN_KEY_LEN: usize = 32;
 /// Marks the format, so a later one can be told apart.
 const PREFIX: &str = "st1.";
 const ID_LEN: usize = 16;
 const TAG_LEN: usize = 16;
 
-/// The key handles are signed with.
+/// The key handles are signed with (under the rules of `requestState`'s keys).
 pub(crate) struct Key(Vec<u8>);
 
 impl Key {
     pub(crate) fn random() -> Key {
-        let mut key = vec![0u8; MIN_KEY_LEN];
-        getrandom::fill(&mut key).expect("the operating system's random number generator failed");
-        Key(key)
+        Key(seal::random_key())
     }
 
     pub(crate) fn new(secret: &[u8]) -> Result<Key, crate::Error> {
-        if secret.len() < MIN_KEY_LEN {
-            return Err(crate::Error::InvalidUserStateKey(format!(
-                "user state key has {} bytes; it must have at least {MIN_KEY_LEN} random bytes",
-                secret.len()
-            )));
+        match seal::too_short(format_args!("user state key"), secret) {
+            Some(why) => Err(crate::Error::InvalidUserStateKey(why)),
+            None => Ok(Key(secret.to_vec())),
         }
-        Ok(Key(secret.to_vec()))
     }
 
-    fn tag(&self, id: &[u8], owner: &str) -> [u8; TAG_LEN] {
-        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes a key of any length");
+    /// The MAC over a handle's id and the owner it is bound to.
+    fn mac(&self, id: &[u8], owner: &str) -> seal::HmacSha256 {
+        let mut mac = seal::mac(&self.0);
         mac.update(id);
         mac.update(b"\0");
         mac.update(owner.as_bytes());
-        let full = mac.finalize().into_bytes();
+        mac
+    }
+
+    fn tag(&self, id: &[u8], owner: &str) -> [u8; TAG_LEN] {
+        let full = self.mac(id, owner).finalize().into_bytes();
         let mut tag = [0u8; TAG_LEN];
         tag.copy_from_slice(&full[..TAG_LEN]);
         tag
@@ -71,12 +67,8 @@ impl Key {
         if id_bytes.len() != ID_LEN || tag.len() != TAG_LEN {
             return Err(StateError::Refused);
         }
-        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes a key of any length");
-        mac.update(&id_bytes);
-        mac.update(b"\0");
-        mac.update(owner.as_bytes());
         // Constant time: the tag is what makes a handle hard to forge.
-        mac.verify_truncated_left(&tag).map_err(|_| StateError::Refused)?;
+        self.mac(&id_bytes, owner).verify_truncated_left(&tag).map_err(|_| StateError::Refused)?;
         Ok(format!("h:{id}"))
     }
 }

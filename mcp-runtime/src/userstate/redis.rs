@@ -13,14 +13,15 @@ use crate::tools::BoxFuture;
 
 /// Write a slot within the owner's and the store's bounds. Owners whose
 /// deadline passed are dropped from the counts first (their hashes expire
-/// by themselves).
+/// by themselves), at most 100 a put, so one put never stalls Redis on a
+/// backlog: each later put takes its share of it.
 /// KEYS: data, owners (zset of deadlines), bytes (hash), total.
 /// ARGV: owner, name, value, ttl ms, max owner bytes, max total bytes.
 /// Returns 1, or -1 (owner full), -2 (store full).
 const PUT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
+for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)) do
   redis.call('DECRBY', KEYS[4], tonumber(redis.call('HGET', KEYS[3], o) or '0'))
   redis.call('HDEL', KEYS[3], o)
   redis.call('ZREM', KEYS[2], o)
