@@ -9,8 +9,7 @@
 //! server allowed. Each kind of entry has a generation: a change
 //! notification (`notifications/tools/list_changed`, …) moves it on, and
 //! entries are keyed by it, so what was kept before the change (or fetched
-//! while it arrived) is never found again; a re-initialized session moves
-//! them all on.
+//! while it arrived) is never found again.
 
 mod memory;
 #[cfg(feature = "redis")]
@@ -150,13 +149,6 @@ impl Cache {
     pub(crate) fn changed(&self, notification: &str) {
         for kind in Kind::changed_by(notification) {
             self.generations[*kind as usize].fetch_add(1, Ordering::AcqRel);
-        }
-    }
-
-    /// A new session: nothing kept before it is served.
-    pub(crate) fn forget_all(&self) {
-        for generation in &self.generations {
-            generation.fetch_add(1, Ordering::AcqRel);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Opening a 2025-11-25 session again after the server forgot it (HTTP
 //! 404): `initialize` at the version agreed before, `initialized`, the
-//! server's stream, and nothing kept from the old session served.
+//! server's stream. (Nothing is cached in this era: only 2026-07-28
+//! answers carry the hints.)
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -29,9 +30,6 @@ impl Session {
         *self.negotiated.write().unwrap_or_else(|e| e.into_inner()) = Some(negotiated);
         self.notify(methods::INITIALIZED, None).await?;
         self.wire().opened().await;
-        if let Some(cache) = &self.cache {
-            cache.forget_all();
-        }
         self.epoch.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
