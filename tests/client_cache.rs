@@ -3,9 +3,12 @@
 //! asked for once however often it is listed; its pages are merged; it is
 //! asked for again once its time is up and after `list_changed`, never
 //! served from the cache then; a Redis store is shared by clients. And an
-//! expired 2025-11-25 session is opened again, the request sent once more.
+//! expired 2025-11-25 session is opened again, the request sent once more:
+//! requests made while it is wait for it, and one that failed is tried
+//! again by the next request.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,15 +39,39 @@ fn wave() -> &'static str {
 }
 
 /// What reached the server: requests by `Mcp-Method` (2026-07-28), the
-/// session ids sent, and the 404s answered to requests (`POST`).
+/// session ids sent, and the 404s and 400s answered to requests (`POST`);
+/// and a gate on `initialize` sent without a session (a renewal's).
 #[derive(Clone, Default)]
-struct Seen(Arc<Mutex<Log>>);
+struct Seen(Arc<Mutex<Log>>, Arc<Gate>);
 
 #[derive(Default)]
 struct Log {
     methods: HashMap<String, usize>,
     sessions: Vec<String>,
     not_found: usize,
+    bad_request: usize,
+}
+
+/// Holds (while `hold` says so) or fails (`fail` times) the `initialize`
+/// requests that arrive, counting them in `arrived`.
+#[derive(Default)]
+struct Gate {
+    hold: tokio::sync::watch::Sender<bool>,
+    arrived: AtomicUsize,
+    fail: AtomicUsize,
+}
+
+impl Gate {
+    /// Let an `initialize` request on, or answer it with this refusal.
+    async fn pass(&self) -> Option<axum::http::StatusCode> {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        if self.fail.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
+            return Some(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        }
+        let mut hold = self.hold.subscribe();
+        let _ = hold.wait_for(|held| !held).await;
+        None
+    }
 }
 
 impl Seen {
@@ -67,6 +94,18 @@ async fn serve(server: Server, options: HttpOptions) -> (String, Seen) {
                         |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
                     (header("mcp-method"), header("mcp-session-id"))
                 };
+                let mut request = request;
+                if post && session.is_none() {
+                    let (parts, body) = request.into_parts();
+                    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+                    let message: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                    if message["method"] == "initialize"
+                        && let Some(refused) = log.1.pass().await
+                    {
+                        return axum::response::IntoResponse::into_response(refused);
+                    }
+                    request = axum::extract::Request::from_parts(parts, axum::body::Body::from(body));
+                }
                 let response = next.run(request).await;
                 let mut log = log.0.lock().unwrap();
                 if let Some(method) = method {
@@ -76,6 +115,7 @@ async fn serve(server: Server, options: HttpOptions) -> (String, Seen) {
                     log.sessions.push(session);
                 }
                 log.not_found += usize::from(post && response.status() == axum::http::StatusCode::NOT_FOUND);
+                log.bad_request += usize::from(post && response.status() == axum::http::StatusCode::BAD_REQUEST);
                 response
             }
         },
@@ -185,5 +225,66 @@ async fn an_expired_session_is_opened_again_and_the_request_sent_once_more() {
     assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
     let log = seen.0.lock().unwrap();
     assert_eq!(log.not_found, 1, "one 404, then a new session");
+    assert_eq!(log.sessions.len(), 2, "{:?}", log.sessions);
+}
+
+/// A handshake client of a fresh server, one call made; and the server's
+/// session dropped (as one does when it expires).
+async fn expired_session() -> (Client, Seen) {
+    let (url, seen) = serve(catalog(Duration::ZERO), HttpOptions::new()).await;
+    let handshake = EraChoice::Version(mcp_runtime::protocol::ProtocolVersion::V2025_11_25);
+    let client = Client::builder().era(handshake).http(&url).await.unwrap();
+    client.call("hello", json!({})).await.unwrap();
+    let session = seen.0.lock().unwrap().sessions[0].clone();
+    let deleted = reqwest::Client::new().delete(&url).header("mcp-session-id", &session).send().await.unwrap();
+    assert!(deleted.status().is_success(), "{deleted:?}");
+    (client, seen)
+}
+
+#[tokio::test]
+async fn requests_made_while_the_session_is_opened_again_are_answered_in_the_new_one() {
+    let (client, seen) = expired_session().await;
+    seen.1.hold.send_replace(true);
+    let arrived = seen.1.arrived.load(Ordering::SeqCst);
+    let first = tokio::spawn({
+        let client = client.clone();
+        async move { client.call("hello", json!({})).await }
+    });
+    // The first call found the session gone and is opening a new one.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while seen.1.arrived.load(Ordering::SeqCst) == arrived {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("a new initialize");
+    let during: Vec<_> = (0..7)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.call("hello", json!({})).await })
+        })
+        .collect();
+    // Let them reach the wire while the new session is not yet open.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    seen.1.hold.send_replace(false);
+    for call in std::iter::once(first).chain(during) {
+        let answer = call.await.unwrap().expect("answered in the new session");
+        assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
+    }
+    let log = seen.0.lock().unwrap();
+    assert_eq!((log.not_found, log.bad_request), (1, 0), "nothing sent without a session");
+    assert_eq!(log.sessions.len(), 2, "one new session: {:?}", log.sessions);
+    assert_eq!(seen.1.arrived.load(Ordering::SeqCst), arrived + 1, "one initialize");
+}
+
+#[tokio::test]
+async fn a_session_that_failed_to_open_again_is_opened_by_the_next_request() {
+    let (client, seen) = expired_session().await;
+    seen.1.fail.store(1, Ordering::SeqCst);
+    client.call("hello", json!({})).await.expect_err("the new session was refused");
+    let answer = client.call("hello", json!({})).await.expect("answered in a session opened this time");
+    assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
+    let log = seen.0.lock().unwrap();
+    assert_eq!((log.not_found, log.bad_request), (1, 0), "nothing sent without a session");
     assert_eq!(log.sessions.len(), 2, "{:?}", log.sessions);
 }
