@@ -2,7 +2,8 @@
 //! requests counted at the server: a list the server allows to be kept is
 //! asked for once however often it is listed; its pages are merged; it is
 //! asked for again once its time is up and after `list_changed`, never
-//! served from the cache then; a Redis store is shared by clients. And an
+//! served from the cache then; a Redis store is shared by clients, and so
+//! is a change one of them hears. And an
 //! expired 2025-11-25 session is opened again, the request sent once more:
 //! requests made while it is wait for it, and one that failed is tried
 //! again by the next request.
@@ -208,6 +209,31 @@ async fn clients_share_a_redis_cache() {
         assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
     }
     assert_eq!(seen.count("tools/list"), 1, "the second and third clients found the first one's list");
+}
+
+#[tokio::test]
+async fn a_change_one_client_hears_makes_another_on_the_same_redis_ask_again() {
+    let Some(redis) = crate::replicas::redis::start().await else { return };
+    let server = catalog(Duration::from_secs(600));
+    let tools = server.tools_handle();
+    let (url, seen) = serve(server, HttpOptions::new()).await;
+    let prefix = "cache-change-test";
+    let hearing = Client::builder().cache(RedisCache::connect(&redis.url, prefix).await.unwrap()).http(&url).await;
+    let hearing = hearing.unwrap();
+    let other = Client::builder().cache(RedisCache::connect(&redis.url, prefix).await.unwrap()).http(&url).await;
+    let other = other.unwrap();
+    let mut changes = hearing.watch(&[]).await.unwrap();
+    assert_eq!(names(hearing.list_tools().await.unwrap()), ["bye", "hello"]);
+    assert_eq!(names(other.list_tools().await.unwrap()), ["bye", "hello"]);
+    assert_eq!(seen.count("tools/list"), 1);
+    tools.add(wave::Tool).unwrap();
+    let change = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.expect("a list change");
+    assert_eq!(change.unwrap().method, "notifications/tools/list_changed");
+    // The other client heard nothing, but the store did.
+    assert_eq!(names(other.list_tools().await.unwrap()), ["bye", "hello", "wave"]);
+    assert_eq!(seen.count("tools/list"), 2);
+    assert_eq!(names(hearing.list_tools().await.unwrap()), ["bye", "hello", "wave"], "the new list is shared");
+    assert_eq!(seen.count("tools/list"), 2);
 }
 
 #[tokio::test]

@@ -139,6 +139,9 @@ pub(crate) struct Session {
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     /// What the server allows to be kept, if the client keeps anything.
     pub(crate) cache: Option<Arc<crate::cache::Cache>>,
+    /// With a cache, notifications queue here to be told in order, each
+    /// change once the cache's store has heard of it (`incoming::relay`).
+    relay: Option<mpsc::Sender<Notification>>,
     /// How many times the session was opened again after it expired.
     epoch: std::sync::atomic::AtomicU64,
     /// Held while it is, so requests that find it expired together open one.
@@ -158,6 +161,8 @@ impl Session {
         limits: Limits,
         cache: Option<Arc<crate::cache::Cache>>,
     ) -> Arc<Session> {
+        let notifications = broadcast::channel(NOTIFICATIONS).0;
+        let relay = cache.clone().map(|cache| incoming::relay(cache, notifications.clone()));
         let session = Arc::new(Session {
             wire,
             pending: Mutex::default(),
@@ -167,7 +172,7 @@ impl Session {
             limits,
             negotiated: RwLock::new(None),
             framing: std::sync::OnceLock::new(),
-            notifications: broadcast::channel(NOTIFICATIONS).0,
+            notifications,
             progress: Mutex::default(),
             answering: Mutex::default(),
             param_headers: Mutex::default(),
@@ -175,6 +180,7 @@ impl Session {
             ended: tokio::sync::watch::channel(None).0,
             log_level: Mutex::default(),
             cache,
+            relay,
             epoch: Default::default(),
             renewing: Default::default(),
         });
