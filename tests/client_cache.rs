@@ -6,7 +6,8 @@
 //! is a change one of them hears. And an
 //! expired 2025-11-25 session is opened again, the request sent once more:
 //! requests made while it is wait for it, and one that failed is tried
-//! again by the next request.
+//! again by the next request; the new session is told the old one's log
+//! level and subscriptions.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,8 +54,8 @@ struct Log {
     bad_request: usize,
 }
 
-/// Holds (while `hold` says so) or fails (`fail` times) the `initialize`
-/// requests that arrive, counting them in `arrived`.
+/// Holds (while `hold` says so), then fails (`fail` times) the
+/// `initialize` requests that arrive, counting them in `arrived`.
 #[derive(Default)]
 struct Gate {
     hold: tokio::sync::watch::Sender<bool>,
@@ -66,12 +67,10 @@ impl Gate {
     /// Let an `initialize` request on, or answer it with this refusal.
     async fn pass(&self) -> Option<axum::http::StatusCode> {
         self.arrived.fetch_add(1, Ordering::SeqCst);
-        if self.fail.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
-            return Some(axum::http::StatusCode::SERVICE_UNAVAILABLE);
-        }
         let mut hold = self.hold.subscribe();
         let _ = hold.wait_for(|held| !held).await;
-        None
+        let failing = self.fail.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok();
+        failing.then_some(axum::http::StatusCode::SERVICE_UNAVAILABLE)
     }
 }
 
@@ -261,22 +260,91 @@ async fn expired_session() -> (Client, Seen) {
     let handshake = EraChoice::Version(mcp_runtime::protocol::ProtocolVersion::V2025_11_25);
     let client = Client::builder().era(handshake).http(&url).await.unwrap();
     client.call("hello", json!({})).await.unwrap();
-    let session = seen.0.lock().unwrap().sessions[0].clone();
-    let deleted = reqwest::Client::new().delete(&url).header("mcp-session-id", &session).send().await.unwrap();
-    assert!(deleted.status().is_success(), "{deleted:?}");
+    expire(&url, &seen).await;
     (client, seen)
 }
 
+/// Drop the server's first session.
+async fn expire(url: &str, seen: &Seen) {
+    let session = seen.0.lock().unwrap().sessions[0].clone();
+    let deleted = reqwest::Client::new().delete(url).header("mcp-session-id", &session).send().await.unwrap();
+    assert!(deleted.status().is_success(), "{deleted:?}");
+}
+
+/// The app's config.
+#[resource("config://app")]
+fn config() -> String {
+    "debug".into()
+}
+
+/// The app's theme.
+#[resource("config://theme")]
+fn theme() -> String {
+    "dark".into()
+}
+
+/// Log one message at info and one at warning.
+#[tool]
+async fn chatter(ctx: Context) -> &'static str {
+    ctx.info("an info message");
+    ctx.warning("a warning message");
+    "chattered"
+}
+
 #[tokio::test]
-async fn requests_made_while_the_session_is_opened_again_are_answered_in_the_new_one() {
-    let (client, seen) = expired_session().await;
+async fn a_session_opened_again_is_told_the_log_level_and_subscribed_again() {
+    let server = catalog(Duration::ZERO).tool(chatter::Tool).resource(config::Resource).resource(theme::Resource);
+    let resources = server.resources_handle();
+    let (url, seen) = serve(server, HttpOptions::new()).await;
+    let handshake = EraChoice::Version(mcp_runtime::protocol::ProtocolVersion::V2025_11_25);
+    let client = Client::builder().era(handshake).http(&url).await.unwrap();
+    client.set_log_level(mcp_runtime::protocol::LoggingLevel::Warning).await.unwrap();
+    let mut config = Box::pin(client.subscribe("config://app").await.unwrap());
+    drop(client.subscribe("config://theme").await.unwrap());
+    client.unsubscribe("config://theme").await.unwrap();
+    let mut heard = Box::pin(client.notifications());
+    expire(&url, &seen).await;
+
+    client.call("chatter", json!({})).await.expect("answered in a new session");
+    assert_eq!(seen.0.lock().unwrap().sessions.len(), 2);
+    // The server's default level (info) would let the first message through.
+    let message = next(&mut heard).await;
+    assert_eq!(message.method, "notifications/message");
+    assert_eq!(message.params.unwrap()["level"], "warning", "the level set before");
+
+    // The theme, unsubscribed from, would be heard first.
+    resources.updated("config://theme");
+    resources.updated("config://app");
+    let update = tokio::time::timeout(Duration::from_secs(5), config.next()).await;
+    assert_eq!(update.ok().flatten().as_deref(), Some("config://app"), "heard in the new session");
+    let updated = loop {
+        let notification = next(&mut heard).await;
+        if notification.method == "notifications/resources/updated" {
+            break notification.params.unwrap()["uri"].clone();
+        }
+    };
+    assert_eq!(updated, "config://app", "not subscribed again to what was unsubscribed from");
+}
+
+/// The next notification heard.
+async fn next(
+    heard: &mut (impl futures_util::Stream<Item = mcp_runtime::protocol::Notification> + Unpin),
+) -> mcp_runtime::protocol::Notification {
+    let next = tokio::time::timeout(Duration::from_secs(5), heard.next()).await;
+    next.expect("a notification").expect("the connection is open")
+}
+
+/// A call that finds the session expired and opens a new one, held at
+/// the server; then seven calls made while it is (they find it expired
+/// too). With the number of `initialize` requests the server had had.
+async fn calls_during_a_renewal(client: &Client, seen: &Seen) -> (Vec<tokio::task::JoinHandle<CallOutcome>>, usize) {
     seen.1.hold.send_replace(true);
     let arrived = seen.1.arrived.load(Ordering::SeqCst);
-    let first = tokio::spawn({
+    let call = || {
         let client = client.clone();
-        async move { client.call("hello", json!({})).await }
-    });
-    // The first call found the session gone and is opening a new one.
+        tokio::spawn(async move { client.call("hello", json!({})).await })
+    };
+    let first = call();
     tokio::time::timeout(Duration::from_secs(10), async {
         while seen.1.arrived.load(Ordering::SeqCst) == arrived {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -284,16 +352,20 @@ async fn requests_made_while_the_session_is_opened_again_are_answered_in_the_new
     })
     .await
     .expect("a new initialize");
-    let during: Vec<_> = (0..7)
-        .map(|_| {
-            let client = client.clone();
-            tokio::spawn(async move { client.call("hello", json!({})).await })
-        })
-        .collect();
+    let calls = std::iter::once(first).chain((0..7).map(|_| call())).collect();
     // Let them reach the wire while the new session is not yet open.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    (calls, arrived)
+}
+
+type CallOutcome = Result<mcp_runtime::protocol::CallToolResult, mcp_runtime_client::Error>;
+
+#[tokio::test]
+async fn requests_made_while_the_session_is_opened_again_are_answered_in_the_new_one() {
+    let (client, seen) = expired_session().await;
+    let (calls, arrived) = calls_during_a_renewal(&client, &seen).await;
     seen.1.hold.send_replace(false);
-    for call in std::iter::once(first).chain(during) {
+    for call in calls {
         let answer = call.await.unwrap().expect("answered in the new session");
         assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
     }

@@ -424,12 +424,7 @@ impl ClientBuilder {
         };
         match opened {
             Ok(negotiated) => {
-                let handshake = negotiated.era == Era::Handshake;
-                client.session.settle(negotiated);
-                if handshake {
-                    client.session.notify(methods::INITIALIZED, None).await?;
-                    client.session.wire().opened().await;
-                }
+                client.session.begin(negotiated).await?;
                 Ok(client)
             }
             Err(error) => {

@@ -40,7 +40,8 @@ pub enum Error {
     /// A bound of the client's was reached: a message from the server
     /// larger than [`ClientBuilder::max_message_bytes`](crate::ClientBuilder::max_message_bytes),
     /// or a paged list longer or slower than its bounds
-    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) and the settings beside it).
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) and the settings beside it),
+    /// or more resource subscriptions than a session keeps.
     /// The message names the bound, its value and the setting that raises
     /// it. The connection stays usable.
     Limit(String),

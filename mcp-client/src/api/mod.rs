@@ -174,15 +174,14 @@ impl Client {
     /// Ask for log messages of `level` and above: `logging/setLevel` in
     /// the handshake era; in 2026-07-28 (which has no such request) every
     /// later request asks for it in its `_meta`, and its messages come
-    /// while it runs.
+    /// while it runs. A handshake session opened again (after the server
+    /// forgot it) is told the level again.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        match self.negotiated().era {
-            Era::Handshake => self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await.map(drop),
-            Era::Stateless => {
-                *self.session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
-                Ok(())
-            }
+        if self.negotiated().era == Era::Handshake {
+            self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await?;
         }
+        *self.session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+        Ok(())
     }
 
     /// The server's notifications from now on (log messages, list

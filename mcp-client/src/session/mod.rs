@@ -135,17 +135,19 @@ pub(crate) struct Session {
     closed: Mutex<Option<String>>,
     /// The same, for those awaiting the end.
     ended: tokio::sync::watch::Sender<Option<String>>,
-    /// The log level 2026-07-28 requests ask for in their `_meta`.
+    /// The log level set: 2026-07-28 requests ask for it in their `_meta`;
+    /// a handshake session opened again is told it again.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    /// The URIs subscribed with `resources/subscribe` (as many as the
+    /// application asked for), subscribed again in a session opened again.
+    pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
     /// What the server allows to be kept, if the client keeps anything.
     pub(crate) cache: Option<Arc<crate::cache::Cache>>,
     /// With a cache, notifications queue here to be told in order, each
     /// change once the cache's store has heard of it (`incoming::relay`).
     relay: Option<mpsc::Sender<Notification>>,
-    /// How many times the session was opened again after it expired.
-    epoch: std::sync::atomic::AtomicU64,
-    /// Held while it is, so requests that find it expired together open one.
-    renewing: tokio::sync::Mutex<()>,
+    /// Opening the session again after it expired.
+    renewal: renew::Renewal,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -179,10 +181,10 @@ impl Session {
             closed: Mutex::default(),
             ended: tokio::sync::watch::channel(None).0,
             log_level: Mutex::default(),
+            subscribed: Mutex::default(),
             cache,
             relay,
-            epoch: Default::default(),
-            renewing: Default::default(),
+            renewal: Default::default(),
         });
         inbox.connect(&session);
         session
@@ -230,7 +232,7 @@ impl Session {
         mut params: Params,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, Error> {
-        let epoch = self.epoch.load(Ordering::Acquire);
+        let epoch = self.renewal.epoch();
         match self.request_rounds(&method, &mut params, &options).await {
             // Once: a server that forgets each new session at once is not
             // asked forever.
