@@ -5,9 +5,9 @@
 //! served from the cache then; a Redis store is shared by clients, and so
 //! is a change one of them hears. And an
 //! expired 2025-11-25 session is opened again, the request sent once more:
-//! requests made while it is wait for it, and one that failed is tried
-//! again by the next request; the new session is told the old one's log
-//! level and subscriptions.
+//! requests made while it is wait for it, those that waited for one that
+//! failed end expired, and the next request tries again; the new session
+//! is told the old one's log level and subscriptions.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -373,6 +373,28 @@ async fn requests_made_while_the_session_is_opened_again_are_answered_in_the_new
     assert_eq!((log.not_found, log.bad_request), (1, 0), "nothing sent without a session");
     assert_eq!(log.sessions.len(), 2, "one new session: {:?}", log.sessions);
     assert_eq!(seen.1.arrived.load(Ordering::SeqCst), arrived + 1, "one initialize");
+}
+
+#[tokio::test]
+async fn requests_that_waited_for_a_session_that_failed_to_open_again_end_expired() {
+    let (client, seen) = expired_session().await;
+    seen.1.fail.store(1, Ordering::SeqCst);
+    let (calls, arrived) = calls_during_a_renewal(&client, &seen).await;
+    seen.1.hold.send_replace(false);
+    let mut calls = calls.into_iter();
+    let opening = calls.next().unwrap().await.unwrap().expect_err("the new session was refused");
+    assert!(matches!(opening, mcp_runtime_client::Error::Http { status: 503, .. }), "{opening:?}");
+    for call in calls {
+        let waited = call.await.unwrap().expect_err("no session to send it in");
+        assert!(matches!(waited, mcp_runtime_client::Error::SessionExpired), "{waited:?}");
+    }
+    assert_eq!(seen.1.arrived.load(Ordering::SeqCst), arrived + 1, "they did not each try again");
+
+    let answer = client.call("hello", json!({})).await.expect("a later call opens one");
+    assert_eq!(serde_json::to_value(&answer.content).unwrap()[0]["text"], "hello");
+    let log = seen.0.lock().unwrap();
+    assert_eq!((log.not_found, log.bad_request), (1, 0), "nothing sent without a session");
+    assert_eq!(log.sessions.len(), 2, "{:?}", log.sessions);
 }
 
 #[tokio::test]

@@ -52,7 +52,8 @@ pub enum Error {
     /// An HTTP server answered 404 to a request in its session: the
     /// session expired or was ended. The client opens a new session and
     /// sends the request again once by itself; this is what is left when
-    /// that failed too.
+    /// that failed too, or when the new session another request was
+    /// opening could not be opened (the next request tries again).
     SessionExpired,
 }
 

@@ -19,6 +19,8 @@ use crate::{Client, Era, Error};
 pub(super) struct Renewal {
     /// How many times the session was opened again.
     opened: AtomicU64,
+    /// How many times opening it again failed.
+    failed: AtomicU64,
     /// Held while it is opened again.
     lock: tokio::sync::Mutex<()>,
 }
@@ -45,12 +47,19 @@ impl Session {
     }
 
     /// Open a new session, unless one was opened since `epoch` (by another
-    /// request that found the old one expired at the same time).
+    /// request that found the old one expired at the same time). A request
+    /// that waited for a renewal that failed is not sent: it ends with
+    /// [`Error::SessionExpired`] (each of them trying again in turn would
+    /// keep a failing server busy); the next request tries again.
     pub(super) async fn renew(self: &Arc<Self>, epoch: u64) -> Result<(), Error> {
         let renewal = &self.renewal;
+        let failed = renewal.failed.load(Ordering::Acquire);
         let _renewing = renewal.lock.lock().await;
         if renewal.opened.load(Ordering::Acquire) != epoch {
             return Ok(());
+        }
+        if renewal.failed.load(Ordering::Acquire) != failed {
+            return Err(Error::SessionExpired);
         }
         let version = self
             .negotiated()
@@ -59,8 +68,15 @@ impl Session {
             .ok_or(Error::SessionExpired)?;
         tracing::info!("the server forgot the session (HTTP 404); opening a new one");
         let client = Client { session: self.clone() };
-        let negotiated = crate::lifecycle::initialize(&client, version).await?;
-        self.begin(negotiated).await?;
+        let opened = match crate::lifecycle::initialize(&client, version).await {
+            Ok(negotiated) => self.begin(negotiated).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = opened {
+            tracing::warn!(%error, "the session could not be opened again; the next request tries again");
+            renewal.failed.fetch_add(1, Ordering::AcqRel);
+            return Err(error);
+        }
         self.restore().await;
         renewal.opened.fetch_add(1, Ordering::AcqRel);
         Ok(())
