@@ -77,8 +77,12 @@ impl Session {
             renewal.failed.fetch_add(1, Ordering::AcqRel);
             return Err(error);
         }
-        self.restore().await;
+        // Counted before it is told what the old one was: those waiting
+        // send in it even if this caller stops waiting now. And told in a
+        // task of its own, which such a caller does not stop half done.
         renewal.opened.fetch_add(1, Ordering::AcqRel);
+        let session = self.clone();
+        let _ = tokio::spawn(async move { session.restore().await }).await;
         Ok(())
     }
 
