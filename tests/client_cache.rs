@@ -162,16 +162,30 @@ async fn pages_are_merged_and_kept_as_one_list() {
 }
 
 #[tokio::test]
-async fn no_list_is_served_past_its_ttl_or_when_the_server_allows_none() {
-    let (url, seen) = serve(catalog(Duration::from_millis(1)), HttpOptions::new()).await;
+async fn a_list_is_served_from_the_cache_while_its_ttl_lasts_and_asked_for_again_after() {
+    let ttl = Duration::from_millis(300);
+    let (url, seen) = serve(catalog(ttl), HttpOptions::new()).await;
     let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
     for round in 1..=3 {
-        client.list_tools().await.unwrap();
-        // Well past the millisecond the server allowed.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert_eq!(seen.count("tools/list"), round);
+        let asked = tokio::time::Instant::now();
+        assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+        let answered = tokio::time::Instant::now();
+        assert_eq!(seen.count("tools/list"), round, "asked for once its time was up");
+        assert_eq!(names(client.list_tools().await.unwrap()), ["bye", "hello"]);
+        // The entry's time started once the list was asked for, so
+        // within `ttl` of `asked` it is fresh (a machine too busy to list
+        // twice within it shows nothing about the cache here).
+        if asked.elapsed() < ttl {
+            assert_eq!(seen.count("tools/list"), round, "served from the cache");
+        }
+        // And past `ttl` of the answer it is not.
+        tokio::time::sleep_until(answered + ttl).await;
     }
-    // The default (`ttlMs: 0`) allows no caching at all.
+}
+
+#[tokio::test]
+async fn no_list_is_kept_when_the_server_allows_none() {
+    // The default (`ttlMs: 0`).
     let (url, seen) = serve(Server::empty("c", "1").tool(hello::Tool), HttpOptions::new()).await;
     let client = Client::builder().cache(MemoryCache::new(16)).http(&url).await.unwrap();
     client.list_tools().await.unwrap();
