@@ -15,8 +15,7 @@ use crate::{Client, Era, Error};
 impl Client {
     /// The cache, if the client has one and the era carries hints.
     fn hinted_cache(&self) -> Option<&Cache> {
-        let stateless = self.session.negotiated().is_some_and(|n| n.era == Era::Stateless);
-        self.session.cache.as_deref().filter(|_| stateless)
+        self.session.cache.as_deref().filter(|_| self.session.era() == Some(Era::Stateless))
     }
 
     /// Every item of a paged list, its pages merged; through the cache.

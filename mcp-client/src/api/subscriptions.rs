@@ -24,7 +24,7 @@ impl Client {
     /// while the stream lives.
     pub async fn subscribe(&self, uri: &str) -> Result<impl Stream<Item = String> + use<>, Error> {
         let mut updates = Box::pin(self.notifications());
-        let listening = match self.negotiated().era {
+        let listening = match self.era() {
             Era::Handshake => {
                 self.subscribe_uri(uri).await?;
                 None
@@ -59,7 +59,7 @@ impl Client {
     /// of it, open while the stream lives.
     pub async fn watch(&self, uris: &[String]) -> Result<impl Stream<Item = Notification> + use<>, Error> {
         let mut updates = Box::pin(self.notifications());
-        let listening = match self.negotiated().era {
+        let listening = match self.era() {
             Era::Handshake => {
                 for uri in uris {
                     self.subscribe_uri(uri).await?;

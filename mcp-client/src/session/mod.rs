@@ -198,6 +198,14 @@ impl Session {
         self.negotiated.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// The era agreed, read without copying the negotiation.
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.framing.get().map(|framing| match framing {
+            Framing::Handshake => Era::Handshake,
+            Framing::Stateless(_) => Era::Stateless,
+        })
+    }
+
     pub(crate) fn settle(&self, negotiated: Negotiated) {
         let framing = match negotiated.era {
             Era::Handshake => Framing::Handshake,
