@@ -133,6 +133,12 @@ impl Client {
         self.session.negotiated().expect("a connected client has negotiated")
     }
 
+    /// The era agreed (what `negotiated().era` says, without copying
+    /// the rest).
+    pub(crate) fn era(&self) -> Era {
+        self.session.era().expect("a connected client has negotiated")
+    }
+
     /// What the server offers.
     pub fn server_capabilities(&self) -> ServerCapabilities {
         self.negotiated().capabilities
@@ -150,7 +156,7 @@ impl Client {
         if !self.session.handlers.set_roots(roots) {
             return Err(Error::protocol("the client declared no roots: build it with `ClientBuilder::roots`"));
         }
-        match self.negotiated().era {
+        match self.era() {
             Era::Handshake => self.session.notify(methods::ROOTS_LIST_CHANGED, None).await,
             // A 2026-07-28 server asks for the roots with each request.
             Era::Stateless => Ok(()),
@@ -424,12 +430,7 @@ impl ClientBuilder {
         };
         match opened {
             Ok(negotiated) => {
-                let handshake = negotiated.era == Era::Handshake;
-                client.session.settle(negotiated);
-                if handshake {
-                    client.session.notify(methods::INITIALIZED, None).await?;
-                    client.session.wire().opened().await;
-                }
+                client.session.begin(negotiated).await?;
                 Ok(client)
             }
             Err(error) => {

@@ -40,7 +40,8 @@ pub enum Error {
     /// A bound of the client's was reached: a message from the server
     /// larger than [`ClientBuilder::max_message_bytes`](crate::ClientBuilder::max_message_bytes),
     /// or a paged list longer or slower than its bounds
-    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) and the settings beside it).
+    /// ([`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) and the settings beside it),
+    /// or more resource subscriptions than a session keeps.
     /// The message names the bound, its value and the setting that raises
     /// it. The connection stays usable.
     Limit(String),
@@ -51,7 +52,8 @@ pub enum Error {
     /// An HTTP server answered 404 to a request in its session: the
     /// session expired or was ended. The client opens a new session and
     /// sends the request again once by itself; this is what is left when
-    /// that failed too.
+    /// that failed too, or when the new session another request was
+    /// opening could not be opened (the next request tries again).
     SessionExpired,
 }
 

@@ -118,3 +118,57 @@ impl Resolve for PublicOnly {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn public(text: &str) -> bool {
+        is_public(text.parse().unwrap())
+    }
+
+    #[test]
+    fn private_loopback_and_link_local_addresses_are_not_public() {
+        for address in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:c0a8:0101::1",
+            "2001:db8::1",
+        ] {
+            assert!(!public(address), "{address} is not public");
+        }
+        for address in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"] {
+            assert!(public(address), "{address} is public");
+        }
+    }
+
+    #[test]
+    fn a_literal_address_is_read_from_its_url() {
+        let ip = |url: &str| literal_ip(&Url::parse(url).unwrap());
+        assert_eq!(ip("http://[::1]:8080/x"), Some("::1".parse().unwrap()));
+        assert_eq!(ip("http://10.0.0.1/"), Some("10.0.0.1".parse().unwrap()));
+        assert_eq!(ip("https://example.com/"), None);
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_to_a_private_address_is_refused_with_the_hint() {
+        let resolved = PublicOnly::new("the setting allows it").resolve("localhost".parse().unwrap()).await;
+        let error = resolved.err().expect("localhost is refused").to_string();
+        assert!(error.contains("`localhost` resolves to") && error.contains("(the setting allows it)"), "{error}");
+    }
+}

@@ -15,16 +15,18 @@ use crate::{Client, Era, Error};
 impl Client {
     /// The cache, if the client has one and the era carries hints.
     fn hinted_cache(&self) -> Option<&Cache> {
-        let stateless = self.session.negotiated().is_some_and(|n| n.era == Era::Stateless);
-        self.session.cache.as_deref().filter(|_| stateless)
+        self.session.cache.as_deref().filter(|_| self.session.era() == Some(Era::Stateless))
     }
 
     /// Every item of a paged list, its pages merged; through the cache.
     pub(crate) async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, Error> {
-        let (Some(cache), Some(kind)) = (self.hinted_cache(), Kind::of(method)) else {
+        let cached = match (self.hinted_cache(), Kind::of(method)) {
+            (Some(cache), Some(kind)) => cache.key(kind, method, "").await.map(|entry| (cache, entry)),
+            _ => None,
+        };
+        let Some((cache, entry)) = cached else {
             return futures_util::TryStreamExt::try_collect(self.pages(method, key)).await;
         };
-        let entry = cache.key(kind, method, "");
         if let Some(kept) = cache.get(&entry).await
             && let Ok(items) = serde_json::from_str::<Vec<T>>(&kept)
         {
@@ -45,10 +47,13 @@ impl Client {
     /// `resources/read`, through the cache.
     pub(super) async fn cached_read(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         let params = json!({ "uri": uri });
-        let Some(cache) = self.hinted_cache() else {
+        let cache = match self.hinted_cache() {
+            Some(cache) => cache.key(Kind::Reads, methods::RESOURCES_READ, uri).await.map(|entry| (cache, entry)),
+            None => None,
+        };
+        let Some((cache, entry)) = cache else {
             return typed(&self.request_text(methods::RESOURCES_READ, params).await?);
         };
-        let entry = cache.key(Kind::Reads, methods::RESOURCES_READ, uri);
         if let Some(kept) = cache.get(&entry).await
             && let Ok(result) = serde_json::from_str(&kept)
         {

@@ -64,7 +64,7 @@ impl Client {
     /// Check the server answers: `ping`, or in 2026-07-28 (which has no
     /// `ping`) `server/discover`, the request every such server answers.
     pub async fn ping(&self) -> Result<(), Error> {
-        let method = match self.negotiated().era {
+        let method = match self.era() {
             Era::Handshake => methods::PING,
             Era::Stateless => methods::SERVER_DISCOVER,
         };
@@ -82,9 +82,6 @@ impl Client {
     /// With a cache ([`ClientBuilder::cache`](crate::ClientBuilder::cache)),
     /// a list the server allowed to be kept is served from it.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        if self.session.cache.is_none() {
-            return futures_util::TryStreamExt::try_collect(self.tools()).await;
-        }
         let tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
         Ok(tools.into_iter().filter(|tool| self.remember_headers(tool)).collect())
     }
@@ -174,15 +171,14 @@ impl Client {
     /// Ask for log messages of `level` and above: `logging/setLevel` in
     /// the handshake era; in 2026-07-28 (which has no such request) every
     /// later request asks for it in its `_meta`, and its messages come
-    /// while it runs.
+    /// while it runs. A handshake session opened again (after the server
+    /// forgot it) is told the level again.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        match self.negotiated().era {
-            Era::Handshake => self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await.map(drop),
-            Era::Stateless => {
-                *self.session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
-                Ok(())
-            }
+        if self.era() == Era::Handshake {
+            self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await?;
         }
+        *self.session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+        Ok(())
     }
 
     /// The server's notifications from now on (log messages, list

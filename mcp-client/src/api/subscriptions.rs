@@ -12,6 +12,10 @@ use tokio::sync::mpsc;
 use crate::session::RequestOptions;
 use crate::{Client, Era, Error};
 
+/// How many URIs a handshake session stays subscribed to, to subscribe
+/// again in a session opened again (our server allows as many).
+const MAX_SUBSCRIBED: usize = 1_024;
+
 impl Client {
     /// Subscribe to a resource: the stream yields the URI each time the
     /// server says it changed. Handshake era: `resources/subscribe` (ended
@@ -20,9 +24,9 @@ impl Client {
     /// while the stream lives.
     pub async fn subscribe(&self, uri: &str) -> Result<impl Stream<Item = String> + use<>, Error> {
         let mut updates = Box::pin(self.notifications());
-        let listening = match self.negotiated().era {
+        let listening = match self.era() {
             Era::Handshake => {
-                self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+                self.subscribe_uri(uri).await?;
                 None
             }
             Era::Stateless => {
@@ -55,10 +59,10 @@ impl Client {
     /// of it, open while the stream lives.
     pub async fn watch(&self, uris: &[String]) -> Result<impl Stream<Item = Notification> + use<>, Error> {
         let mut updates = Box::pin(self.notifications());
-        let listening = match self.negotiated().era {
+        let listening = match self.era() {
             Era::Handshake => {
                 for uri in uris {
-                    self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+                    self.subscribe_uri(uri).await?;
                 }
                 None
             }
@@ -133,8 +137,32 @@ impl Client {
         outcome
     }
 
+    /// `resources/subscribe`, remembered: a session opened again after
+    /// the server forgot this one subscribes again. Remembered before it
+    /// is sent, so that a session opened again meanwhile subscribes too;
+    /// forgotten if it was refused.
+    async fn subscribe_uri(&self, uri: &str) -> Result<(), Error> {
+        let added = {
+            let mut subscribed = self.session.subscribed.lock().unwrap_or_else(|e| e.into_inner());
+            if subscribed.len() >= MAX_SUBSCRIBED && !subscribed.contains(uri) {
+                return Err(Error::Limit(format!(
+                    "the client keeps at most {MAX_SUBSCRIBED} resource subscriptions; unsubscribe from one first"
+                )));
+            }
+            subscribed.insert(uri.to_owned())
+        };
+        let subscribed = self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await;
+        if subscribed.is_err() && added {
+            self.session.subscribed.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
+        }
+        subscribed.map(drop)
+    }
+
     /// Stop a subscription (handshake era; in 2026-07-28 drop its stream).
+    /// A session opened again after this does not subscribe to it again,
+    /// even if the server refused to stop it.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
+        self.session.subscribed.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
         self.request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri })).await.map(drop)
     }
 }

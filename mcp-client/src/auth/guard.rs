@@ -130,43 +130,7 @@ fn same_host_redirects() -> Policy {
 
 #[cfg(test)]
 mod tests {
-    use reqwest::dns::Resolve;
-
     use super::*;
-
-    fn public(text: &str) -> bool {
-        is_public(text.parse().unwrap())
-    }
-
-    #[test]
-    fn private_loopback_and_link_local_addresses_are_not_public() {
-        for address in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "255.255.255.255",
-            "224.0.0.1",
-            "::1",
-            "::",
-            "fe80::1",
-            "fc00::1",
-            "fd12:3456::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "64:ff9b::a9fe:a9fe",
-            "2002:c0a8:0101::1",
-            "2001:db8::1",
-        ] {
-            assert!(!public(address), "{address} is not public");
-        }
-        for address in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"] {
-            assert!(public(address), "{address} is public");
-        }
-    }
 
     #[test]
     fn literal_private_targets_are_refused_unless_allowed() {
@@ -187,12 +151,5 @@ mod tests {
         assert!(fetcher.client_for(&Url::parse("http://127.0.0.1:3001/token").unwrap(), "x").is_err());
         let allowed = Fetcher::new(&server, true).unwrap();
         assert!(allowed.client_for(&Url::parse("http://127.0.0.1:8080/token").unwrap(), "x").is_ok());
-    }
-
-    #[tokio::test]
-    async fn names_resolving_to_private_addresses_are_refused() {
-        let resolved = PublicOnly::new(HINT).resolve("localhost".parse().unwrap()).await;
-        let error = resolved.err().expect("localhost is refused").to_string();
-        assert!(error.contains("allow_private_addresses"), "{error}");
     }
 }

@@ -17,13 +17,15 @@ use super::CacheStore;
 pub struct MemoryCache {
     entries: Mutex<HashMap<String, (String, Instant)>>,
     max_entries: usize,
+    /// The generations of the kinds (a handful of names, set by the client).
+    generations: Mutex<HashMap<String, u64>>,
 }
 
 impl MemoryCache {
     /// A cache of at most `max_entries` answers (one per list, one per
     /// resource read).
     pub fn new(max_entries: usize) -> MemoryCache {
-        MemoryCache { entries: Mutex::default(), max_entries: max_entries.max(1) }
+        MemoryCache { entries: Mutex::default(), max_entries: max_entries.max(1), generations: Mutex::default() }
     }
 }
 
@@ -39,6 +41,17 @@ impl CacheStore for MemoryCache {
             None => None,
         };
         Box::pin(std::future::ready(found))
+    }
+
+    fn generation<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, Option<u64>> {
+        let generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+        Box::pin(std::future::ready(Some(generations.get(kind).copied().unwrap_or(0))))
+    }
+
+    fn bump<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, ()> {
+        let mut generations = self.generations.lock().unwrap_or_else(|e| e.into_inner());
+        *generations.entry(kind.to_owned()).or_default() += 1;
+        Box::pin(std::future::ready(()))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, ()> {

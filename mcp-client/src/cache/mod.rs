@@ -6,17 +6,16 @@
 //! Only 2026-07-28 answers carry the hints; a handshake-era answer is not
 //! kept. A merged list lives as long as its shortest-lived page, counted
 //! from before its first page was asked for, so no entry outlives what the
-//! server allowed. Each kind of entry has a generation: a change
-//! notification (`notifications/tools/list_changed`, …) moves it on, and
-//! entries are keyed by it, so what was kept before the change (or fetched
-//! while it arrived) is never found again; a re-initialized session moves
-//! them all on.
+//! server allowed. Each kind of entry has a generation, kept in the store
+//! (so every client sharing it sees it): a change notification
+//! (`notifications/tools/list_changed`, …) moves it on before anyone is
+//! told of the change, and entries are keyed by it, so what was kept before
+//! the change (or fetched while it arrived) is never found again.
 
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -35,6 +34,15 @@ pub trait CacheStore: Send + Sync + 'static {
 
     /// Keep `value` under `key` for `ttl`.
     fn put<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, ()>;
+
+    /// The generation of `kind`'s entries (`"tools"`, `"reads"`, …): the
+    /// number of times [`bump`](Self::bump) was called for it, for every
+    /// client using the store. `None` when the store cannot say: nothing
+    /// is then served from it or kept in it.
+    fn generation<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, Option<u64>>;
+
+    /// Move `kind`'s generation on: the server said it changed.
+    fn bump<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, ()>;
 
     /// Whether other users' clients read this store too: answers the
     /// server marked `cacheScope: "private"` are not kept in one that is.
@@ -76,8 +84,19 @@ impl Kind {
         })
     }
 
+    /// Its name in the store.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Tools => "tools",
+            Kind::Prompts => "prompts",
+            Kind::Resources => "resources",
+            Kind::Templates => "templates",
+            Kind::Reads => "reads",
+        }
+    }
+
     /// The kinds a server's notification says have changed.
-    fn changed_by(notification: &str) -> &'static [Kind] {
+    pub(crate) fn changed_by(notification: &str) -> &'static [Kind] {
         match notification {
             methods::TOOLS_LIST_CHANGED => &[Kind::Tools],
             methods::PROMPTS_LIST_CHANGED => &[Kind::Prompts],
@@ -111,22 +130,22 @@ impl Hints {
     }
 }
 
-/// A client's cache: its store and the generations of what it keeps.
+/// A client's cache: its store.
 pub(crate) struct Cache {
     store: Box<dyn CacheStore>,
-    generations: [AtomicU64; 5],
 }
 
 impl Cache {
     pub(crate) fn new(store: impl CacheStore) -> Cache {
-        Cache { store: Box::new(store), generations: Default::default() }
+        Cache { store: Box::new(store) }
     }
 
     /// The key of `method` (with `target`, a read's URI) at the current
-    /// generation of its kind, read before the server is asked.
-    pub(crate) fn key(&self, kind: Kind, method: &str, target: &str) -> String {
-        let generation = self.generations[kind as usize].load(Ordering::Acquire);
-        format!("{method}\n{generation}\n{target}")
+    /// generation of its kind, read before the server is asked; `None`
+    /// when the store cannot say it (then the cache is not used).
+    pub(crate) async fn key(&self, kind: Kind, method: &str, target: &str) -> Option<String> {
+        let generation = self.store.generation(kind.name()).await?;
+        Some(format!("{method}\n{generation}\n{target}"))
     }
 
     pub(crate) async fn get(&self, key: &str) -> Option<String> {
@@ -146,17 +165,11 @@ impl Cache {
         }
     }
 
-    /// The server said `notification`: what it changed is not served again.
-    pub(crate) fn changed(&self, notification: &str) {
+    /// The server said `notification`: what it changed is not served
+    /// again, by any client of the store.
+    pub(crate) async fn changed(&self, notification: &str) {
         for kind in Kind::changed_by(notification) {
-            self.generations[*kind as usize].fetch_add(1, Ordering::AcqRel);
-        }
-    }
-
-    /// A new session: nothing kept before it is served.
-    pub(crate) fn forget_all(&self) {
-        for generation in &self.generations {
-            generation.fetch_add(1, Ordering::AcqRel);
+            self.store.bump(kind.name()).await;
         }
     }
 }
@@ -180,13 +193,14 @@ mod tests {
     #[tokio::test]
     async fn a_change_notification_hides_what_was_kept() {
         let cache = Cache::new(MemoryCache::new(8));
-        let key = cache.key(Kind::Tools, methods::TOOLS_LIST, "");
+        let key = async { cache.key(Kind::Tools, methods::TOOLS_LIST, "").await.unwrap() };
         let hints = Hints { ttl_ms: Some(60_000), private: false, pages: 1 };
-        cache.put(&key, "[]".into(), hints, tokio::time::Instant::now()).await;
-        assert_eq!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await.as_deref(), Some("[]"));
-        cache.changed(methods::PROMPTS_LIST_CHANGED);
-        assert!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await.is_some(), "not a tools change");
-        cache.changed(methods::TOOLS_LIST_CHANGED);
-        assert_eq!(cache.get(&cache.key(Kind::Tools, methods::TOOLS_LIST, "")).await, None);
+        cache.put(&key.await, "[]".into(), hints, tokio::time::Instant::now()).await;
+        let key = || async { cache.key(Kind::Tools, methods::TOOLS_LIST, "").await.unwrap() };
+        assert_eq!(cache.get(&key().await).await.as_deref(), Some("[]"));
+        cache.changed(methods::PROMPTS_LIST_CHANGED).await;
+        assert!(cache.get(&key().await).await.is_some(), "not a tools change");
+        cache.changed(methods::TOOLS_LIST_CHANGED).await;
+        assert_eq!(cache.get(&key().await).await, None);
     }
 }

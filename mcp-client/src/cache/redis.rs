@@ -1,5 +1,7 @@
 //! [`RedisCache`]: cached answers in Redis, shared by the clients (and
-//! processes) that use one prefix, each entry expiring in Redis itself.
+//! processes) that use one prefix, each entry expiring in Redis itself;
+//! the generations of the kinds of entries (moved on by change
+//! notifications) kept there too, as counters under the prefix.
 
 use std::time::Duration;
 
@@ -47,6 +49,12 @@ impl RedisCache {
     fn key(&self, key: &str) -> String {
         format!("{}:{key}", self.prefix)
     }
+
+    /// Where `kind`'s generation is counted (no entry's key has a
+    /// `generation:` prefix: each starts with its method).
+    fn generation_key(&self, kind: &str) -> String {
+        format!("{}:generation:{kind}", self.prefix)
+    }
 }
 
 impl CacheStore for RedisCache {
@@ -60,6 +68,32 @@ impl CacheStore for RedisCache {
                     None
                 }
                 Err(_) => None,
+            }
+        })
+    }
+
+    fn generation<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            match tokio::time::timeout(TIMEOUT, connection.get::<_, Option<u64>>(self.generation_key(kind))).await {
+                Ok(Ok(generation)) => Some(generation.unwrap_or(0)),
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "the Redis cache's generation could not be read; asking the server");
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+    }
+
+    fn bump<'a>(&'a self, kind: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let incr = connection.incr::<_, _, u64>(self.generation_key(kind), 1);
+            match tokio::time::timeout(TIMEOUT, incr).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => tracing::warn!(%error, "the Redis cache could not be told of a change"),
+                Err(_) => tracing::warn!("the Redis cache took too long to be told of a change"),
             }
         })
     }

@@ -9,8 +9,11 @@ use mcp_core::{ErrorObject, Message, Notification, Outcome, ProgressParams, Requ
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{MAX_ANSWERING, Session, lock};
+use tokio::sync::{broadcast, mpsc};
+
+use super::{MAX_ANSWERING, NOTIFICATIONS, Session, lock};
 use crate::Error;
+use crate::cache::Cache;
 use crate::wire::peek::Kind;
 use crate::wire::{Inbound, Outbound};
 
@@ -134,15 +137,19 @@ impl Session {
                     task.abort();
                 }
             }
-            _ => {
-                // Before anyone hears of the change, so no list kept
-                // before it is served after it.
-                if let Some(cache) = &self.cache {
-                    cache.changed(&notification.method);
+            _ => match (&self.relay, &self.cache) {
+                (Some(relay), Some(cache)) => {
+                    if let Err(mpsc::error::TrySendError::Full(notification)) = relay.try_send(notification) {
+                        // Listeners that slow miss it (as they would
+                        // from the broadcast), but the cache does not.
+                        tracing::debug!(method = %notification.method, "notifications queue up; one is dropped");
+                        let cache = cache.clone();
+                        tokio::spawn(async move { cache.changed(&notification.method).await });
+                    }
                 }
                 // No listener is not an error: most clients watch nothing.
-                let _ = self.notifications.send(notification);
-            }
+                _ => drop(self.notifications.send(notification)),
+            },
         }
     }
 
@@ -189,4 +196,19 @@ impl Session {
             }
         });
     }
+}
+
+/// A task telling listeners of notifications in order, each change once
+/// the cache's store has moved its generation on, so no client of the
+/// store is served a list kept before the change after hearing of it. It
+/// ends with the session (which holds the sender).
+pub(super) fn relay(cache: Arc<Cache>, listeners: broadcast::Sender<Notification>) -> mpsc::Sender<Notification> {
+    let (relay, mut queued) = mpsc::channel::<Notification>(NOTIFICATIONS);
+    tokio::spawn(async move {
+        while let Some(notification) = queued.recv().await {
+            cache.changed(&notification.method).await;
+            let _ = listeners.send(notification);
+        }
+    });
+    relay
 }

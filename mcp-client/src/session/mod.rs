@@ -1,7 +1,9 @@
 //! The core of a connection: request ids and the answers they wait for,
-//! and, in 2026-07-28, each request's `_meta` envelope, its mirroring
-//! headers and its input-required rounds. What arrives (answers, the
-//! server's own requests, notifications) is taken in `incoming`.
+//! and, in 2026-07-28, each request's `_meta` envelope and its mirroring
+//! headers. What arrives (answers, the server's own requests,
+//! notifications) is taken in `incoming`; 2026-07-28's input-required
+//! rounds are answered in `rounds`; an expired session is opened again
+//! in `renew`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -15,7 +17,7 @@ use mcp_core::{
     ClientCapabilities, Implementation, JsonObject, LoggingLevel, Notification, RequestId, ServerCapabilities,
     envelope, methods,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -28,10 +30,8 @@ use crate::wire::{Inbox, Outbound, Wire};
 
 mod incoming;
 mod renew;
+mod rounds;
 
-/// How many rounds of input one request may ask for before the client
-/// gives up (a server that asks forever is broken).
-const MAX_ROUNDS: usize = 16;
 /// How many of the server's requests are answered at once.
 const MAX_ANSWERING: usize = 64;
 /// How many notifications wait for a slow listener before it misses some.
@@ -135,14 +135,19 @@ pub(crate) struct Session {
     closed: Mutex<Option<String>>,
     /// The same, for those awaiting the end.
     ended: tokio::sync::watch::Sender<Option<String>>,
-    /// The log level 2026-07-28 requests ask for in their `_meta`.
+    /// The log level set: 2026-07-28 requests ask for it in their `_meta`;
+    /// a handshake session opened again is told it again.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    /// The URIs subscribed with `resources/subscribe` (as many as the
+    /// application asked for), subscribed again in a session opened again.
+    pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
     /// What the server allows to be kept, if the client keeps anything.
     pub(crate) cache: Option<Arc<crate::cache::Cache>>,
-    /// How many times the session was opened again after it expired.
-    epoch: std::sync::atomic::AtomicU64,
-    /// Held while it is, so requests that find it expired together open one.
-    renewing: tokio::sync::Mutex<()>,
+    /// With a cache, notifications queue here to be told in order, each
+    /// change once the cache's store has heard of it (`incoming::relay`).
+    relay: Option<mpsc::Sender<Notification>>,
+    /// Opening the session again after it expired.
+    renewal: renew::Renewal,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -158,6 +163,8 @@ impl Session {
         limits: Limits,
         cache: Option<Arc<crate::cache::Cache>>,
     ) -> Arc<Session> {
+        let notifications = broadcast::channel(NOTIFICATIONS).0;
+        let relay = cache.clone().map(|cache| incoming::relay(cache, notifications.clone()));
         let session = Arc::new(Session {
             wire,
             pending: Mutex::default(),
@@ -167,16 +174,17 @@ impl Session {
             limits,
             negotiated: RwLock::new(None),
             framing: std::sync::OnceLock::new(),
-            notifications: broadcast::channel(NOTIFICATIONS).0,
+            notifications,
             progress: Mutex::default(),
             answering: Mutex::default(),
             param_headers: Mutex::default(),
             closed: Mutex::default(),
             ended: tokio::sync::watch::channel(None).0,
             log_level: Mutex::default(),
+            subscribed: Mutex::default(),
             cache,
-            epoch: Default::default(),
-            renewing: Default::default(),
+            relay,
+            renewal: Default::default(),
         });
         inbox.connect(&session);
         session
@@ -188,6 +196,14 @@ impl Session {
 
     pub(crate) fn negotiated(&self) -> Option<Negotiated> {
         self.negotiated.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The era agreed, read without copying the negotiation.
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.framing.get().map(|framing| match framing {
+            Framing::Handshake => Era::Handshake,
+            Framing::Stateless(_) => Era::Stateless,
+        })
     }
 
     pub(crate) fn settle(&self, negotiated: Negotiated) {
@@ -224,7 +240,7 @@ impl Session {
         mut params: Params,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, Error> {
-        let epoch = self.epoch.load(Ordering::Acquire);
+        let epoch = self.renewal.epoch();
         match self.request_rounds(&method, &mut params, &options).await {
             // Once: a server that forgets each new session at once is not
             // asked forever.
@@ -234,57 +250,6 @@ impl Session {
             }
             other => other,
         }
-    }
-
-    /// [`request`](Self::request) in the session as it is.
-    async fn request_rounds(
-        self: &Arc<Self>,
-        method: &str,
-        params: &mut Params,
-        options: &RequestOptions,
-    ) -> Result<Box<RawValue>, Error> {
-        for _ in 0..MAX_ROUNDS {
-            let result = self.request_once(method, params, options).await?;
-            if !asks_for_input(&result) {
-                return Ok(result);
-            }
-            // Boxed: the rounds' state would otherwise weigh on every
-            // request's future, and few requests have rounds.
-            Box::pin(self.give_input(&result, params.members(), options)).await?;
-        }
-        Err(Error::protocol(format!("the server asked for input more than {MAX_ROUNDS} times in a row")))
-    }
-
-    /// Answer the input requests of `result` (an `input_required` one)
-    /// and put the answers, and the state to send back, in the retry's
-    /// `params`.
-    async fn give_input(
-        &self,
-        result: &RawValue,
-        params: &mut JsonObject,
-        options: &RequestOptions,
-    ) -> Result<(), Error> {
-        let result: Value = serde_json::from_str(result.get()).map_err(|e| Error::protocol(e.to_string()))?;
-        let mut responses = Map::new();
-        let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let asked = request.get("params").and_then(Value::as_object).cloned();
-            let answer = match &options.answers {
-                Some(answers) => answers(method.clone(), asked).await,
-                None => self.handlers.answer(&method, asked).await,
-            };
-            let answer = answer.map_err(|error| {
-                Error::protocol(format!("the server asked for input ({method}) the client cannot give: {error}"))
-            })?;
-            responses.insert(key, answer);
-        }
-        params.insert("inputResponses".into(), Value::Object(responses));
-        match result.get("requestState") {
-            Some(state) => params.insert("requestState".into(), state.clone()),
-            None => params.remove("requestState"),
-        };
-        Ok(())
     }
 
     /// One JSON-RPC request and its answer. `params` gets the request's
@@ -420,30 +385,6 @@ async fn within<F: std::future::Future>(
     }
 }
 
-/// Whether `result` asks for input before it can complete (2026-07-28's
-/// `resultType: "input_required"`).
-fn asks_for_input(result: &RawValue) -> bool {
-    /// A result's type, the rest of it skipped.
-    #[derive(Deserialize)]
-    struct Kind<'a> {
-        #[serde(rename = "resultType", default, borrow)]
-        result_type: Option<Cow<'a, str>>,
-    }
-    // The key is in the text as written, or escaped with `\u`: a text
-    // with neither (a handshake server's results) is not read again.
-    let text = result.get();
-    if !text.contains("resultType") && !text.contains("\\u") {
-        return false;
-    }
-    let input_required = |kind: Option<&str>| kind == Some("input_required");
-    match serde_json::from_str::<Kind>(text) {
-        Ok(kind) => input_required(kind.result_type.as_deref()),
-        // A member twice, a type that is not a string: as a value reads it.
-        Err(_) => serde_json::from_str::<Value>(text)
-            .is_ok_and(|result| input_required(result.get("resultType").and_then(Value::as_str))),
-    }
-}
-
 /// A request waiting for its answer; dropped before it (the caller
 /// stopped waiting, or timed out), it tells the server to stop.
 struct Pending {
@@ -480,6 +421,3 @@ impl Drop for Pending {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

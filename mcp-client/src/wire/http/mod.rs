@@ -84,6 +84,10 @@ struct Shared {
     max_message_bytes: usize,
     timeout: Duration,
     session: Mutex<Option<String>>,
+    /// The server forgot the session (it answered 404) and no new one has
+    /// been handed out: until one is, only `initialize` is sent (anything
+    /// else would go without a session, be refused, and never be retried).
+    expired: AtomicBool,
     version: Mutex<Option<String>>,
     inbox: Inbox,
     /// The answer streams being read, by request, to close on cancel.
@@ -124,6 +128,7 @@ impl HttpWire {
             max_message_bytes: limits.max_message_bytes,
             timeout: limits.timeout,
             session: Mutex::new(None),
+            expired: AtomicBool::new(false),
             version: Mutex::new(None),
             inbox,
             streams: Mutex::default(),
@@ -261,6 +266,13 @@ impl Shared {
 
     async fn post(self: Arc<Self>, message: Outbound) -> Result<(), Error> {
         let Outbound { bytes, id, headers } = message;
+        // Refused here, so the request joins the renewal (the session
+        // layer's); a renewal that failed leaves it expired, and the next
+        // request tries again.
+        let renewing = self.expired.load(Ordering::Acquire);
+        if renewing && !is_initialize(&bytes) {
+            return Err(Error::SessionExpired);
+        }
         let sent_session = lock(&self.session).clone();
         let response = self
             .exchange(|| {
@@ -283,6 +295,7 @@ impl Shared {
             let mut session = lock(&self.session);
             if *session == sent_session {
                 *session = None;
+                self.expired.store(true, Ordering::Release);
             }
             return Err(Error::SessionExpired);
         }
@@ -294,6 +307,12 @@ impl Shared {
             && let Some(session) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok())
         {
             *lock(&self.session) = Some(session.to_owned());
+            self.expired.store(false, Ordering::Release);
+        }
+        // A new session without an id (a server that stopped keeping
+        // them) is a session too.
+        if renewing && status.is_success() {
+            self.expired.store(false, Ordering::Release);
         }
         if status == StatusCode::ACCEPTED {
             return Ok(());
@@ -386,6 +405,17 @@ pub(crate) async fn read_limited(response: reqwest::Response, limit: usize) -> R
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// Whether `bytes` is an `initialize` request (read only while the
+/// session is expired, so the usual path parses nothing).
+fn is_initialize(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method>(bytes).is_ok_and(|m| m.method.as_deref() == Some(mcp_core::methods::INITIALIZE))
 }
 
 fn media_type(headers: &HeaderMap) -> String {

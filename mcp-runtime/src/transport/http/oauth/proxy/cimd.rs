@@ -9,6 +9,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use mcp_runtime_client::ssrf::is_public;
 use reqwest::Url;
 use serde_json::Value;
 
@@ -102,42 +103,6 @@ impl Fetcher {
     }
 }
 
-/// Whether `ip` is on the public internet: not private, loopback,
-/// link-local, shared (CGNAT), documentation, benchmarking, multicast,
-/// unspecified or broadcast; an IPv4-mapped IPv6 address as its IPv4 one.
-pub(crate) fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, c, _] = v4.octets();
-            !(v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || (a == 192 && b == 0 && c == 0)
-                || (a == 198 && (18..20).contains(&b))
-                || a >= 240)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8
-                || first == 0x64 && v6.segments()[1] == 0xff9b)
-        }
-    }
-}
-
 /// The client a document describes, if it is a valid one for `client_id`.
 fn client_of(client_id: &str, document: &serde_json::Map<String, Value>) -> Result<Client, String> {
     if document.get("client_id").and_then(Value::as_str) != Some(client_id) {
@@ -175,31 +140,6 @@ fn client_of(client_id: &str, document: &serde_json::Map<String, Value>) -> Resu
 mod tests {
     use super::*;
 
-    #[test]
-    fn only_public_addresses_are_fetched() {
-        for private in [
-            "10.0.0.1",
-            "172.16.0.1",
-            "192.168.1.1",
-            "127.0.0.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fe80::1",
-            "fd00::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "224.0.0.1",
-            "::",
-        ] {
-            assert!(!is_public(private.parse().unwrap()), "{private}");
-        }
-        for public in ["93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946"] {
-            assert!(is_public(public.parse().unwrap()), "{public}");
-        }
-    }
-
     #[tokio::test]
     async fn urls_at_private_addresses_are_refused_before_any_request() {
         let fetcher = Fetcher::new(false).unwrap();
@@ -208,6 +148,10 @@ mod tests {
             "https://[::1]/c",
             "https://169.254.169.254/latest/meta-data",
             "https://localhost/client.json",
+            // 6to4 and NAT64 forms of 127.0.0.1, an IPv4-mapped 10.0.0.1.
+            "https://[2002:7f00:1::1]/c",
+            "https://[64:ff9b::7f00:1]/c",
+            "https://[::ffff:10.0.0.1]/c",
         ] {
             let refused = fetcher.fetch(url).await.unwrap_err();
             assert!(refused.contains("no public address"), "{url}: {refused}");
