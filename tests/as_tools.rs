@@ -251,3 +251,23 @@ async fn over_streamable_http_in_both_eras() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_mount_that_serves_some_resources_does_not_read_through_the_mounted_tools() {
+    use mcp_runtime::proxy::Mount;
+    let gateway = Server::empty("gateway", "1").mount_with(Mount::new("docs", docs()).except_tagged(["internal"]));
+    let client = pipe_to(gateway, builder(ProtocolVersion::LATEST)).await;
+    let rules = call(&client, "docs_read_resource", json!({"uri": "docs://rules"})).await;
+    assert_eq!(rules.is_error, Some(true), "the internal rules stay behind the mount: {rules:?}");
+    assert!(text(&rules).contains("offer them as tools on this server instead"), "{}", text(&rules));
+    // Offered by the mounting server instead, they see what it serves.
+    let gateway = Server::empty("gateway", "1")
+        .mount_with(Mount::new("docs", docs()).except_tagged(["internal"]))
+        .resources_as_tools();
+    let client = pipe_to(gateway, builder(ProtocolVersion::LATEST)).await;
+    let rules = call(&client, "read_resource", json!({"uri": "docs://rules"})).await;
+    assert_eq!(rules.is_error, Some(true), "{rules:?}");
+    let readme = call(&client, "list_resources", json!({})).await;
+    let listed = uris(structured(&readme));
+    assert!(!listed.iter().any(|u| u.ends_with("rules")), "{listed:?}");
+}

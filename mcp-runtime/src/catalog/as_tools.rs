@@ -91,6 +91,14 @@ pub(crate) const PROMPTS: &[MethodTool] = &[
 /// A [`MethodTool`] in a server's tool catalog.
 pub(crate) struct AsTool(pub(crate) &'static MethodTool);
 
+impl AsTool {
+    /// Its tool's name (a mount asks, to refuse it through a filter).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn name(&self) -> &'static str {
+        self.0.name
+    }
+}
+
 impl Tool for AsTool {
     fn definition(&self) -> ToolDefinition {
         let spec = self.0;

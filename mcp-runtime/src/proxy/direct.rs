@@ -30,8 +30,17 @@ use crate::tools::call::{arguments, checked_output, timed_out};
 /// call of `child`'s `call_tool` (its tool search) names another of its
 /// tools, which must be one this mount serves and the caller's token may
 /// use, as a call of it by name would be (the mounted `call_tool` itself
-/// has neither the filter nor the scopes of what it calls).
+/// has neither the filter nor the scopes of what it calls). Its resources
+/// and prompts offered as tools read all of them, so a mount that serves
+/// only some does not call them.
 pub(crate) fn routed(link: &Link, child: &Shared, name: &str, parts: &RequestParts) -> Result<(), String> {
+    if !link.filter.keeps_all() && child.transforms.as_tools.iter().any(|tool| tool.name() == name) {
+        return Err(format!(
+            "`{name}` of the mounted server `{}` reads all its resources and prompts, and this mount serves only \
+             some: offer them as tools on this server instead",
+            link.label
+        ));
+    }
     if child.transforms.search.is_none() {
         return Ok(());
     }

@@ -333,6 +333,11 @@ impl Filter {
         self.only.iter().flatten().chain(&self.except).map(String::as_str)
     }
 
+    /// Whether it serves every component.
+    pub(crate) fn keeps_all(&self) -> bool {
+        self.only.is_none() && self.except.is_empty() && self.tagged.is_none() && self.except_tagged.is_empty()
+    }
+
     /// Whether a component with these names (a tool's or prompt's name; a
     /// resource's URI and name) and `_meta` is served.
     pub(crate) fn keeps(&self, names: &[&str], meta: Option<&mcp_core::JsonObject>) -> bool {
