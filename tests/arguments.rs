@@ -356,3 +356,29 @@ async fn data_enums_maps_and_wide_integers_are_portable_and_still_checked_exactl
         assert!(text.starts_with(expected), "{arguments}: {text}");
     }
 }
+
+/// Find products in a category.
+#[tool]
+fn find(
+    /// Which category
+    #[arg(default = "Electronics")]
+    category: String,
+    /// Where to look
+    #[arg(default = "/srv/catalog")]
+    root: std::path::PathBuf,
+) -> String {
+    format!("{category} under {}", root.display())
+}
+
+#[tokio::test]
+async fn a_string_literal_is_the_default_of_a_string_parameter() {
+    let mut client = connect(Server::empty("t", "1").tool(find::Tool)).await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    let properties = &tools["result"]["tools"][0]["inputSchema"]["properties"];
+    assert_eq!(properties["category"]["default"], "Electronics", "{properties}");
+    assert_eq!(properties["root"]["default"], "/srv/catalog", "{properties}");
+    let found = call(&mut client, "find", json!({})).await;
+    assert_eq!(found["content"][0]["text"], "Electronics under /srv/catalog", "{found}");
+    let found = call(&mut client, "find", json!({"category": "Books"})).await;
+    assert_eq!(found["content"][0]["text"], "Books under /srv/catalog", "{found}");
+}

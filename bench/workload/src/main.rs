@@ -40,7 +40,7 @@ fn failed(what: &str, error: impl std::fmt::Display) -> ToolError {
 /// Search products by category and price range, merged with popularity data
 #[tool]
 async fn search_products(
-    #[arg(default = "Electronics".to_owned())] category: String,
+    #[arg(default = "Electronics")] category: String,
     #[arg(default = 50.0)] min_price: f64,
     #[arg(default = 500.0)] max_price: f64,
     #[arg(default = 10)] limit: u32,
@@ -95,7 +95,7 @@ async fn search_products(
 /// Get user cart details with recent order history
 #[tool]
 async fn get_user_cart(
-    #[arg(default = "user-00042".to_owned())] user_id: String,
+    #[arg(default = "user-00042")] user_id: String,
     backends: State<Backends>,
 ) -> Result<String, ToolError> {
     let mut redis = backends.redis.clone();
@@ -141,7 +141,7 @@ fn default_items() -> Vec<CheckoutItem> {
 /// Process checkout: calculate total, update rate limit, record history
 #[tool]
 async fn checkout(
-    #[arg(default = "user-00042".to_owned())] user_id: String,
+    #[arg(default = "user-00042")] user_id: String,
     #[arg(default = default_items())] items: Vec<CheckoutItem>,
     backends: State<Backends>,
 ) -> Result<String, ToolError> {

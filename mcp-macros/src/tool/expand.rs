@@ -143,6 +143,11 @@ fn default_fns(params: &[Param], krate: &TokenStream) -> TokenStream {
             let (ty, _) = p.value_type();
             let name = default_fn(i);
             let body = match p.arg.default.as_ref()? {
+                // `default = "Electronics"` for a `String` (or a `PathBuf`,
+                // a `Cow<str>`...): a string literal converts.
+                DefaultValue::Expr(expr @ syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. })) => {
+                    quote_spanned!(syn::spanned::Spanned::span(expr)=> ::core::convert::Into::into(#expr))
+                }
                 DefaultValue::Expr(expr) => quote!(#expr),
                 DefaultValue::Trait(span) => quote_spanned!(*span=> <#ty as #krate::__private::Default>::default()),
             };
