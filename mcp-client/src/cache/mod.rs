@@ -16,6 +16,8 @@ mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -73,6 +75,8 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    const ALL: [Kind; 5] = [Kind::Tools, Kind::Prompts, Kind::Resources, Kind::Templates, Kind::Reads];
+
     pub(crate) fn of(method: &str) -> Option<Kind> {
         Some(match method {
             methods::TOOLS_LIST => Kind::Tools,
@@ -133,11 +137,14 @@ impl Hints {
 /// A client's cache: its store.
 pub(crate) struct Cache {
     store: Box<dyn CacheStore>,
+    /// Changes heard while the relay's queue was full, one bit per
+    /// [`Kind`], and whether a task is telling the store of them.
+    behind: (AtomicU8, AtomicBool),
 }
 
 impl Cache {
     pub(crate) fn new(store: impl CacheStore) -> Cache {
-        Cache { store: Box::new(store) }
+        Cache { store: Box::new(store), behind: Default::default() }
     }
 
     /// The key of `method` (with `target`, a read's URI) at the current
@@ -172,6 +179,40 @@ impl Cache {
             self.store.bump(kind.name()).await;
         }
     }
+
+    /// The server said `notification` while the relay's queue was full:
+    /// the store is told by one task at a time, which takes up every
+    /// change heard meanwhile, so a server flooding changes past a slow
+    /// store piles up no tasks (and no change goes untold).
+    pub(crate) fn changed_behind(self: &Arc<Self>, notification: &str) {
+        let mask = Kind::changed_by(notification).iter().fold(0, |mask, kind| mask | 1 << *kind as u8);
+        let (pending, running) = &self.behind;
+        if mask == 0 {
+            return;
+        }
+        pending.fetch_or(mask, Ordering::SeqCst);
+        if running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let cache = self.clone();
+        tokio::spawn(async move {
+            let (pending, running) = &cache.behind;
+            loop {
+                let mask = pending.swap(0, Ordering::SeqCst);
+                if mask == 0 {
+                    running.store(false, Ordering::SeqCst);
+                    // A change heard after the swap, before the flag fell.
+                    if pending.load(Ordering::SeqCst) != 0 && !running.swap(true, Ordering::SeqCst) {
+                        continue;
+                    }
+                    return;
+                }
+                for kind in Kind::ALL.iter().filter(|kind| mask & 1 << **kind as u8 != 0) {
+                    cache.store.bump(kind.name()).await;
+                }
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +229,32 @@ mod tests {
         assert_eq!(hints.ttl_ms, None);
         hints.page(&serde_json::json!({"ttlMs": 900}));
         assert_eq!(hints.ttl_ms, None, "one page without a hint is enough");
+    }
+
+    #[tokio::test]
+    async fn changes_heard_behind_a_full_queue_are_told_by_one_task() {
+        let cache = Arc::new(Cache::new(MemoryCache::new(8)));
+        let before = |kind: Kind| {
+            let cache = cache.clone();
+            async move { cache.store.generation(kind.name()).await }
+        };
+        let (tools, prompts, resources) =
+            (before(Kind::Tools).await, before(Kind::Prompts).await, before(Kind::Resources).await);
+        for _ in 0..100 {
+            cache.changed_behind(methods::TOOLS_LIST_CHANGED);
+            cache.changed_behind(methods::PROMPTS_LIST_CHANGED);
+            cache.changed_behind("notifications/message");
+        }
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while cache.behind.1.load(Ordering::SeqCst) {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("the task ends");
+        assert_ne!(before(Kind::Tools).await, tools, "tools changed");
+        assert_ne!(before(Kind::Prompts).await, prompts, "prompts changed");
+        assert_eq!(before(Kind::Resources).await, resources, "resources did not");
     }
 
     #[tokio::test]

@@ -143,8 +143,7 @@ impl Session {
                         // Listeners that slow miss it (as they would
                         // from the broadcast), but the cache does not.
                         tracing::debug!(method = %notification.method, "notifications queue up; one is dropped");
-                        let cache = cache.clone();
-                        tokio::spawn(async move { cache.changed(&notification.method).await });
+                        cache.changed_behind(&notification.method);
                     }
                 }
                 // No listener is not an error: most clients watch nothing.
