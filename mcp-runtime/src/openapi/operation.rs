@@ -335,7 +335,8 @@ fn request_body(
 }
 
 /// A body of bytes as one string argument: text for a text media type,
-/// base64 for anything else (`*/*` is sent as `application/octet-stream`).
+/// base64 for anything else (a wildcard such as `image/*` is sent as
+/// `application/octet-stream`; `*/*` is read as JSON, as a response's is).
 fn raw_body(media_type: &str, body: &Value, properties: &mut JsonObject, required: &mut Vec<Value>) -> Body {
     let essence = media_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let text = essence.starts_with("text/")
