@@ -153,7 +153,7 @@ impl Issuer {
 
 /// Our server, protected by `issuer`.
 pub(crate) struct Mcp {
-    base: String,
+    pub(crate) base: String,
     resource: String,
 }
 

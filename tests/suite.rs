@@ -73,4 +73,5 @@ mod task_replicas;
 mod tasks;
 mod test_client;
 mod user_state;
+mod views;
 mod workload;

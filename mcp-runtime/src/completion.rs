@@ -192,19 +192,22 @@ impl Invocable for Complete {
     fn find(request: &Incoming<'_>, params: CompleteParams) -> Result<Complete, ErrorObject> {
         let CompleteParams { reference, argument, context, meta } = params;
         let shared = request.shared();
+        let view = request.view();
         let (subject, target) = match reference {
             CompleteRef::Prompt { name } => {
                 let prompts = shared.prompts.current();
                 let entry = prompts
-                    .get(&name)
+                    .find(&name, view.as_deref())
                     .ok_or_else(|| prompts.unknown("prompt", &name, |e| request.may_use(&e.definition.scopes)))?;
                 (Subject::Prompt(entry.clone()), name)
             }
             CompleteRef::Resource { uri } => {
                 let templates = shared.resources.templates.current();
-                match templates.get(&uri) {
+                match templates.find(&uri, view.as_deref()) {
                     Some(entry) => (Subject::Template(entry.clone()), uri),
-                    None if shared.resources.statics.current().get(&uri).is_some() => (Subject::Fixed, uri),
+                    None if shared.resources.statics.current().find(&uri, view.as_deref()).is_some() => {
+                        (Subject::Fixed, uri)
+                    }
                     None => {
                         let visible = |e: &crate::resources::catalog::Entry| request.may_use(&e.definition.scopes);
                         return Err(templates.unknown("resource template", &uri, visible));

@@ -131,7 +131,7 @@ pub(crate) fn called(request: &Incoming<'_>, params: Option<&JsonObject>) -> Opt
     // Still this server's tool (not removed, disabled, or replaced), and
     // one the caller may see.
     let tools = shared.tools.current();
-    let entry = tools.get(name)?;
+    let entry = tools.find(name, request.view().as_deref())?;
     let ours_still = std::ptr::addr_eq(Arc::as_ptr(&entry.handler), Arc::as_ptr(ours));
     (ours_still && Tools::visible(entry, request)).then(|| (ours.0, entry.clone()))
 }

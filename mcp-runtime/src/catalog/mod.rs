@@ -6,12 +6,14 @@
 //! resources and prompts offered as tools (`as_tools`) another, answered
 //! where a `tools/call` arrives (`tools::call`); tag rules
 //! ([`Server::disable_tagged`]) act on the catalog itself, so every list
-//! and call sees them.
+//! and call sees them; a caller's own view ([`View`], `views`) is
+//! consulted wherever the catalog is read for a request.
 
 pub(crate) mod as_tools;
 pub(crate) mod search;
+pub(crate) mod views;
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use mcp_core::ErrorObject;
 use serde_json::Value;
@@ -21,6 +23,8 @@ use as_tools::{AsTool, MethodTool};
 use search::Search;
 pub use search::ToolSearch;
 use search::tools::{CallTool, SearchTool};
+use views::Target;
+pub use views::{MAX_VIEW_RULES, MAX_VIEWS, VIEW_IDLE, View, ViewError};
 
 /// The transforms of one server, fixed when it is built.
 #[derive(Default)]
@@ -104,6 +108,31 @@ impl Server {
     /// answered as `prompts/list` and `prompts/get` would be.
     pub fn prompts_as_tools(self) -> Self {
         self.methods_as_tools(as_tools::PROMPTS)
+    }
+
+    /// Which lists a view's rule touches: those with a component it names
+    /// (read from the catalogs as they are when the rule changes).
+    pub(crate) fn view_lists(&self) -> views::Lists {
+        use crate::component::announce::{Kinds, ListKind};
+        fn names<K: crate::component::Kind>(catalog: &Weak<crate::component::Catalog<K>>, target: &Target) -> bool {
+            catalog.upgrade().is_some_and(|catalog| catalog.current().names(target))
+        }
+        let (tools, prompts) = (Arc::downgrade(&self.tools), Arc::downgrade(&self.prompts));
+        let statics = Arc::downgrade(&self.resources.statics);
+        let templates = Arc::downgrade(&self.resources.templates);
+        Box::new(move |target| {
+            let mut kinds = Kinds::default();
+            if names(&tools, target) {
+                kinds = kinds.with(ListKind::Tools);
+            }
+            if names(&statics, target) || names(&templates, target) {
+                kinds = kinds.with(ListKind::Resources);
+            }
+            if names(&prompts, target) {
+                kinds = kinds.with(ListKind::Prompts);
+            }
+            kinds
+        })
     }
 
     fn methods_as_tools(mut self, methods: &'static [MethodTool]) -> Self {

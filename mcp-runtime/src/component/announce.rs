@@ -10,6 +10,7 @@ use mcp_core::{RequestId, envelope};
 use serde::Serialize;
 use serde_json::Map;
 
+use crate::catalog::views::Owner;
 use crate::dispatch::outgoing::Outgoing;
 
 /// A kind of list that can change at run time.
@@ -59,6 +60,10 @@ impl Kinds {
         Kinds(self.0 | kind.bit())
     }
 
+    pub(crate) fn union(self, other: Kinds) -> Kinds {
+        Kinds(self.0 | other.0)
+    }
+
     pub(crate) fn contains(self, kind: ListKind) -> bool {
         self.0 & kind.bit() != 0
     }
@@ -76,6 +81,8 @@ struct Listener {
     kinds: Kinds,
     /// The resource URIs whose updates it wants.
     uris: Uris,
+    /// Whose it is (a session, a user), for changes to one caller's view.
+    owners: Vec<Owner>,
 }
 
 /// Resource URIs a listener is subscribed to: a session's set changes
@@ -140,10 +147,17 @@ struct Updated<'a> {
 impl Announcer {
     /// Tell `outgoing` when a list of `kinds` changes, until
     /// [`unlisten`](Self::unlisten); notifications for a `subscription`
-    /// carry its id.
-    pub(crate) fn listen(&self, outgoing: Outgoing, subscription: Option<RequestId>, kinds: Kinds, uris: Uris) -> u64 {
+    /// carry its id. Changes to the view of one of `owners` reach it too.
+    pub(crate) fn listen(
+        &self,
+        outgoing: Outgoing,
+        subscription: Option<RequestId>,
+        kinds: Kinds,
+        uris: Uris,
+        owners: Vec<Owner>,
+    ) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let listener = Listener { outgoing, subscription, kinds, uris };
+        let listener = Listener { outgoing, subscription, kinds, uris, owners };
         self.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id, listener);
         id
     }
@@ -205,8 +219,21 @@ impl Announcer {
     }
 
     fn tell_list(&self, kind: ListKind) {
+        self.tell_listeners(kind, |_| true);
+    }
+
+    /// Tell the listeners of `owner` (its sessions and streams, on this
+    /// replica: views are kept where they are used) that the lists of
+    /// `kinds` changed for it.
+    pub(crate) fn announce_to(&self, kinds: Kinds, owner: &Owner) {
+        for kind in ListKind::ALL.into_iter().filter(|k| kinds.contains(*k)) {
+            self.tell_listeners(kind, |l| l.owners.contains(owner));
+        }
+    }
+
+    fn tell_listeners(&self, kind: ListKind, whose: impl Fn(&Listener) -> bool) {
         let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
-        for listener in listeners.values().filter(|l| l.kinds.contains(kind)) {
+        for listener in listeners.values().filter(|l| l.kinds.contains(kind) && whose(l)) {
             match &listener.subscription {
                 None => listener.outgoing.notify(kind.notification(), &NoParams {}),
                 Some(id) => listener.outgoing.notify(kind.notification(), &Tagged { meta: SubscriptionTag { id } }),

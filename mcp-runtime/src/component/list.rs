@@ -41,9 +41,12 @@ pub(crate) fn list<K: Kind>(
     let params: ListToolsParams = parse(params)?;
     let snapshot = catalog.current();
     // A token sees only what it may use (the spec lets lists vary by
-    // authorization), and a client only what it can use.
+    // authorization), and a client only what it can use; a caller with a
+    // view of its own sees what it turned on, and not what it turned off.
     let visible = |entry: &K::Entry| K::listed_to(entry, request);
-    let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), request.shared().page_size, visible)?;
+    let view = request.view();
+    let page_size = request.shared().page_size;
+    let (page, next_cursor) = snapshot.page(params.cursor.as_deref(), page_size, view.as_deref(), visible)?;
     let items = page.iter().map(|entry| K::listed(entry, request.version)).collect();
     Ok(request.reply(Page { key, items, next_cursor }))
 }

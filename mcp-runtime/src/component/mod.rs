@@ -143,6 +143,7 @@ impl<K: Kind> Sources<K> {
     /// when `keep` (the server runs), so later changes reuse them.
     fn snapshot(&mut self, states: &StateMap, keep: bool) -> Result<Snapshot<K>, Error> {
         let mut entries = Vec::with_capacity(self.items.len());
+        let mut dormant = Vec::new();
         for item in &mut self.items {
             let entry = match &item.built {
                 Some(entry) => entry.clone(),
@@ -158,9 +159,11 @@ impl<K: Kind> Sources<K> {
                 || !self.disabled_tags.is_empty() && K::tags(&entry).iter().any(|t| self.disabled_tags.contains(t));
             if !self.disabled.contains(K::key(&entry)) && !tag_off() {
                 entries.push(entry);
+            } else {
+                dormant.push(entry);
             }
         }
-        Snapshot::new(entries)
+        Snapshot::new(entries, dormant)
     }
 }
 

@@ -1,5 +1,6 @@
-//! The immutable snapshot of one kind's enabled components that requests
-//! read: sorted by key, indexed, and paged by cursors that stay right
+//! The immutable snapshot of one kind's components that requests read:
+//! the enabled ones and the disabled ones a caller's view may turn on
+//! again, each sorted by key and indexed, paged by cursors that stay right
 //! across changes.
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use std::sync::Arc;
 use mcp_core::ErrorObject;
 
 use super::Kind;
+use crate::catalog::views::{Rules, Target};
 use crate::error::Error;
 
 /// One page of a list, and the cursor of the next page.
@@ -16,34 +18,108 @@ pub(crate) type Page<'a, K> = (Vec<&'a Arc<<K as Kind>::Entry>>, Option<String>)
 /// What a cursor starts with; anything else is not ours.
 pub(crate) const CURSOR_PREFIX: &str = "after:";
 
-/// The enabled components of one kind, sorted by key (so a list is the
-/// same on every connection and every run), immutable once built.
+/// The components of one kind, sorted by key (so a list is the same on
+/// every connection and every run), immutable once built: the enabled
+/// ones, which every caller sees, and the disabled ones, which only a
+/// caller whose view turns them on sees.
 pub(crate) struct Snapshot<K: Kind> {
     entries: Vec<Arc<K::Entry>>,
     index: HashMap<String, usize>,
+    /// Disabled server-wide, with no enabled entry of the same key.
+    dormant: Vec<Arc<K::Entry>>,
+    dormant_index: HashMap<String, usize>,
+}
+
+fn sort_and_index<K: Kind>(entries: &mut [Arc<K::Entry>]) -> HashMap<String, usize> {
+    entries.sort_by(|a, b| K::key(a).cmp(K::key(b)));
+    entries.iter().enumerate().map(|(i, e)| (K::key(e).to_owned(), i)).collect()
 }
 
 impl<K: Kind> Snapshot<K> {
     pub(super) fn empty() -> Self {
-        Snapshot { entries: Vec::new(), index: HashMap::new() }
+        Snapshot { entries: Vec::new(), index: HashMap::new(), dormant: Vec::new(), dormant_index: HashMap::new() }
     }
 
-    pub(super) fn new(mut entries: Vec<Arc<K::Entry>>) -> Result<Self, Error> {
-        entries.sort_by(|a, b| K::key(a).cmp(K::key(b)));
+    /// The snapshot of `entries` (enabled) and `dormant` (disabled): two
+    /// enabled entries with one key are an error; a disabled entry whose
+    /// key an enabled one has, or an earlier disabled one, is left out.
+    pub(super) fn new(mut entries: Vec<Arc<K::Entry>>, mut dormant: Vec<Arc<K::Entry>>) -> Result<Self, Error> {
+        let index = sort_and_index::<K>(&mut entries);
         if let Some(pair) = entries.windows(2).find(|pair| K::key(&pair[0]) == K::key(&pair[1])) {
             return Err(K::duplicate(&pair[0], &pair[1]));
         }
         K::check_set(&entries)?;
-        let index = entries.iter().enumerate().map(|(i, e)| (K::key(e).to_owned(), i)).collect();
-        Ok(Snapshot { entries, index })
+        let mut seen = std::collections::HashSet::new();
+        dormant.retain(|e| !index.contains_key(K::key(e)) && seen.insert(K::key(e).to_owned()));
+        let dormant_index = sort_and_index::<K>(&mut dormant);
+        Ok(Snapshot { entries, index, dormant, dormant_index })
     }
 
+    /// The enabled entry with `key`, as every caller sees it.
     pub(crate) fn get(&self, key: &str) -> Option<&Arc<K::Entry>> {
         self.index.get(key).map(|&i| &self.entries[i])
     }
 
+    /// The entry with `key` as a caller with `view` sees it: an enabled one
+    /// the view does not turn off, or a disabled one it turns on.
+    pub(crate) fn find(&self, key: &str, view: Option<&Rules>) -> Option<&Arc<K::Entry>> {
+        let Some(view) = view else { return self.get(key) };
+        if let Some(entry) = self.get(key) {
+            return view.keeps::<K>(entry, true).then_some(entry);
+        }
+        let entry = self.dormant_index.get(key).map(|&i| &self.dormant[i])?;
+        view.keeps::<K>(entry, false).then_some(entry)
+    }
+
+    /// The enabled entries (what every caller sees).
     pub(crate) fn entries(&self) -> &[Arc<K::Entry>] {
         &self.entries
+    }
+
+    /// Every entry, enabled or not, for what must know them all (an index
+    /// that each caller's view then filters).
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<K::Entry>> {
+        self.entries.iter().chain(&self.dormant)
+    }
+
+    /// Whether an entry (enabled or not) is what `target` names.
+    pub(crate) fn names(&self, target: &Target) -> bool {
+        match target {
+            Target::Key(key) => self.index.contains_key(key) || self.dormant_index.contains_key(key),
+            Target::Tag(tag) => self.all().any(|e| K::tags(e).contains(tag)),
+        }
+    }
+
+    /// Whether `entry` is on for a caller with `view`.
+    pub(crate) fn on_for(&self, entry: &K::Entry, view: Option<&Rules>) -> bool {
+        let enabled = self.index.contains_key(K::key(entry));
+        match view {
+            None => enabled,
+            Some(view) => view.keeps::<K>(entry, enabled),
+        }
+    }
+
+    /// The entries from `start` (in `entries`) and `dormant_start` (in
+    /// `dormant`) on, in key order, that a caller with `view` sees.
+    fn seen_from<'a>(
+        &'a self,
+        start: usize,
+        dormant_start: usize,
+        view: Option<&'a Rules>,
+    ) -> Box<dyn Iterator<Item = &'a Arc<K::Entry>> + 'a> {
+        let Some(view) = view else { return Box::new(self.entries[start..].iter()) };
+        let mut on = self.entries[start..].iter().filter(move |e| view.keeps::<K>(e, true)).peekable();
+        let mut off = self.dormant[dormant_start..].iter().filter(move |e| view.keeps::<K>(e, false)).peekable();
+        Box::new(std::iter::from_fn(move || match (on.peek(), off.peek()) {
+            (Some(a), Some(b)) if K::key(b) < K::key(a) => off.next(),
+            (Some(_), _) => on.next(),
+            (None, _) => off.next(),
+        }))
+    }
+
+    /// Every entry a caller with `view` sees, in key order.
+    pub(crate) fn seen<'a>(&'a self, view: Option<&'a Rules>) -> impl Iterator<Item = &'a Arc<K::Entry>> + 'a {
+        self.seen_from(0, 0, view)
     }
 
     /// The error for a `noun` named `key` that is not here, naming the
@@ -68,14 +144,18 @@ impl<K: Kind> Snapshot<K> {
     /// page. A cursor names the last key of the previous page, so paging
     /// stays right while entries come and go; filtering before paging
     /// keeps pages full when a token may see only some entries.
-    pub(crate) fn page(
-        &self,
+    /// A caller's `view` adds the disabled entries it turns on, and takes
+    /// away the enabled ones it turns off.
+    pub(crate) fn page<'a>(
+        &'a self,
         cursor: Option<&str>,
         size: Option<usize>,
+        view: Option<&'a Rules>,
         visible: impl Fn(&K::Entry) -> bool,
-    ) -> Result<Page<'_, K>, ErrorObject> {
+    ) -> Result<Page<'a, K>, ErrorObject> {
         let start = after_cursor(&self.entries, |e| K::key(e), cursor)?;
-        let mut rest = self.entries[start..].iter().filter(|e| visible(e)).peekable();
+        let dormant_start = after_cursor(&self.dormant, |e| K::key(e), cursor)?;
+        let mut rest = self.seen_from(start, dormant_start, view).filter(|e| visible(e)).peekable();
         let page: Vec<&Arc<K::Entry>> = rest.by_ref().take(size.unwrap_or(usize::MAX)).collect();
         let next = match (page.last(), rest.peek()) {
             (Some(last), Some(_)) => Some(format!("{CURSOR_PREFIX}{}", K::key(last))),

@@ -51,7 +51,7 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         .negotiated
         .set(Negotiated { version, peer: Arc::new(peer) })
         .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
-    session.listen_for_changes();
+    session.listen_for_changes(request.claims.as_ref().map(|c| c.principal()));
     let shared = request.shared();
     let mut capabilities = shared.capabilities();
     // Tasks were in the core protocol in 2025-11-25 only (the extension,

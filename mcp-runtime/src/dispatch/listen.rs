@@ -91,7 +91,8 @@ pub(crate) fn listen(request: &Incoming<'_>, params: Option<JsonObject>) -> Resu
     let listener = (honoured != Kinds::default() || !uris.is_empty()).then(|| {
         let announcer = shared.announcer.clone();
         let uris = std::sync::Arc::new(std::sync::Mutex::new(uris));
-        let listener = announcer.listen(request.stream.clone(), Some(id.clone()), honoured, uris);
+        let owners = request.view_owner().into_iter().collect();
+        let listener = announcer.listen(request.stream.clone(), Some(id.clone()), honoured, uris, owners);
         request.session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), listener);
         Listener(announcer, listener)
     });

@@ -29,6 +29,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tracing::Span;
 
+use crate::catalog::views::{Owner, Rules};
 use crate::client::{Peer, PendingRequests};
 use crate::component::announce::Uris;
 use crate::request::RequestParts;
@@ -117,7 +118,22 @@ impl Incoming<'_> {
             task: None,
             session_key: self.session.key,
             http_session: self.session.http_id().cloned(),
+            view_owner: self.view_owner(),
         }
+    }
+
+    /// Whose view of the catalog the request sees.
+    pub(crate) fn view_owner(&self) -> Option<Owner> {
+        Owner::of(self.claims.as_ref(), self.session.lasting_key())
+    }
+
+    /// The caller's own view of the catalog, if it has one.
+    pub(crate) fn view(&self) -> Option<Arc<Rules>> {
+        let views = &self.shared().views;
+        if views.is_empty() {
+            return None;
+        }
+        views.of(self.view_owner().as_ref())
     }
 
     /// Whether the request may see and use something that requires
@@ -186,6 +202,9 @@ impl Drop for Session {
             announcer.unlisten(listener);
         }
         self.requests.abandon_all();
+        if let Some(key) = self.lasting_key() {
+            self.shared.views.forget(&Owner::Session(key));
+        }
         if self.owns_key {
             // Its tasks stay in the store for their TTL; only its list of
             // them, which no later session can ask for, goes.
@@ -225,14 +244,23 @@ impl Session {
     }
 
     /// Have this session told of list and resource changes, as far as the
-    /// server's lists change.
-    pub(crate) fn listen_for_changes(&self) {
+    /// server's lists change, and of changes to its own view or its user's
+    /// (`subject`, the principal of its token).
+    pub(crate) fn listen_for_changes(&self, subject: Option<String>) {
         let shared = &self.shared;
         let kinds = shared.changing_lists();
         if kinds != crate::component::announce::Kinds::default() {
             let uris = self.resource_subscriptions.clone();
-            let _ = self.listener.set(shared.announcer.listen(self.outgoing.clone(), None, kinds, uris));
+            let owners = self.lasting_key().map(Owner::Session).into_iter().chain(subject.map(Owner::Subject));
+            let listener = shared.announcer.listen(self.outgoing.clone(), None, kinds, uris, owners.collect());
+            let _ = self.listener.set(listener);
         }
+    }
+
+    /// The session's key, if it is its own and the session outlasts its
+    /// requests (not a stateless HTTP request's): what owns its view.
+    pub(crate) fn lasting_key(&self) -> Option<u64> {
+        (self.owns_key && (self.id.is_some() || self.transport != Some("tcp"))).then_some(self.key)
     }
 
     /// Who owns the tasks this session's client asks for (2025-11-25):

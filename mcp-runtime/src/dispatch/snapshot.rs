@@ -53,7 +53,7 @@ impl Session {
         let peer =
             Peer::new(self.log_level.clone(), snapshot.client_info, snapshot.capabilities, Some(self.requests.clone()));
         let _ = self.negotiated.set(Negotiated { version: snapshot.version, peer: Arc::new(peer) });
-        self.listen_for_changes();
+        self.listen_for_changes(snapshot.owner);
     }
 }
 

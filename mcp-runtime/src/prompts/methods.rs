@@ -67,9 +67,13 @@ impl Invocable for Get {
         let GetPromptParams { name, arguments, meta } = params;
         let shared = request.shared();
         let prompts = shared.prompts.current();
+        let view = request.view();
         let entry = prompts
-            .get(&name)
-            .ok_or_else(|| prompts.unknown("prompt", &name, |e| request.may_use(&e.definition.scopes)))?
+            .find(&name, view.as_deref())
+            .ok_or_else(|| {
+                let visible = |e: &Entry| request.may_use(&e.definition.scopes) && prompts.on_for(e, view.as_deref());
+                prompts.unknown("prompt", &name, visible)
+            })?
             .clone();
         let arguments = arguments.unwrap_or_default();
         Ok(Get { name, arguments, meta, entry, show_details: shared.show_internal_errors })

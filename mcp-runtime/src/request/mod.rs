@@ -61,6 +61,9 @@ pub struct RequestParts {
     /// stateless requests): the session's state is found by it (hashed) on
     /// whichever replica takes the session up.
     pub(crate) http_session: Option<Arc<str>>,
+    /// Whose view of the catalog the request sees (none for a request
+    /// made by hand, or a 2026-07-28 one without a token).
+    pub(crate) view_owner: Option<crate::catalog::views::Owner>,
 }
 
 impl RequestParts {
@@ -83,7 +86,14 @@ impl RequestParts {
             task: None,
             session_key: 0,
             http_session: None,
+            view_owner: None,
         }
+    }
+
+    /// The caller's own view of the catalog, if it has one.
+    pub(crate) fn view(&self) -> Option<Arc<crate::catalog::views::Rules>> {
+        let views = self.state.get::<crate::catalog::views::Views>()?;
+        views.of(self.view_owner.as_ref())
     }
 
     /// A copy of the request, for running its handler once more.
@@ -104,6 +114,7 @@ impl RequestParts {
             task: self.task.clone(),
             session_key: self.session_key,
             http_session: self.http_session.clone(),
+            view_owner: self.view_owner.clone(),
         }
     }
 

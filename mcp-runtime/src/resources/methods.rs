@@ -20,7 +20,6 @@ use crate::dispatch::{Action, Incoming, parse, span};
 use crate::invoke::{self, Outcome, Steps};
 use crate::middleware::{Kind, Reply};
 use crate::request::RequestParts;
-use crate::server::Shared;
 use crate::tools::BoxFuture;
 
 impl ResultBody for ReadResourceResult {
@@ -50,14 +49,17 @@ fn not_found(uri: &str, detail: Option<&str>, version: ProtocolVersion) -> Error
 /// A template's variables in a URI, by name, percent-decoded.
 type Variables = Vec<(String, String)>;
 
-/// The entry that serves `uri`, and its variables: a resource with that
-/// exact URI wins over any template.
-fn resolve(shared: &Shared, uri: &str) -> Option<(Arc<Entry>, Variables)> {
-    if let Some(entry) = shared.resources.statics.current().get(uri) {
+/// The entry that serves `uri` to `request`'s caller (as its view shows
+/// the catalog), and its variables: a resource with that exact URI wins
+/// over any template.
+fn resolve(request: &Incoming<'_>, uri: &str) -> Option<(Arc<Entry>, Variables)> {
+    let shared = request.shared();
+    let view = request.view();
+    if let Some(entry) = shared.resources.statics.current().find(uri, view.as_deref()) {
         return Some((entry.clone(), Vec::new()));
     }
     let templates = shared.resources.templates.current();
-    templates.entries().iter().find_map(|entry| {
+    templates.seen(view.as_deref()).find_map(|entry| {
         let variables = entry.template.as_ref()?.matches(uri)?;
         Some((entry.clone(), variables))
     })
@@ -103,7 +105,7 @@ impl Invocable for Read {
         let ResourceUri { uri, meta } = params;
         let shared = request.shared();
         let version = request.version;
-        let (entry, variables) = resolve(shared, &uri).ok_or_else(|| not_found(&uri, None, version))?;
+        let (entry, variables) = resolve(request, &uri).ok_or_else(|| not_found(&uri, None, version))?;
         let arguments = variables.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
         Ok(Read { uri, arguments, meta, entry, version, show_details: shared.show_internal_errors })
     }
@@ -166,13 +168,13 @@ fn read_error(uri: &str, error: ResourceError, version: ProtocolVersion, show_de
 /// Whether a resource (or a template's) is at `uri` that `request` may
 /// read.
 pub(crate) fn readable(request: &Incoming<'_>, uri: &str) -> bool {
-    resolve(request.shared(), uri).is_some_and(|(entry, _)| request.may_use(&entry.definition.scopes))
+    resolve(request, uri).is_some_and(|(entry, _)| request.may_use(&entry.definition.scopes))
 }
 
 pub(crate) fn subscribe(request: &Incoming<'_>, params: Option<JsonObject>) -> Result<Action, ErrorObject> {
     let ResourceUri { uri, .. } = parse(params)?;
     span::resource(request.span, &uri);
-    let Some((entry, _)) = resolve(request.shared(), &uri) else {
+    let Some((entry, _)) = resolve(request, &uri) else {
         return Err(not_found(&uri, None, request.version));
     };
     request.authorize(&entry.definition.scopes, format_args!("resource `{uri}`"))?;

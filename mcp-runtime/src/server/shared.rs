@@ -60,6 +60,8 @@ pub(crate) struct Shared {
     pub(crate) skills: Option<Arc<Served>>,
     /// What the catalog looks like to each request (`Server::tool_search`).
     pub(crate) transforms: crate::catalog::Transforms,
+    /// Each caller's own view of the catalog (`catalog::View`).
+    pub(crate) views: crate::catalog::views::Views,
 }
 
 /// How long serving waits for mounted servers to be reached.

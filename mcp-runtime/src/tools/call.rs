@@ -125,11 +125,17 @@ impl Invocable for Call {
         let shared = request.shared();
         shared.transforms.route(&mut name, &mut arguments)?;
         let tools = shared.tools.current();
+        let view = request.view();
         // A tool for views is unknown to a client that renders none.
         let entry = tools
-            .get(&name)
+            .find(&name, view.as_deref())
             .filter(|e| !e.app_only || crate::apps::declared(&request.peer))
-            .ok_or_else(|| tools.unknown("tool", &name, |e| <Tools as crate::component::Kind>::visible(e, request)))?
+            .ok_or_else(|| {
+                let visible = |e: &Entry| {
+                    <Tools as crate::component::Kind>::visible(e, request) && tools.on_for(e, view.as_deref())
+                };
+                tools.unknown("tool", &name, visible)
+            })?
             .clone();
         Ok(Call {
             name,

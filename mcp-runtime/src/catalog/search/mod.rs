@@ -114,10 +114,24 @@ pub(crate) struct Search {
 /// An index and the snapshot it was built from.
 type Indexed = (Arc<Snapshot<Tools>>, Arc<Built>);
 
-/// An index and the entries it ranks, in its order.
+/// An index and the entries it ranks, in its order: every tool, enabled
+/// or not, since a caller's view may turn on what the server disabled.
 pub(crate) struct Built {
     pub(crate) index: Index,
     pub(crate) entries: Vec<Arc<Entry>>,
+    /// Whether each entry is enabled server-wide.
+    pub(crate) enabled: Vec<bool>,
+}
+
+impl Built {
+    /// Whether a caller with `view` sees the entry at `at` (as far as the
+    /// catalog's settings go; scopes are the caller's own check).
+    pub(crate) fn on_for(&self, at: usize, view: Option<&crate::catalog::views::Rules>) -> bool {
+        match view {
+            None => self.enabled[at],
+            Some(view) => view.keeps::<Tools>(&self.entries[at], self.enabled[at]),
+        }
+    }
 }
 
 impl Search {
@@ -149,13 +163,14 @@ impl Search {
         }
         let Some(catalog) = self.catalog.upgrade() else {
             // The server is gone: nothing to find.
-            return Arc::new(Built { index: Index::new(std::iter::empty()), entries: Vec::new() });
+            return Arc::new(Built { index: Index::new(std::iter::empty()), entries: Vec::new(), enabled: Vec::new() });
         };
         let snapshot = catalog.current();
         let entries: Vec<Arc<Entry>> =
-            snapshot.entries().iter().filter(|e| !self.is_own(&e.definition.tool.name)).cloned().collect();
+            snapshot.all().filter(|e| !self.is_own(&e.definition.tool.name)).cloned().collect();
+        let enabled = entries.iter().map(|e| snapshot.on_for(e, None)).collect();
         let index = Index::new(entries.iter().map(|e| document(e)));
-        let built = Arc::new(Built { index, entries });
+        let built = Arc::new(Built { index, entries, enabled });
         *self.index.lock().unwrap_or_else(|e| e.into_inner()) = Some((snapshot, built.clone()));
         built
     }

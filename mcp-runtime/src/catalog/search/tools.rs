@@ -86,7 +86,8 @@ fn search(search: &Search, request: &RequestParts) -> Result<Value, String> {
         return Err(format!("`query` is {chars} characters long; at most {MAX_QUERY_CHARS}: say it in a few words"));
     }
     let built = search.built();
-    let sees = |entry: &Entry| caller_sees(entry, request);
+    let view = request.view();
+    let sees = |at: usize| built.on_for(at, view.as_deref()) && caller_sees(&built.entries[at], request);
     let found: Vec<&Arc<Entry>> = if regex {
         let pattern = regex_lite::RegexBuilder::new(query)
             .case_insensitive(true)
@@ -94,11 +95,12 @@ fn search(search: &Search, request: &RequestParts) -> Result<Value, String> {
             .nest_limit(REGEX_NEST_LIMIT)
             .build()
             .map_err(|e| format!("`query` is not a regex this server takes: {e}"))?;
-        built.entries.iter().filter(|e| sees(e) && regex_matches(e, &pattern)).take(limit).collect()
+        let matching = (0..built.entries.len()).filter(|at| sees(*at) && regex_matches(&built.entries[*at], &pattern));
+        matching.take(limit).map(|at| &built.entries[at]).collect()
     } else {
         // Rank more than asked for, since the caller may not see them all.
         let ranked = built.index.search(query, built.entries.len());
-        ranked.into_iter().map(|(at, _)| &built.entries[at]).filter(|e| sees(e)).take(limit).collect()
+        ranked.into_iter().map(|(at, _)| at).filter(|at| sees(*at)).take(limit).map(|at| &built.entries[at]).collect()
     };
     let version = request.protocol_version();
     let tools: Vec<&serde_json::value::RawValue> = found.iter().map(|e| Tools::listed(e, version)).collect();

@@ -129,8 +129,9 @@ impl Endpoint {
         };
         session.owner = super::super::sessions::owner_of(claims.as_ref());
         let nowhere = Outgoing::nowhere();
-        let response = match session.calls.submit(&session.session, message, &nowhere, Arrival::default(), false).await
-        {
+        // The claims go along: the session listens for changes to its user's view.
+        let arrival = Arrival { claims, ..Arrival::default() };
+        let response = match session.calls.submit(&session.session, message, &nowhere, arrival, false).await {
             Submitted::Answered(answer) => answer,
             _ => unreachable!("`initialize` is answered at once"),
         };
