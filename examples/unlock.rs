@@ -1,0 +1,61 @@
+//! A support desk whose refund tools are hidden until a caller signs in as
+//! an admin: `sign_in_as_admin` unlocks them for that caller only (its
+//! session, or its user over OAuth), and only that caller is told its tool
+//! list changed. Everyone else keeps seeing the desk's public tools.
+//!
+//! ```sh
+//! cargo run --example unlock                          # stdio
+//! cargo run --example unlock -- --http 127.0.0.1:8080 # Streamable HTTP
+//! ```
+
+use mcp_runtime::catalog::View;
+use mcp_runtime::prelude::*;
+
+/// Look an order up by its number.
+#[tool(read_only)]
+fn lookup_order(
+    /// The order's number
+    order: u32,
+) -> String {
+    format!("order {order}: shipped")
+}
+
+/// Sign in as an admin: the refund tools are listed for you from now on.
+#[tool]
+fn sign_in_as_admin(view: View) -> Result<&'static str, ToolError> {
+    view.enable_tagged("admin")?;
+    Ok("signed in: `refund` and the `audit` prompt are yours now")
+}
+
+/// Sign out: back to the public tools.
+#[tool]
+fn sign_out(view: View) -> Result<&'static str, ToolError> {
+    view.reset()?;
+    Ok("signed out")
+}
+
+/// Refund an order to the card it was paid with.
+#[tool(tags = ["admin"], destructive)]
+fn refund(
+    /// The order's number
+    order: u32,
+) -> String {
+    format!("refunded order {order}")
+}
+
+/// Audit the day's refunds.
+#[prompt(tags = ["admin"])]
+fn audit() -> String {
+    "List today's refunds and flag any above 100 EUR.".to_owned()
+}
+
+fn main() -> Result<(), mcp_runtime::Error> {
+    Server::empty("desk", env!("CARGO_PKG_VERSION"))
+        .tool(lookup_order::Tool)
+        .tool(sign_in_as_admin::Tool)
+        .tool(sign_out::Tool)
+        .tool(refund::Tool)
+        .prompt(audit::Prompt)
+        .disable_tagged(["admin"])
+        .run_blocking()
+}

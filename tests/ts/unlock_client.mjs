@@ -1,0 +1,86 @@
+// The official TypeScript SDK's client against the unlock example (a
+// support desk whose refund tools a caller unlocks for itself), as a
+// 2025-11-25 client sees it: the public tools are listed, signing in is
+// followed by a tool list change for this client only, `refund` is then
+// listed and called, and signing out hides it again. Over HTTP a second
+// client, connected all along, never sees `refund` nor hears of a change.
+// Run by .ci/catalog-interop; plain ES modules:
+//
+//     NODE_PATH=<dir with node_modules> node unlock_client.mjs stdio <unlock binary>
+//     NODE_PATH=<dir with node_modules> node unlock_client.mjs http <url>
+//
+// Exits non-zero, saying which check failed, when the server is wrong.
+
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+const require = createRequire(join(process.env.NODE_PATH ?? process.cwd(), "x.js"));
+const sdk = (path) => import(pathToFileURL(require.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
+const { Client } = await sdk("client/index.js");
+const { StdioClientTransport } = await sdk("client/stdio.js");
+const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
+const { ToolListChangedNotificationSchema } = await sdk("types.js");
+
+const [mode, target, ...args] = process.argv.slice(2);
+if (!["stdio", "http"].includes(mode) || !target) {
+    console.error("usage: node unlock_client.mjs stdio <server binary> [args...] | http <url>");
+    process.exit(2);
+}
+
+const PUBLIC = ["lookup_order", "sign_in_as_admin", "sign_out"];
+
+/** A connected client and the tool list changes it heard of. */
+async function connect(name) {
+    const client = new Client({ name, version: "1.0.0" }, { capabilities: {} });
+    const heard = [];
+    let wake = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard.push("tools");
+        wake();
+    });
+    const transport =
+        mode === "stdio"
+            ? new StdioClientTransport({ command: target, args, stderr: "inherit" })
+            : new StreamableHTTPClientTransport(new URL(target));
+    await client.connect(transport);
+    const changed = () =>
+        heard.length > 0
+            ? Promise.resolve(heard.shift())
+            : new Promise((resolve, reject) => {
+                  const timer = setTimeout(() => reject(new Error(`${name} heard of no change`)), 10000);
+                  wake = () => {
+                      clearTimeout(timer);
+                      wake = () => {};
+                      resolve(heard.shift());
+                  };
+              });
+    return { client, heard, changed };
+}
+
+const names = async (client) => (await client.listTools()).tools.map((t) => t.name).sort();
+
+const ann = await connect("ts-unlock-ann");
+const bob = mode === "http" ? await connect("ts-unlock-bob") : undefined;
+assert.deepEqual(await names(ann.client), PUBLIC, "the public tools");
+const signed = await ann.client.callTool({ name: "sign_in_as_admin", arguments: {} });
+assert.equal(signed.isError, undefined, JSON.stringify(signed));
+assert.equal(await ann.changed(), "tools", "told its tool list changed");
+assert.deepEqual(await names(ann.client), [...PUBLIC, "refund"].sort(), "refund is listed after signing in");
+const refunded = await ann.client.callTool({ name: "refund", arguments: { order: 7 } });
+assert.equal(refunded.content[0].text, "refunded order 7");
+assert.deepEqual((await ann.client.listPrompts()).prompts.map((p) => p.name), ["audit"]);
+if (bob) {
+    assert.deepEqual(await names(bob.client), PUBLIC, "the other client sees the public tools only");
+    const refused = await bob.client.callTool({ name: "refund", arguments: { order: 7 } }).catch((e) => e);
+    assert.ok(String(refused.message ?? JSON.stringify(refused)).includes("unknown tool"), String(refused));
+    assert.deepEqual(bob.heard, [], "the other client heard of no change");
+}
+await ann.client.callTool({ name: "sign_out", arguments: {} });
+assert.equal(await ann.changed(), "tools", "told again when signing out");
+assert.deepEqual(await names(ann.client), PUBLIC, "back to the public tools");
+
+await ann.client.close();
+await bob?.client.close();
+console.log(`typescript unlock client (${mode}): listed, signed in, told of the change, refunded, signed out: ok`);
