@@ -347,3 +347,67 @@ impl FromRequest for View {
         Ok(View { views: (*views).clone(), owner: request.view_owner.clone() })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn views() -> Views {
+        Views::new(Arc::new(Announcer::default()), Box::new(|_| Kinds::default()))
+    }
+
+    fn unlock(views: &Views, owner: &Owner) -> Result<bool, ViewError> {
+        let target = Target::Tag("admin".into());
+        views.change(owner, |rules| if rules.set(&target, true) { vec![target.clone()] } else { Vec::new() })
+    }
+
+    #[test]
+    fn the_callers_bound_refuses_a_new_caller_until_a_view_expires_or_is_forgotten() {
+        let views = views();
+        for key in 0..MAX_VIEWS as u64 {
+            assert_eq!(unlock(&views, &Owner::Session(key)), Ok(true));
+        }
+        let late = Owner::Subject("late".into());
+        assert_eq!(unlock(&views, &late), Err(ViewError::TooManyCallers));
+        assert!(views.of(Some(&late)).is_none(), "the refused caller has no view");
+        assert_eq!(unlock(&views, &Owner::Session(0)), Ok(false), "a held view changes within the bound");
+
+        views.forget(&Owner::Session(0));
+        assert!(views.of(Some(&Owner::Session(0))).is_none());
+        assert_eq!(unlock(&views, &late), Ok(true), "a forgotten view made room");
+        assert_eq!(unlock(&views, &Owner::Subject("later".into())), Err(ViewError::TooManyCallers));
+
+        // Expired views are swept when a new caller needs room.
+        views.held().get_mut(&Owner::Session(1)).unwrap().expires = Instant::now();
+        assert_eq!(unlock(&views, &Owner::Subject("later".into())), Ok(true));
+        assert_eq!(views.held().len(), MAX_VIEWS);
+    }
+
+    #[test]
+    fn an_expired_view_is_never_read_and_a_read_moves_its_deadline() {
+        let views = views();
+        let ann = Owner::Subject("ann".into());
+        assert!(views.is_empty());
+        unlock(&views, &ann).unwrap();
+        assert!(!views.is_empty());
+        let soon = Instant::now() + Duration::from_secs(1);
+        views.held().get_mut(&ann).unwrap().expires = soon;
+        assert!(views.of(Some(&ann)).is_some());
+        assert!(views.held()[&ann].expires > soon, "used: its deadline moved on");
+        views.held().get_mut(&ann).unwrap().expires = Instant::now();
+        assert!(views.of(Some(&ann)).is_none(), "expired");
+        assert!(views.is_empty(), "and gone");
+        assert!(views.of(None).is_none(), "no owner, no view");
+    }
+
+    #[test]
+    fn a_reset_drops_the_view_and_an_empty_one_is_not_kept() {
+        let views = views();
+        let ann = Owner::Session(7);
+        unlock(&views, &ann).unwrap();
+        let reset = views.change(&ann, |rules| std::mem::take(rules).targets().collect());
+        assert_eq!(reset, Ok(true));
+        assert!(views.is_empty());
+        assert_eq!(views.change(&ann, |rules| std::mem::take(rules).targets().collect()), Ok(false));
+    }
+}
