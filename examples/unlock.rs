@@ -1,7 +1,11 @@
 //! A support desk whose refund tools are hidden until a caller signs in as
 //! an admin: `sign_in_as_admin` unlocks them for that caller only (its
 //! session, or its user over OAuth), and only that caller is told its tool
-//! list changed. Everyone else keeps seeing the desk's public tools.
+//! list changed. Everyone else keeps seeing the desk's public tools. Its
+//! resources and prompts are offered as tools too (`read_resource`,
+//! `list_prompts`...), for clients that only call tools, and follow each
+//! caller's view the same way; 2026-07-28 clients may cache its lists for
+//! a minute (a change to a caller's view tells that caller at once).
 //!
 //! ```sh
 //! cargo run --example unlock                          # stdio
@@ -43,6 +47,12 @@ fn refund(
     format!("refunded order {order}")
 }
 
+/// The desk's refund policy.
+#[resource("desk://policy")]
+fn policy() -> String {
+    "Refunds within 30 days, to the card paid with.".to_owned()
+}
+
 /// Audit the day's refunds.
 #[prompt(tags = ["admin"])]
 fn audit() -> String {
@@ -56,6 +66,10 @@ fn main() -> Result<(), mcp_runtime::Error> {
         .tool(sign_out::Tool)
         .tool(refund::Tool)
         .prompt(audit::Prompt)
+        .resource(policy::Resource)
         .disable_tagged(["admin"])
+        .resources_as_tools()
+        .prompts_as_tools()
+        .cache_ttl(std::time::Duration::from_secs(60))
         .run_blocking()
 }

@@ -2,7 +2,10 @@
 desk whose refund tools a caller unlocks for itself): 2.x on the stateless
 2026-07-28 path and 1.x after the `initialize` handshake, over stdio or
 Streamable HTTP. The caller lists the public tools, signs in, is told its
-tool list changed, lists and calls `refund`, and signs out. Over HTTP a
+tool list changed (2.x, which caches lists for the minute the server
+allows, drops its cached list when told), lists and calls `refund`, finds
+the unlocked prompt through the `list_prompts` tool and reads a resource
+through `read_resource`, and signs out. Over HTTP a
 second client, connected all along, never sees `refund` nor hears of a
 change; a 2026-07-28 HTTP request without a token has no caller to unlock
 for and says so.
@@ -11,9 +14,13 @@ usage: python unlock_client.py <modern|handshake> <stdio <server command> [args.
 """
 
 import asyncio
+import json
 import sys
 
-PUBLIC = ["lookup_order", "sign_in_as_admin", "sign_out"]
+PUBLIC = sorted(
+    ["lookup_order", "sign_in_as_admin", "sign_out", "list_resources", "list_resource_templates", "read_resource"]
+    + ["list_prompts", "get_prompt"]
+)
 
 
 def check(condition: bool, what: str) -> None:
@@ -41,9 +48,17 @@ async def unlocked(client, label: str, changed) -> None:
     check(refunded.content[0].text == "refunded order 7", f"{label}: refund answered {refunded}")
     prompts = [p.name for p in (await client.list_prompts()).prompts]
     check(prompts == ["audit"], f"{label}: prompts {prompts}")
+    as_tool = await client.call_tool("list_prompts", {})
+    listed = [p["name"] for p in json.loads(as_tool.content[0].text)["prompts"]]
+    check(listed == ["audit"], f"{label}: list_prompts as a tool {as_tool}")
+    policy = await client.call_tool("read_resource", {"uri": "desk://policy"})
+    check("30 days" in policy.content[0].text, f"{label}: read_resource as a tool {policy}")
     out = await client.call_tool("sign_out", {})
     check(not failed(out), f"{label}: sign out failed: {out}")
+    await asyncio.wait_for(changed(), 10)
     check(await names(client) == PUBLIC, f"{label}: after sign out {await names(client)}")
+    as_tool = await client.call_tool("list_prompts", {})
+    check(json.loads(as_tool.content[0].text)["prompts"] == [], f"{label}: list_prompts after sign out {as_tool}")
 
 
 async def modern(target: list[str]) -> None:
@@ -101,6 +116,7 @@ async def handshake(target: list[str]) -> None:
                     async with ClientSession(bob_read, bob_write, message_handler=listener(bob_heard)) as bob:
                         await bob.initialize()
                         await unlocked(ann, label, ann_heard.get)
+                        check(bob_heard.empty(), f"{label}: bob heard of ann's changes")
                         signed = await ann.call_tool("sign_in_as_admin", {})
                         check(not failed(signed), f"{label}: second sign in {signed}")
                         await asyncio.wait_for(ann_heard.get(), 10)

@@ -2,7 +2,8 @@
 // support desk whose refund tools a caller unlocks for itself), as a
 // 2025-11-25 client sees it: the public tools are listed, signing in is
 // followed by a tool list change for this client only, `refund` is then
-// listed and called, and signing out hides it again. Over HTTP a second
+// listed and called, the unlocked prompt is found and got through the
+// `list_prompts` and `get_prompt` tools, and signing out hides it again. Over HTTP a second
 // client, connected all along, never sees `refund` nor hears of a change.
 // Run by .ci/catalog-interop; plain ES modules:
 //
@@ -29,7 +30,10 @@ if (!["stdio", "http"].includes(mode) || !target) {
     process.exit(2);
 }
 
-const PUBLIC = ["lookup_order", "sign_in_as_admin", "sign_out"];
+const PUBLIC = [
+    "lookup_order", "sign_in_as_admin", "sign_out",
+    "list_resources", "list_resource_templates", "read_resource", "list_prompts", "get_prompt",
+].sort();
 
 /** A connected client and the tool list changes it heard of. */
 async function connect(name) {
@@ -71,6 +75,10 @@ assert.deepEqual(await names(ann.client), [...PUBLIC, "refund"].sort(), "refund 
 const refunded = await ann.client.callTool({ name: "refund", arguments: { order: 7 } });
 assert.equal(refunded.content[0].text, "refunded order 7");
 assert.deepEqual((await ann.client.listPrompts()).prompts.map((p) => p.name), ["audit"]);
+const asTool = await ann.client.callTool({ name: "list_prompts", arguments: {} });
+assert.deepEqual(JSON.parse(asTool.content[0].text).prompts.map((p) => p.name), ["audit"], "list_prompts as a tool");
+const prompt = await ann.client.callTool({ name: "get_prompt", arguments: { name: "audit" } });
+assert.ok(JSON.stringify(prompt).includes("refunds"), JSON.stringify(prompt));
 if (bob) {
     assert.deepEqual(await names(bob.client), PUBLIC, "the other client sees the public tools only");
     const refused = await bob.client.callTool({ name: "refund", arguments: { order: 7 } }).catch((e) => e);
