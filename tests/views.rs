@@ -12,7 +12,7 @@ use crate::common::pipe_to;
 use crate::oauth::{Issuer, Key, Mcp};
 use futures_util::{Stream, StreamExt};
 use mcp_core::{CallToolResult, Content, Notification, ProtocolVersion};
-use mcp_runtime::catalog::{MAX_VIEW_RULES, ToolSearch, View};
+use mcp_runtime::catalog::{MAX_VIEW_BYTES, MAX_VIEW_RULES, ToolSearch, View};
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::HttpOptions;
 use mcp_runtime_client::{Client, ClientBuilder, EraChoice};
@@ -265,4 +265,13 @@ async fn a_view_holds_a_bounded_number_of_rules_and_a_refusal_changes_nothing() 
     assert_eq!(said(&client, "reset", json!({})).await, "true");
     assert_eq!(said(&client, "hide", json!({"name": "price"})).await, "true", "room again after a reset");
     assert!(!tool_names(&client).await.contains(&"price".to_owned()));
+
+    // Names a caller passes in cannot grow its view past its bytes.
+    let long = "x".repeat(MAX_VIEW_BYTES);
+    let refused = client.call("hide", json!({"name": long})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let why =
+        format!("this caller's view is too large: at most {MAX_VIEW_BYTES} bytes of names and tags; reset it first");
+    assert_eq!(text(&refused), why);
+    assert!(!tool_names(&client).await.contains(&"price".to_owned()), "what it held is kept");
 }

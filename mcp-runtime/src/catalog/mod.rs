@@ -24,7 +24,7 @@ use search::Search;
 pub use search::ToolSearch;
 use search::tools::{CallTool, SearchTool};
 use views::Target;
-pub use views::{MAX_VIEW_RULES, MAX_VIEWS, VIEW_IDLE, View, ViewError};
+pub use views::{MAX_VIEW_BYTES, MAX_VIEW_RULES, MAX_VIEWS, VIEW_IDLE, View, ViewError};
 
 /// The transforms of one server, fixed when it is built.
 #[derive(Default)]

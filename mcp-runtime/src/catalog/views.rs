@@ -7,7 +7,8 @@
 //!
 //! Every view has an owner (the token's subject, else the session), a
 //! deadline (an hour after the caller last used it; a session's ends with
-//! the session) and bounds ([`MAX_VIEW_RULES`] rules a caller, [`MAX_VIEWS`]
+//! the session) and bounds ([`MAX_VIEW_RULES`] rules and [`MAX_VIEW_BYTES`]
+//! a caller, [`MAX_VIEWS`]
 //! callers a server).
 
 use std::collections::{BTreeMap, HashMap};
@@ -23,6 +24,9 @@ use crate::request::{FromRequest, Needs, Rejection, RequestParts};
 
 /// The most rules (names and tags turned on or off) one caller's view holds.
 pub const MAX_VIEW_RULES: usize = 256;
+/// The most bytes of names and tags one caller's view holds (a caller
+/// that passes what it likes to `disable` cannot grow a view past it).
+pub const MAX_VIEW_BYTES: usize = 16 * 1024;
 /// The most callers with a view of their own a server keeps at once.
 pub const MAX_VIEWS: usize = 10_000;
 /// How long a view lives after its caller last used it.
@@ -95,6 +99,10 @@ impl Rules {
 
     fn is_empty(&self) -> bool {
         self.keys.is_empty() && self.tags.is_empty()
+    }
+
+    fn bytes(&self) -> usize {
+        self.keys.keys().chain(self.tags.keys()).map(String::len).sum()
     }
 
     fn set(&mut self, target: &Target, on: bool) -> bool {
@@ -190,6 +198,9 @@ impl Views {
         if rules.len() > MAX_VIEW_RULES {
             return Err(ViewError::TooManyRules { limit: MAX_VIEW_RULES });
         }
+        if rules.bytes() > MAX_VIEW_BYTES {
+            return Err(ViewError::TooLarge { limit: MAX_VIEW_BYTES });
+        }
         if new_owner && held.len() >= MAX_VIEWS {
             held.retain(|_, h| h.expires > now);
             if held.len() >= MAX_VIEWS {
@@ -222,6 +233,11 @@ pub enum ViewError {
         /// The bound.
         limit: usize,
     },
+    /// The caller's view would hold more bytes of names and tags than it may.
+    TooLarge {
+        /// The bound, in bytes.
+        limit: usize,
+    },
     /// The server keeps as many views as it may.
     TooManyCallers,
 }
@@ -234,6 +250,9 @@ impl fmt::Display for ViewError {
             ),
             ViewError::TooManyRules { limit } => {
                 write!(f, "this caller's view has too many rules: at most {limit}; reset it first")
+            }
+            ViewError::TooLarge { limit } => {
+                write!(f, "this caller's view is too large: at most {limit} bytes of names and tags; reset it first")
             }
             ViewError::TooManyCallers => f.write_str("the server keeps as many callers' views as it can; try later"),
         }
@@ -264,8 +283,8 @@ impl From<ViewError> for crate::ToolError {
 /// ([`Server::disable_tagged`](crate::Server::disable_tagged) and a
 /// handle's `disable`); among its tag rules, off beats on. A view lives an
 /// hour after its caller last used it (a session's, at most until the
-/// session ends), holds at most [`MAX_VIEW_RULES`] rules, and a server keeps at
-/// most [`MAX_VIEWS`] views; views live in the process that serves the
+/// session ends), holds at most [`MAX_VIEW_RULES`] rules of at most
+/// [`MAX_VIEW_BYTES`] in all, and a server keeps at most [`MAX_VIEWS`] views; views live in the process that serves the
 /// caller (not shared between replicas).
 ///
 /// ```
