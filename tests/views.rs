@@ -3,7 +3,9 @@
 //! both eras: by session, and by the token's subject over OAuth), lists,
 //! calls, reads, prompts and tool search follow the caller's view, only
 //! the caller whose view changed is told its lists changed (and only the
-//! lists the change touched), and bad input (no caller, too many rules)
+//! lists the change touched), a mounted server's tools change the view
+//! of the server their caller sees (never one all of a mount's callers
+//! would share), and bad input (no caller, too many rules, too many bytes)
 //! gets a clear tool error that changes nothing.
 
 use std::time::Duration;
@@ -274,4 +276,38 @@ async fn a_view_holds_a_bounded_number_of_rules_and_a_refusal_changes_nothing() 
         format!("this caller's view is too large: at most {MAX_VIEW_BYTES} bytes of names and tags; reset it first");
     assert_eq!(text(&refused), why);
     assert!(!tool_names(&client).await.contains(&"price".to_owned()), "what it held is kept");
+}
+
+#[tokio::test]
+async fn a_mounted_servers_tool_changes_the_view_its_caller_sees_the_catalog_through() {
+    for version in ERAS {
+        // The mounted server's tools are called directly (it has no
+        // middleware of its own): its `unlock` changes the gateway's view.
+        let desk = Server::empty("desk", "1").tool(unlock::Tool).tool(refund::Tool).tool(price::Tool);
+        let gateway = Server::empty("gateway", "1").mount("desk", desk).disable_tagged(["admin"]);
+        let client = pipe_to(gateway, builder(version)).await;
+        assert_eq!(tool_names(&client).await, ["desk_price", "desk_unlock"], "{version:?}");
+        let mut changes = Box::pin(client.watch(&[]).await.unwrap());
+        assert_eq!(said(&client, "desk_unlock", json!({})).await, "true", "{version:?}");
+        let how = format!("{version:?}");
+        assert_eq!(next(&mut changes, &how).await, "notifications/tools/list_changed", "{how}");
+        assert_eq!(tool_names(&client).await, ["desk_price", "desk_refund", "desk_unlock"], "{how}");
+        assert_eq!(said(&client, "desk_refund", json!({"order": 9})).await, "refunded 9", "{how}");
+    }
+}
+
+#[tokio::test]
+async fn a_mounted_server_called_over_its_connection_keeps_no_view_all_the_mounts_callers_would_share() {
+    // Its middleware must see the protocol's requests, so the mount calls
+    // it over its connection, which every caller of the mount shares.
+    let pass =
+        |invocation: mcp_runtime::middleware::Invocation, next: mcp_runtime::middleware::Next| next.run(invocation);
+    let desk =
+        Server::empty("desk", "1").tool(unlock::Tool).tool(refund::Tool).layer(mcp_runtime::middleware::from_fn(pass));
+    let gateway = Server::empty("gateway", "1").mount("desk", desk).disable_tagged(["admin"]);
+    let client = pipe_to(gateway, builder(ProtocolVersion::LATEST_HANDSHAKE)).await;
+    let refused = client.call("desk_unlock", json!({})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    assert!(text(&refused).contains("a view here would be all of theirs"), "{}", text(&refused));
+    assert_eq!(tool_names(&client).await, ["desk_unlock"], "nothing was unlocked for anyone");
 }

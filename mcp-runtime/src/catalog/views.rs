@@ -128,6 +128,9 @@ struct Held {
 pub(crate) type Lists = Box<dyn Fn(&Target) -> Kinds + Send + Sync>;
 
 struct Inner {
+    /// Whether the server is mounted in another over a connection, which
+    /// all the mount's callers share: a view there would be theirs alike.
+    mounted: std::sync::atomic::AtomicBool,
     held: Mutex<HashMap<Owner, Held>>,
     /// How many views are held: requests look no further while it is 0.
     count: AtomicUsize,
@@ -139,13 +142,28 @@ struct Inner {
 #[derive(Clone)]
 pub(crate) struct Views(Arc<Inner>);
 
+impl fmt::Debug for Views {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Views").field("held", &self.0.count.load(Ordering::Relaxed)).finish()
+    }
+}
+
 impl Views {
     pub(crate) fn new(announcer: Arc<Announcer>, lists: Lists) -> Views {
-        Views(Arc::new(Inner { held: Mutex::default(), count: AtomicUsize::new(0), announcer, lists }))
+        let mounted = std::sync::atomic::AtomicBool::new(false);
+        Views(Arc::new(Inner { mounted, held: Mutex::default(), count: AtomicUsize::new(0), announcer, lists }))
     }
 
     fn held(&self) -> std::sync::MutexGuard<'_, HashMap<Owner, Held>> {
         self.0.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Refuse every change from now on: the server is mounted in another
+    /// over a connection (its tools called directly change the mount's
+    /// views instead).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn refuse_changes(&self) {
+        self.0.mounted.store(true, Ordering::Release);
     }
 
     /// Whether no caller has a view of its own.
@@ -186,6 +204,9 @@ impl Views {
     /// within the bounds; the owner's listeners are told of the lists the
     /// change touches. Whether anything changed.
     fn change(&self, owner: &Owner, change: impl FnOnce(&mut Rules) -> Vec<Target>) -> Result<bool, ViewError> {
+        if self.0.mounted.load(Ordering::Acquire) {
+            return Err(ViewError::Mounted);
+        }
         let mut held = self.held();
         let now = Instant::now();
         let current = held.get(owner).filter(|h| h.expires > now).map(|h| (*h.rules).clone());
@@ -240,6 +261,9 @@ pub enum ViewError {
     },
     /// The server keeps as many views as it may.
     TooManyCallers,
+    /// The server is mounted in another over a connection all the mount's
+    /// callers share, so a view here would be all of theirs.
+    Mounted,
 }
 
 impl fmt::Display for ViewError {
@@ -255,6 +279,9 @@ impl fmt::Display for ViewError {
                 write!(f, "this caller's view is too large: at most {limit} bytes of names and tags; reset it first")
             }
             ViewError::TooManyCallers => f.write_str("the server keeps as many callers' views as it can; try later"),
+            ViewError::Mounted => f.write_str(
+                "this server is mounted in another whose callers share its connection: a view here would be all of theirs",
+            ),
         }
     }
 }
@@ -362,8 +389,8 @@ impl FromRequest for View {
     fn describe(_needs: &mut Needs) {}
 
     fn from_request(request: &mut RequestParts) -> Result<Self, Rejection> {
-        let views = request.state.get::<Views>().ok_or_else(|| Rejection::internal("this request has no server"))?;
-        Ok(View { views: (*views).clone(), owner: request.view_owner.clone() })
+        let views = request.views.clone().ok_or_else(|| Rejection::internal("this request has no server"))?;
+        Ok(View { views, owner: request.view_owner.clone() })
     }
 }
 

@@ -119,6 +119,7 @@ impl Incoming<'_> {
             session_key: self.session.key,
             http_session: self.session.http_id().cloned(),
             view_owner: self.view_owner(),
+            views: Some(self.session.shared.views.clone()),
         }
     }
 

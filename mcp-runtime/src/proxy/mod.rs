@@ -280,6 +280,12 @@ impl From<Server> for Upstream {
             .as_ref()
             .ok()
             .map(|(shared, _)| (shared.clone(), shared.middleware.is_none() && shared.transforms.as_tools.is_empty()));
+        // Its connection is shared by every caller of the mount: a view
+        // it kept for that connection would be all of theirs. Its tools
+        // called directly change the mount's views instead.
+        if let Ok((shared, _)) = &built {
+            shared.views.refuse_changes();
+        }
         let mut upstream = Upstream::connect_with(label, move |builder| {
             let built = built.clone();
             async move {

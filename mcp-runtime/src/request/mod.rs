@@ -64,6 +64,10 @@ pub struct RequestParts {
     /// Whose view of the catalog the request sees (none for a request
     /// made by hand, or a 2026-07-28 one without a token).
     pub(crate) view_owner: Option<crate::catalog::views::Owner>,
+    /// The views of the server that serves the caller's catalog: kept when
+    /// a mounted server's tool is called directly, so a view it changes is
+    /// the one the caller's lists are read through.
+    pub(crate) views: Option<crate::catalog::views::Views>,
 }
 
 impl RequestParts {
@@ -87,13 +91,13 @@ impl RequestParts {
             session_key: 0,
             http_session: None,
             view_owner: None,
+            views: None,
         }
     }
 
     /// The caller's own view of the catalog, if it has one.
     pub(crate) fn view(&self) -> Option<Arc<crate::catalog::views::Rules>> {
-        let views = self.state.get::<crate::catalog::views::Views>()?;
-        views.of(self.view_owner.as_ref())
+        self.views.as_ref()?.of(self.view_owner.as_ref())
     }
 
     /// A copy of the request, for running its handler once more.
@@ -115,6 +119,7 @@ impl RequestParts {
             session_key: self.session_key,
             http_session: self.http_session.clone(),
             view_owner: self.view_owner.clone(),
+            views: self.views.clone(),
         }
     }
 

@@ -268,12 +268,11 @@ impl Server {
         &self.info
     }
 
-    pub(crate) fn build(mut self) -> Result<(Arc<Shared>, Limits), Error> {
+    pub(crate) fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
         #[cfg(feature = "proxy")]
         let links = self.links();
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         let views = crate::catalog::views::Views::new(self.announcer.clone(), self.view_lists());
-        self.states.insert(views.clone());
         let state = Arc::new(self.states);
         let skills = if self.skills.is_empty() {
             None
