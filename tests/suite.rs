@@ -34,6 +34,7 @@ mod hardening;
 mod host;
 mod http;
 mod http_calls;
+mod http_sessionless;
 mod interop;
 mod keepalive;
 mod limits;

@@ -99,3 +99,16 @@ pub(crate) fn discover(request: &Incoming<'_>, _: Option<JsonObject>) -> Result<
         instructions: shared.instructions.as_deref(),
     }))
 }
+
+impl super::Session {
+    /// Settle the session as if a client of `version` that declared no
+    /// capabilities had initialized it, without listening for changes:
+    /// the session that handshake-era requests share on an HTTP endpoint
+    /// that issues no session ids (each answered from the request alone).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn assume(self, version: ProtocolVersion) -> Self {
+        let peer = Peer::new(self.log_level.clone(), None, Default::default(), Some(self.requests.clone()));
+        let _ = self.negotiated.set(Negotiated { version, peer: Arc::new(peer) });
+        self
+    }
+}

@@ -18,7 +18,8 @@ use crate::request::{FromRequest, Needs, Rejection, RequestParts};
 /// [`Server::user_state`](crate::Server::user_state) does not start.
 ///
 /// Whose state it is: the subject of the request's access token (over HTTP
-/// with OAuth); else, in a 2025-11-25 (or older) session, that session;
+/// with OAuth); else, in a 2025-11-25 (or older) session, that session (not
+/// on an endpoint that issues no session ids);
 /// else nobody, and only a handle addresses state: [`mint`](Self::mint)
 /// one, return it to the client, and take it back as a [`StateHandle`]
 /// argument to [`open`](Self::open). A handle opens only for the user it
@@ -163,9 +164,14 @@ impl<T: Send + Sync + 'static> FromRequest for UserState<T> {
             .state
             .get::<UserStore>()
             .ok_or_else(|| Rejection::internal("no `UserStore` is registered on this server (`Server::user_state`)"))?;
+        // A session owns state only if it outlives the request (not the
+        // one an endpoint without session ids shares among its requests).
+        let lasting = matches!(request.view_owner, Some(crate::catalog::views::Owner::Session(_)));
         let caller = match (&request.claims, &request.peer) {
             (Some(claims), _) => Some(subject_key(&claims.principal())),
-            (None, Some(peer)) if request.protocol_version.uses_handshake() => Some(session_key(request, peer)),
+            (None, Some(peer)) if lasting && request.protocol_version.uses_handshake() => {
+                Some(session_key(request, peer))
+            }
             _ => None,
         };
         Ok(UserState { store: (*store).clone(), owner: caller.clone(), caller, _value: PhantomData })

@@ -80,6 +80,8 @@ pub struct HttpOptions {
     pub(crate) connections: conn::ConnectionLimits,
     pub(crate) stores: Stores,
     pub(crate) card: Option<ServerCard>,
+    /// Whether `initialize` opens a session (`session_ids`).
+    pub(crate) session_ids: bool,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<OAuth>,
     #[cfg(feature = "oauth")]
@@ -118,6 +120,7 @@ impl Default for HttpOptions {
             connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
             stores: Stores { events: Arc::new(MemoryEventStore::default()), sessions: None, fanout: None },
             card: None,
+            session_ids: true,
             #[cfg(feature = "oauth")]
             oauth: None,
             #[cfg(feature = "oauth")]
@@ -228,6 +231,23 @@ impl HttpOptions {
     /// Defaults to the server's `max_message_size`.
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body = Some(bytes);
+        self
+    }
+
+    /// Whether a 2025-11-25 (or older) client's `initialize` opens a
+    /// session (an `Mcp-Session-Id`); yes by default. A server that keeps
+    /// nothing per session may say no: its handshake-era requests are then
+    /// answered from the request alone (its `MCP-Protocol-Version` header
+    /// names the version; without one, 2025-03-26 as the spec says), and a
+    /// client sends no `DELETE`. Without a session, nothing lives between
+    /// requests: no server-to-client requests (elicitation, sampling,
+    /// roots: the client declared no capabilities), no `list_changed` or
+    /// resource updates, and the methods that need one (`logging/setLevel`,
+    /// `resources/subscribe`, `tasks/*`, a call asking to be a task) are
+    /// refused with an error that says so; per-user state and views go by
+    /// the access token's subject, as on the 2026-07-28 path.
+    pub fn session_ids(mut self, issue: bool) -> Self {
+        self.session_ids = issue;
         self
     }
 

@@ -80,6 +80,10 @@ pub(crate) struct Endpoint {
     /// The calls of stateless requests, each on its own (their ids are
     /// independent), within one limit: nothing tells their clients apart.
     stateless_calls: Arc<Calls>,
+    /// Without session ids (`HttpOptions::session_ids(false)`): the session
+    /// each handshake version's requests share, as if initialized by a
+    /// client that declared nothing (by place in `ProtocolVersion::ALL`).
+    assumed: [std::sync::OnceLock<Arc<Session>>; ProtocolVersion::ALL.len()],
     /// Where news for the other replicas goes, when there are any.
     news: Option<tokio::sync::mpsc::UnboundedSender<News>>,
     /// The token checks, when the endpoint is an OAuth protected resource.
@@ -137,6 +141,7 @@ impl Endpoint {
         Ok(Endpoint {
             stateless: Arc::new(stateless::session(&shared)),
             stateless_calls: Calls::new(limits.max_running_calls, Ids::PerRequest),
+            assumed: Default::default(),
             shared,
             options,
             max_body,

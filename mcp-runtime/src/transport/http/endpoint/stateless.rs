@@ -19,9 +19,10 @@ impl Endpoint {
     ) -> Response {
         let keys = envelope::Keys::of(request_meta(request.params.as_ref()));
         if !keys.present() && !names_stateless_version(headers) {
-            return match request.method == methods::INITIALIZE {
-                true => self.initialize(Message::Request(request), claims).await,
-                false => missing_session(Some(request.id)),
+            return match (request.method == methods::INITIALIZE, self.options.session_ids) {
+                (true, true) => self.initialize(Message::Request(request), claims).await,
+                (false, true) => missing_session(Some(request.id)),
+                (_, false) => self.without_session(headers, request, sse, claims).await,
             };
         }
         // In the spec's order: the envelope's required keys (-32602), then
@@ -38,6 +39,36 @@ impl Endpoint {
         self.stateless(request, sse, arrival).await
     }
 
+    /// A handshake-era request on an endpoint that issues no session ids:
+    /// `initialize` is answered (with no id), and any other request from
+    /// itself alone, on the session its version's requests share; the
+    /// methods that need a session are refused.
+    async fn without_session(
+        &self,
+        headers: &HeaderMap,
+        request: mcp_core::Request,
+        sse: bool,
+        claims: Option<Claims>,
+    ) -> Response {
+        if let Some(response) = unsupported_version(headers) {
+            return response;
+        }
+        if let Some(error) = needs_session(&request) {
+            return json_response(StatusCode::OK, &Answer::error(Some(request.id), error));
+        }
+        let named = headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()).and_then(ProtocolVersion::parse);
+        let version = named.unwrap_or(ProtocolVersion::V2025_03_26);
+        let session = match request.method == methods::INITIALIZE {
+            // Its own, for the version it asks for: it is answered, and dropped.
+            true => Arc::new(session(&self.shared)),
+            false => {
+                let at = ProtocolVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+                self.assumed[at].get_or_init(|| Arc::new(session(&self.shared).assume(version))).clone()
+            }
+        };
+        self.stateless_on(session, request, sse, Arrival { claims, ..Arrival::default() }).await
+    }
+
     /// A 2026-07-28 request outside any session: answered from the request
     /// alone.
     async fn stateless(&self, request: mcp_core::Request, sse: bool, arrival: Arrival<'_>) -> Response {
@@ -47,6 +78,17 @@ impl Endpoint {
             true => Arc::new(session(&self.shared)),
             false => self.stateless.clone(),
         };
+        self.stateless_on(session, request, sse, arrival).await
+    }
+
+    /// A request outside any session, answered on `session`.
+    async fn stateless_on(
+        &self,
+        session: Arc<Session>,
+        request: mcp_core::Request,
+        sse: bool,
+        arrival: Arrival<'_>,
+    ) -> Response {
         let (queue, rx) = Outgoing::bounded(self.max_queued);
         let queue = queue.answer_only();
         let message = Message::Request(request);
@@ -71,6 +113,26 @@ impl Endpoint {
             };
         CallStream::direct(rx, Some(on_drop)).respond(sse, stateless_status).await.0
     }
+}
+
+/// Why a handshake-era request cannot be answered without a session, if
+/// it cannot: what it changes or starts would outlive the request, and be
+/// every sessionless client's alike.
+fn needs_session(request: &mcp_core::Request) -> Option<ErrorObject> {
+    let method = request.method.as_str();
+    let asks_task = method == methods::TOOLS_CALL && request.params.as_ref().is_some_and(|p| p.contains_key("task"));
+    let stateful = [methods::LOGGING_SET_LEVEL, methods::RESOURCES_SUBSCRIBE, methods::RESOURCES_UNSUBSCRIBE];
+    let what = if asks_task {
+        "a call that becomes a task"
+    } else if method.starts_with("tasks/") || stateful.contains(&method) {
+        method
+    } else {
+        return None;
+    };
+    Some(ErrorObject::invalid_request(format!(
+        "{what} needs a session, and this server issues none (`HttpOptions::session_ids(false)`): it answers each \
+         request from the request alone"
+    )))
 }
 
 /// A session for stateless requests.
