@@ -132,7 +132,7 @@ pub(crate) fn routes(proxy: Arc<Proxy>) -> Router {
 /// consent form, the callback) are never readable across origins.
 async fn checked(State(proxy): State<Arc<Proxy>>, request: Request, next: axum::middleware::Next) -> Response {
     if guard::check(request.headers(), &proxy.hosts, &None, None).is_err() {
-        return (StatusCode::FORBIDDEN, "Host header is not allowed").into_response();
+        return (StatusCode::FORBIDDEN, guard::HOST_REFUSED).into_response();
     }
     let path = request.uri().path();
     let for_pages = path.contains("/.well-known/")
