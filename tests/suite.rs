@@ -63,6 +63,7 @@ mod resources;
 mod results;
 mod schemas;
 mod server_card;
+mod server_logs;
 mod skills;
 mod spans;
 mod startup;

@@ -78,6 +78,8 @@ pub struct Server {
     args: Option<Vec<std::ffi::OsString>>,
     /// What the catalog looks like to each request (`catalog`).
     pub(crate) transforms: crate::catalog::Transforms,
+    /// The stderr logger's level when the environment sets none.
+    pub(crate) log_level: crate::logging::LevelFilter,
 }
 
 impl Server {
@@ -133,6 +135,7 @@ impl Server {
             skills: Vec::new(),
             args: None,
             transforms: Default::default(),
+            log_level: crate::logging::LevelFilter::INFO,
         }
     }
 

@@ -400,7 +400,7 @@ impl Server {
     /// a socket from a service manager. Connections get every limit of
     /// `options`, the header timeout and the connection cap included.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
-        crate::logging::init_stderr();
+        crate::logging::init_stderr_at(self.log_level);
         let local = listener.local_addr()?;
         let name = self.info().name.clone();
         warn_if_exposed(local, &options);
