@@ -34,6 +34,7 @@ mod hardening;
 mod host;
 mod http;
 mod http_calls;
+mod http_routes;
 mod interop;
 mod keepalive;
 mod limits;

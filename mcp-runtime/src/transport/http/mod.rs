@@ -80,6 +80,8 @@ pub struct HttpOptions {
     pub(crate) connections: conn::ConnectionLimits,
     pub(crate) stores: Stores,
     pub(crate) card: Option<ServerCard>,
+    /// The program's own routes beside the endpoint ([`route`](Self::route)).
+    pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<OAuth>,
     #[cfg(feature = "oauth")]
@@ -118,6 +120,7 @@ impl Default for HttpOptions {
             connections: conn::ConnectionLimits { header_read_timeout: Duration::from_secs(10), max_connections: 512 },
             stores: Stores { events: Arc::new(MemoryEventStore::default()), sessions: None, fanout: None },
             card: None,
+            routes: Vec::new(),
             #[cfg(feature = "oauth")]
             oauth: None,
             #[cfg(feature = "oauth")]
@@ -341,33 +344,6 @@ impl HttpOptions {
     }
 }
 
-/// A listener on the first of `addr`'s addresses that binds, or an error
-/// naming the address (tokio's own says only `invalid port value` or
-/// `Address already in use`, which leaves a user of many servers guessing).
-async fn bind(addr: impl ToSocketAddrs + fmt::Debug) -> Result<TcpListener, Error> {
-    let named = format!("{addr:?}");
-    let named = named.trim_matches('"');
-    let failed = |address: &dyn fmt::Display, error: std::io::Error| {
-        let hint = match error.kind() {
-            std::io::ErrorKind::AddrInUse => " (another program listens there: stop it, or pick another port)",
-            std::io::ErrorKind::AddrNotAvailable => " (no interface of this machine has that address)",
-            std::io::ErrorKind::PermissionDenied => " (ports below 1024 need privileges: pick a higher one)",
-            _ => "",
-        };
-        Error::Io(std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}{hint}")))
-    };
-    let addresses = tokio::net::lookup_host(addr).await.map_err(|error| failed(&named, error))?;
-    let mut last = None;
-    for address in addresses {
-        match TcpListener::bind(address).await {
-            Ok(listener) => return Ok(listener),
-            Err(error) => last = Some(failed(&address, error)),
-        }
-    }
-    let none = || failed(&named, std::io::Error::new(std::io::ErrorKind::InvalidInput, "it names no address"));
-    Err(last.unwrap_or_else(none))
-}
-
 impl Server {
     /// Serve over Streamable HTTP on `addr` with the default
     /// [`HttpOptions`] until the process ends. Bind to loopback
@@ -391,7 +367,7 @@ impl Server {
         addr: impl ToSocketAddrs + fmt::Debug,
         options: HttpOptions,
     ) -> Result<(), Error> {
-        let listener = bind(addr).await?;
+        let listener = conn::bind(addr).await?;
         self.serve_http_on(listener, options).await
     }
 
@@ -416,19 +392,37 @@ impl Server {
     }
 
     /// The endpoint as an [`axum::Router`], to merge into an application
-    /// of your own (which then serves it: `axum::serve(listener, app)`).
-    /// The router enforces the request limits (body size and read time,
-    /// sessions); the connection limits ([`HttpOptions::header_read_timeout`],
-    /// [`HttpOptions::max_connections`]) are the server's that runs it, and
-    /// `axum::serve` sets none: serve with hyper's builder to have them.
+    /// of your own, which then serves it. To add a route or two (a health
+    /// check), use [`HttpOptions::route`] with
+    /// [`serve_http_with`](Self::serve_http_with) instead: this router
+    /// leaves out what the server's own accept loop does, and `axum::serve`
+    /// does none of it:
+    ///
+    /// - `TCP_NODELAY` on each connection: without it a small answer can
+    ///   wait for the client's delayed ACK (tens of milliseconds a call).
+    ///   With axum 0.8, `axum::serve::ListenerExt::tap_io` sets it (below).
+    /// - The connection limits ([`HttpOptions::header_read_timeout`],
+    ///   [`HttpOptions::max_connections`]): serve with hyper's
+    ///   `server::conn::http1::Builder` and a cap of your own to have them.
+    /// - The stderr logger: call [`logging::init_stderr_at`](crate::logging::init_stderr_at)
+    ///   with the level you want before serving, or install a `tracing`
+    ///   subscriber of your own; [`Server::log_level`] does not apply here.
+    ///
+    /// The router keeps the request limits (body size and read time,
+    /// sessions) and the `Host` and `Origin` checks, and serves the routes
+    /// of [`HttpOptions::route`] too.
     ///
     /// ```no_run
-    /// use mcp_runtime::{Server, axum, transport::HttpOptions};
+    /// use mcp_runtime::axum::{self, serve::ListenerExt};
+    /// use mcp_runtime::{Server, transport::HttpOptions};
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// mcp_runtime::logging::init_stderr();
     /// let mcp = Server::new("app", "1.0.0").http_router(HttpOptions::new())?;
     /// let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp);
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?.tap_io(|tcp| {
+    ///     let _ = tcp.set_nodelay(true);
+    /// });
     /// axum::serve(listener, app).await?;
     /// # Ok(())
     /// # }
