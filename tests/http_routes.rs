@@ -115,6 +115,18 @@ async fn the_router_to_mount_serves_the_routes_too_behind_the_endpoint() {
     assert_eq!(caught.text().await.unwrap(), "caught");
 }
 
+/// A program started with `run` (`--http ADDR`) serves the routes of the
+/// options it gave `Server::http_options`, beside MCP.
+#[tokio::test]
+async fn a_server_run_from_the_command_line_serves_its_routes() {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_session-server"));
+    command.arg("--http=127.0.0.1:0").env_remove("MCP_TRANSPORT");
+    let (_server, url) = crate::common::served_over_http(command).await;
+    let health = reqwest::get(url.replace("/mcp", "/health")).await.unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+    Client::new(&url).initialize().await;
+}
+
 /// Why `options` cannot be served, both ways of serving them.
 async fn refused(options: HttpOptions) -> String {
     let Err(mounted) = server().http_router(options.clone()) else { panic!("the router was built") };

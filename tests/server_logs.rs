@@ -9,12 +9,12 @@ use crate::common::http::Client;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Command;
 
-/// Run `session-server` with `level` (or its default) and `MCP_LOG` as
-/// given, open five sessions on it (so three end the oldest idle one to
+/// Run `session-server` over HTTP with `level` (or its default) and
+/// `MCP_LOG` as given, open five sessions on it (so three end the oldest idle one to
 /// make room: it holds two), then stop it: everything it wrote on stderr.
 async fn stderr_after_five_sessions(level: Option<&str>, mcp_log: Option<&str>) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-server"));
-    command.args(level).env_remove("RUST_LOG").env_remove("MCP_LOG");
+    command.arg("--http=127.0.0.1:0").args(level).env_remove("RUST_LOG").env_remove("MCP_LOG");
     if let Some(mcp_log) = mcp_log {
         command.env("MCP_LOG", mcp_log);
     }

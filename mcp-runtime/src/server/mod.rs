@@ -80,6 +80,9 @@ pub struct Server {
     pub(crate) transforms: crate::catalog::Transforms,
     /// The stderr logger's level when the environment sets none.
     pub(crate) log_level: crate::logging::LevelFilter,
+    /// What `run` serves Streamable HTTP with ([`http_options`](Self::http_options)).
+    #[cfg(feature = "http")]
+    http_options: Option<crate::transport::HttpOptions>,
 }
 
 impl Server {
@@ -136,6 +139,8 @@ impl Server {
             args: None,
             transforms: Default::default(),
             log_level: crate::logging::LevelFilter::INFO,
+            #[cfg(feature = "http")]
+            http_options: None,
         }
     }
 

@@ -126,9 +126,30 @@ impl Server {
         writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush()).map_err(Error::Runtime)
     }
 
+    /// The [`HttpOptions`](crate::transport::HttpOptions) [`run`](Self::run)
+    /// and [`run_blocking`](Self::run_blocking) serve Streamable HTTP with
+    /// when the command line or the environment asks for it (the defaults
+    /// otherwise): the hosts a container is reached by, a token, a route
+    /// of your own, without giving up the choice of transport at start.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, axum::routing::get, transport::HttpOptions};
+    ///
+    /// fn main() -> Result<(), mcp_runtime::Error> {
+    ///     let http = HttpOptions::new().allowed_hosts(["mcp"]).route("/health", get(|| async { "ok" }));
+    ///     Server::new("app", "1.0.0").http_options(http).run_blocking()
+    /// }
+    /// ```
     #[cfg(feature = "http")]
-    async fn serve_http_launched(self, addr: &str, _asked_by: &str) -> Result<(), Error> {
-        self.serve_http(addr).await
+    pub fn http_options(mut self, options: crate::transport::HttpOptions) -> Self {
+        self.http_options = Some(options);
+        self
+    }
+
+    #[cfg(feature = "http")]
+    async fn serve_http_launched(mut self, addr: &str, _asked_by: &str) -> Result<(), Error> {
+        let options = self.http_options.take().unwrap_or_default();
+        self.serve_http_with(addr, options).await
     }
 
     #[cfg(not(feature = "http"))]
