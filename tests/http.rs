@@ -354,6 +354,9 @@ async fn foreign_hosts_and_origins_are_forbidden() {
     assert_eq!(rebound.status, StatusCode::FORBIDDEN);
     let origin = client.send(client.post("application/json").header("origin", "http://evil.example").json(&ping)).await;
     assert_eq!(origin.status, StatusCode::FORBIDDEN);
+    // Whoever reads a refusal learns the setting that lifts it.
+    let why = origin.last()["error"]["message"].as_str().unwrap();
+    assert!(why.contains("HttpOptions::allowed_origins"), "{why}");
     let local =
         client.send(client.post("application/json").header("origin", "http://localhost:6274").json(&ping)).await;
     assert_eq!(local.status, StatusCode::OK);
@@ -367,6 +370,26 @@ async fn foreign_hosts_and_origins_are_forbidden() {
     let other =
         client.send(client.post("application/json").header("origin", "http://localhost:6274").json(&init)).await;
     assert_eq!(other.status, StatusCode::FORBIDDEN);
+}
+
+/// A server in a container, reached by its service name (`http://mcp:8080/mcp`):
+/// the loopback defaults refuse it with a 403 that names the option to
+/// set, and that option lets it in.
+#[tokio::test]
+async fn a_refused_host_is_told_which_option_allows_it() {
+    let url = serve_with(server(), HttpOptions::new()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let client = Client::new(&url);
+    let refused = client.send(client.post("application/json").header("host", "mcp:8080").json(&init)).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let why = refused.last()["error"]["message"].as_str().unwrap();
+    assert!(why.contains("HttpOptions::allowed_hosts"), "{why}");
+
+    let url = serve_with(server(), HttpOptions::new().allowed_hosts(["mcp"])).await;
+    let client = Client::new(&url);
+    let allowed = client.send(client.post("application/json").header("host", "mcp:8080").json(&init)).await;
+    assert_eq!(allowed.status, StatusCode::OK, "{:?}", allowed.messages);
+    assert_eq!(allowed.last()["result"]["serverInfo"]["name"], "http-test");
 }
 
 /// What a browser does from a page of another origin: a preflight (with

@@ -463,3 +463,44 @@ fn headers_the_spec_does_not_allow_stop_the_server() {
         assert!(error.contains(why) && error.contains("cannot mirror an argument in a header"), "{error}");
     }
 }
+
+/// Where to deliver.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Address {
+    street: String,
+    city: String,
+    country: String,
+}
+
+/// Book a delivery: parameters in an order no sort would give.
+#[mcp_runtime::tool]
+fn deliver(
+    /// What
+    parcel: String,
+    /// Where
+    address: Address,
+    /// When
+    day: String,
+    /// Anything else
+    note: Option<String>,
+) -> String {
+    let _ = (address, day, note);
+    parcel
+}
+
+/// A client sees a tool's parameters, and a struct's fields, in the order
+/// they were written: the order its forms show them in. (serde_json's
+/// `preserve_order`, on in the workspace, keeps it: without the feature
+/// objects are sorted and this fails.)
+#[tokio::test]
+async fn a_clients_schema_lists_parameters_and_fields_in_the_order_written() {
+    let server = Server::empty("order", "1").tool(deliver::Tool);
+    let mut client = mcp_runtime::testing::TestClient::connect(server).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let schema = &tools[0].input_schema;
+    let keys = |value: &Value| value.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&schema["properties"]), ["parcel", "address", "day", "note"]);
+    assert_eq!(keys(&schema["properties"]["address"]["properties"]), ["street", "city", "country"]);
+    assert_eq!(schema["required"], json!(["parcel", "address", "day"]));
+}

@@ -143,6 +143,16 @@ pub enum Error {
     /// an unknown `MCP_TRANSPORT`, or HTTP without the `http` feature. The
     /// text says what to change.
     Launch(String),
+    /// A route added with [`HttpOptions::route`](crate::transport::HttpOptions::route)
+    /// cannot be served: a path the server serves itself, one added twice,
+    /// or one the router cannot take.
+    #[cfg(feature = "http")]
+    InvalidRoute {
+        /// The route's path.
+        path: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
     /// A gateway's configuration cannot be used (see
     /// `proxy::Config`); the text says what to change.
     #[cfg(feature = "proxy")]
@@ -211,6 +221,10 @@ impl fmt::Display for Error {
             Error::InvalidRequestStateKeys(why) | Error::InvalidUserStateKey(why) | Error::Launch(why) => {
                 f.write_str(why)
             }
+            #[cfg(feature = "http")]
+            Error::InvalidRoute { path, reason } => {
+                write!(f, "the route `{path}` (HttpOptions::route) cannot be served: {reason}")
+            }
             #[cfg(feature = "proxy")]
             Error::InvalidConfig(why) => write!(f, "invalid gateway configuration: {why}"),
             Error::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
@@ -248,6 +262,8 @@ impl std::error::Error for Error {
             | Error::Launch(_) => None,
             #[cfg(feature = "oauth")]
             Error::InvalidOAuth(_) => None,
+            #[cfg(feature = "http")]
+            Error::InvalidRoute { .. } => None,
             #[cfg(feature = "proxy")]
             Error::InvalidConfig(_) => None,
         }

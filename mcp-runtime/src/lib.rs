@@ -54,7 +54,7 @@
 //! | [`stores`] | what Streamable HTTP keeps across requests and replicas |
 //! | [`testing`] | [`TestClient`](testing::TestClient), for tests through the protocol |
 //! | [`clients`] | what each real client accepts, and the check of a whole server against it |
-//! | [`logging`] | protocol logging to the client |
+//! | [`logging`] | the logger servers install on stderr, and its level |
 //! | [`protocol`], [`providers`] | the protocol as data; tool definitions in model providers' formats |
 
 mod admission;

@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 
 use crate::Server;
+use crate::logging::LevelFilter;
 
 /// The variable that picks the transport: `stdio` (the default) or `http`.
 pub(crate) const TRANSPORT_VAR: &str = "MCP_TRANSPORT";
@@ -78,7 +79,7 @@ impl Server {
 
     /// The text of `--help`.
     pub(crate) fn usage(&self, offer: Offer) -> String {
-        usage(&program(), &self.info.name, &self.info.version, offer)
+        usage(&program(), &self.info.name, &self.info.version, offer, self.log_level)
     }
 
     /// The line of `--version`.
@@ -95,7 +96,8 @@ fn program() -> String {
     if name.is_empty() { "server".to_owned() } else { name.into_owned() }
 }
 
-fn usage(program: &str, name: &str, version: &str, offer: Offer) -> String {
+fn usage(program: &str, name: &str, version: &str, offer: Offer, level: LevelFilter) -> String {
+    let level = level.to_string().to_lowercase();
     let (line, http, http_option, http_env) = match offer {
         Offer::StdioOnly => ("", "", String::new(), String::new()),
         Offer::Both => (
@@ -118,7 +120,7 @@ fn usage(program: &str, name: &str, version: &str, offer: Offer) -> String {
          -V, --version    Print the name and version and exit\n\n\
          Environment:\n\
          {http_env}  \
-         MCP_LOG          The log level on stderr: error, warn, info (the default), debug or trace\n  \
+         MCP_LOG          The log level on stderr: off, error, warn, info, debug or trace (default {level})\n  \
          RUST_LOG         Read as MCP_LOG when that is unset and it is a plain level\n"
     )
 }
@@ -267,14 +269,14 @@ mod tests {
         let typo = choose(args(&["--htpp"]), None, None, Offer::StdioOnly).unwrap_err();
         assert_eq!(typo, "unknown flag `--htpp`");
         // The environment is not read for it: `run_stdio` ignores MCP_TRANSPORT.
-        let text = usage("adder", "adder", "1.0.0", Offer::StdioOnly);
+        let text = usage("adder", "adder", "1.0.0", Offer::StdioOnly, LevelFilter::INFO);
         assert!(!text.contains("--http") && !text.contains(TRANSPORT_VAR), "{text}");
         assert!(text.contains("Usage: adder\n") && text.contains("MCP_LOG"), "{text}");
     }
 
     #[test]
     fn the_usage_names_the_program_the_server_and_every_variable() {
-        let text = usage("calculator", "calculator", "0.3.0", Offer::Both);
+        let text = usage("calculator", "calculator", "0.3.0", Offer::Both, LevelFilter::WARN);
         assert!(text.starts_with("calculator 0.3.0: a Model Context Protocol server."), "{text}");
         for part in [
             "Usage: calculator [--http ADDR]",
@@ -283,6 +285,7 @@ mod tests {
             TRANSPORT_VAR,
             HTTP_ADDR_VAR,
             "MCP_LOG",
+            "(default warn)",
             "RUST_LOG",
         ] {
             assert!(text.contains(part), "{part} missing from:\n{text}");

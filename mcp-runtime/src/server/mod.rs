@@ -78,6 +78,11 @@ pub struct Server {
     args: Option<Vec<std::ffi::OsString>>,
     /// What the catalog looks like to each request (`catalog`).
     pub(crate) transforms: crate::catalog::Transforms,
+    /// The stderr logger's level when the environment sets none.
+    pub(crate) log_level: crate::logging::LevelFilter,
+    /// What `run` serves Streamable HTTP with ([`http_options`](Self::http_options)).
+    #[cfg(feature = "http")]
+    http_options: Option<crate::transport::HttpOptions>,
 }
 
 impl Server {
@@ -133,6 +138,9 @@ impl Server {
             skills: Vec::new(),
             args: None,
             transforms: Default::default(),
+            log_level: crate::logging::LevelFilter::INFO,
+            #[cfg(feature = "http")]
+            http_options: None,
         }
     }
 

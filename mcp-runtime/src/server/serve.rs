@@ -13,6 +13,26 @@ use crate::transport::memory::{self, InMemoryClient};
 use crate::transport::{Lines, Transport, stdio};
 
 impl Server {
+    /// The level of the logs the server writes on stderr when it installs
+    /// its logger (`serve_stdio`, `serve_http` and the `run`s do, unless
+    /// the program installed one of its own): `info` by default, which
+    /// logs start-up and incidents, not each session or request. The
+    /// environment wins when it names a level (`MCP_LOG=debug`, or a plain
+    /// level in `RUST_LOG`), so whoever runs the server can still turn it
+    /// up without a rebuild.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, logging::LevelFilter};
+    ///
+    /// fn main() -> Result<(), mcp_runtime::Error> {
+    ///     Server::new("quiet", "1.0.0").log_level(LevelFilter::WARN).run_blocking()
+    /// }
+    /// ```
+    pub fn log_level(mut self, level: impl Into<logging::LevelFilter>) -> Self {
+        self.log_level = level.into();
+        self
+    }
+
     /// Serve one client on stdin/stdout until stdin closes. Stdout is
     /// reserved for the protocol from this call on (stray prints, including
     /// those of child processes, go to stderr; anything printed *before* this
@@ -20,7 +40,7 @@ impl Server {
     /// `eprintln!`), logs go to stderr, and on EOF running calls finish and
     /// every response is flushed.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        logging::init_stderr();
+        logging::init_stderr_at(self.log_level);
         let (shared, limits) = self.build()?;
         shared.ready().await;
         let (stdin, stdout) = stdio::streams(&shared.info.name)?;
@@ -106,9 +126,30 @@ impl Server {
         writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush()).map_err(Error::Runtime)
     }
 
+    /// The [`HttpOptions`](crate::transport::HttpOptions) [`run`](Self::run)
+    /// and [`run_blocking`](Self::run_blocking) serve Streamable HTTP with
+    /// when the command line or the environment asks for it (the defaults
+    /// otherwise): the hosts a container is reached by, a token, a route
+    /// of your own, without giving up the choice of transport at start.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, axum::routing::get, transport::HttpOptions};
+    ///
+    /// fn main() -> Result<(), mcp_runtime::Error> {
+    ///     let http = HttpOptions::new().allowed_hosts(["mcp"]).route("/health", get(|| async { "ok" }));
+    ///     Server::new("app", "1.0.0").http_options(http).run_blocking()
+    /// }
+    /// ```
     #[cfg(feature = "http")]
-    async fn serve_http_launched(self, addr: &str, _asked_by: &str) -> Result<(), Error> {
-        self.serve_http(addr).await
+    pub fn http_options(mut self, options: crate::transport::HttpOptions) -> Self {
+        self.http_options = Some(options);
+        self
+    }
+
+    #[cfg(feature = "http")]
+    async fn serve_http_launched(mut self, addr: &str, _asked_by: &str) -> Result<(), Error> {
+        let options = self.http_options.take().unwrap_or_default();
+        self.serve_http_with(addr, options).await
     }
 
     #[cfg(not(feature = "http"))]

@@ -310,7 +310,7 @@ impl Tasks {
         for running in &ended {
             running.stop();
         }
-        tracing::info!(tasks = ended.len(), "cancelled the running tasks of an ended HTTP session");
+        tracing::debug!(tasks = ended.len(), "cancelled the running tasks of an ended HTTP session");
         let tasks = self.clone();
         tokio::spawn(async move {
             for running in ended {

@@ -8,6 +8,17 @@ use subtle::ConstantTimeEq;
 /// Names a loopback server answers to, whatever the port.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
+/// Why a `Host` is refused, naming the setting that allows it: the one who
+/// reads it is deploying the server (a container reached by its service
+/// name is the usual case), not attacking it.
+pub(crate) const HOST_REFUSED: &str = "Host header is not allowed: the server answers only to the names in \
+     HttpOptions::allowed_hosts (by default localhost, 127.0.0.1 and [::1]); add the name clients use, \
+     e.g. HttpOptions::new().allowed_hosts([\"mcp\"])";
+
+/// Why an `Origin` is refused, naming the setting that allows it.
+pub(crate) const ORIGIN_REFUSED: &str = "Origin is not allowed: web pages may call the server only from the \
+     origins in HttpOptions::allowed_origins (by default pages served from localhost, 127.0.0.1 and [::1])";
+
 /// Why a request was turned away before it reached the protocol.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -43,7 +54,7 @@ pub(crate) fn check(
         // Split once: every request is checked against each allowed name.
         let host = split_port(headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or(""));
         if !hosts.iter().any(|allowed| authority_matches(allowed, host)) {
-            return Err(Refusal::Forbidden("Host header is not allowed"));
+            return Err(Refusal::Forbidden(HOST_REFUSED));
         }
     }
     // Requests from programs carry no `Origin`; browsers always send one
@@ -51,7 +62,7 @@ pub(crate) fn check(
     if let (Some(origins), Some(origin)) = (origins, headers.get(ORIGIN)) {
         let origin = origin.to_str().unwrap_or("");
         if !origins.iter().any(|allowed| origin_matches(allowed, origin)) {
-            return Err(Refusal::Forbidden("Origin is not allowed"));
+            return Err(Refusal::Forbidden(ORIGIN_REFUSED));
         }
     }
     if let Some(token) = token {
@@ -119,7 +130,7 @@ mod tests {
         }
         for host in ["evil.example", "evil.example:3000", "localhost.evil.example", "127.0.0.2:80", ""] {
             let refused = check(&headers(&[("host", host)]), &hosts, &None, None);
-            assert_eq!(refused, Err(Refusal::Forbidden("Host header is not allowed")), "{host}");
+            assert_eq!(refused, Err(Refusal::Forbidden(HOST_REFUSED)), "{host}");
         }
         assert!(check(&HeaderMap::new(), &hosts, &None, None).is_err(), "no Host at all");
         let pinned = Some(vec!["mcp.example.com:443".to_owned()]);
@@ -135,7 +146,7 @@ mod tests {
         assert!(check(&headers(&[("origin", "https://127.0.0.1")]), &None, &origins, None).is_ok());
         for origin in ["http://evil.example", "null", "http://localhost.evil.example", "ftp://localhost"] {
             let refused = check(&headers(&[("origin", origin)]), &None, &origins, None);
-            assert_eq!(refused, Err(Refusal::Forbidden("Origin is not allowed")), "{origin}");
+            assert_eq!(refused, Err(Refusal::Forbidden(ORIGIN_REFUSED)), "{origin}");
         }
         let app = Some(vec!["https://app.example.com".to_owned()]);
         assert!(check(&headers(&[("origin", "https://app.example.com")]), &None, &app, None).is_ok());

@@ -237,6 +237,10 @@ pub(crate) struct Sessions {
     idle: Duration,
     limits: SessionLimits,
     sweeping: std::sync::Once,
+    /// Whether a full table was reported: once at info, as start-up
+    /// news; each session ended to make room after it is a debug line
+    /// (a client opening a session per call makes one per call).
+    full_reported: std::sync::Once,
     /// The server's tasks, when they are bound to sessions (no OAuth):
     /// a session that ends for good takes its running tasks with it.
     tasks: Option<Arc<crate::tasks::Tasks>>,
@@ -254,6 +258,7 @@ impl Sessions {
             idle,
             limits,
             sweeping: std::sync::Once::new(),
+            full_reported: std::sync::Once::new(),
             tasks: None,
             kept_elsewhere: false,
         }
@@ -302,7 +307,14 @@ impl Sessions {
         while map.len() >= self.max {
             let Some(oldest) = least_recently_used_idle(&map) else { return Err(Full) };
             if let Some(evicted) = map.remove(&oldest) {
-                tracing::info!(session = %oldest, "ending the least recently used idle HTTP session to make room");
+                self.full_reported.call_once(|| {
+                    tracing::info!(
+                        max = self.max,
+                        "the HTTP session table is full: from now on a new session ends the least recently used \
+                         idle one (HttpOptions::max_sessions; each is a debug line)"
+                    );
+                });
+                tracing::debug!(session = %oldest, "ending the least recently used idle HTTP session to make room");
                 evicted.end();
                 if !self.kept_elsewhere {
                     self.ended(&oldest);
@@ -350,7 +362,7 @@ impl Sessions {
         map.retain(|id, session| {
             let idle = session.is_idle(now, self.idle);
             if idle {
-                tracing::info!(session = %id, "ending an idle HTTP session");
+                tracing::debug!(session = %id, "ending an idle HTTP session");
                 session.end();
                 if !self.kept_elsewhere {
                     self.ended(id);

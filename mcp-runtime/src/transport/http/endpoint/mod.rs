@@ -5,6 +5,7 @@
 //! handling is in a file of its own.
 
 mod post;
+mod routes;
 mod session;
 mod stateless;
 mod stream;
@@ -92,6 +93,9 @@ pub(crate) struct Endpoint {
     /// The OAuth proxy, when the server is its own authorization server.
     #[cfg(feature = "oauth")]
     proxy: Option<Arc<super::oauth::proxy::Proxy>>,
+    /// The program's own routes ([`HttpOptions::route`]), reached where
+    /// the server's own paths are not.
+    routes: Option<Router>,
 }
 
 impl Endpoint {
@@ -133,6 +137,22 @@ impl Endpoint {
             };
             (oauth, proxy)
         };
+        // The paths the server serves itself, which the program's routes
+        // would never be reached at.
+        let mut taken = vec![(options.path.clone(), "the MCP endpoint")];
+        if options.card.is_some() {
+            let card = format!("{}/server-card", options.path.trim_end_matches('/'));
+            let catalogs = super::server_card::CATALOG_PATHS.iter().map(|path| (*path).to_owned());
+            taken.extend(std::iter::once(card).chain(catalogs).map(|path| (path, "the server card")));
+        }
+        #[cfg(feature = "oauth")]
+        {
+            let metadata = oauth.iter().flat_map(|verifier| verifier.metadata_paths.iter().cloned());
+            taken.extend(metadata.map(|path| (path, "the protected resource metadata")));
+            let proxied = proxy.iter().flat_map(|proxy| super::oauth::proxy::paths(proxy));
+            taken.extend(proxied.map(|path| (path, "the OAuth proxy")));
+        }
+        let routes = routes::router(&options, &taken)?;
         let news = options
             .stores
             .fanout
@@ -152,6 +172,7 @@ impl Endpoint {
             oauth,
             #[cfg(feature = "oauth")]
             proxy,
+            routes,
         })
     }
 
@@ -209,11 +230,20 @@ pub(crate) fn router(endpoint: Arc<Endpoint>) -> Router {
             router = router.route(metadata, any(resource_metadata));
         }
     }
+    let routes = endpoint.routes.clone();
     #[cfg(feature = "oauth")]
-    if let Some(proxy) = endpoint.proxy.clone() {
-        return router.with_state(endpoint).merge(super::oauth::proxy::routes(proxy));
+    let proxy = endpoint.proxy.clone();
+    let router = router.with_state(endpoint);
+    #[cfg(feature = "oauth")]
+    let router = match proxy {
+        Some(proxy) => router.merge(super::oauth::proxy::routes(proxy)),
+        None => router,
+    };
+    // Behind the server's own paths, never in their way.
+    match routes {
+        Some(routes) => router.fallback_service(routes),
+        None => router,
     }
-    router.with_state(endpoint)
 }
 
 /// The server card or the AI catalog that lists it (experimental): public,

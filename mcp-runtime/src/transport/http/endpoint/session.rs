@@ -40,7 +40,7 @@ impl Endpoint {
             self.sessions.create(self.shared.clone(), self.options.stores.events.clone(), Some(id.to_owned())).ok()?;
         session.owner = snapshot.owner.clone();
         session.session.restore(snapshot);
-        tracing::info!(session = %id, "took up a session another replica started");
+        tracing::debug!(session = %id, "took up a session another replica started");
         self.sessions.insert(session).ok()
     }
 

@@ -32,7 +32,7 @@ pub use jag::TrustedIdp;
 pub use store::{MemoryProxyStore, ProxyStore};
 pub use upstream::Upstream;
 
-pub(crate) use router::{Proxy, routes};
+pub(crate) use router::{Proxy, paths, routes};
 
 /// The server as an OAuth 2.1 authorization server in front of an
 /// identity provider that MCP clients cannot register with (GitHub,

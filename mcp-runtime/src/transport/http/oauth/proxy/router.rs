@@ -9,7 +9,7 @@ use axum::extract::{Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
+use axum::routing::{MethodRouter, any};
 use reqwest::Url;
 use serde_json::json;
 
@@ -100,27 +100,38 @@ impl Proxy {
     }
 }
 
+/// The proxy's paths and their handlers: its routes, and the paths the
+/// program's own routes must keep clear of.
+fn table(proxy: &Proxy) -> Vec<(String, MethodRouter<Arc<Proxy>>)> {
+    let issuer_path = proxy.issuer.path().trim_end_matches('/').to_owned();
+    let mut table = vec![
+        (format!("/.well-known/oauth-authorization-server{issuer_path}"), any(metadata::authorization_server)),
+        (proxy.path("/jwks"), any(metadata::jwks)),
+        (proxy.path("/register"), any(super::clients::register)),
+        (proxy.path("/authorize"), any(authorize::authorize)),
+        (proxy.path("/oauth/consent"), any(authorize::consent)),
+        (proxy.path(&proxy.settings.callback_path), any(callback::callback)),
+        (proxy.path("/token"), any(token::token)),
+        (proxy.path("/revoke"), any(revoke::revoke)),
+    ];
+    if !issuer_path.is_empty() {
+        // Some clients look where OpenID Connect puts it, after the path.
+        table.push((
+            format!("{issuer_path}/.well-known/oauth-authorization-server"),
+            any(metadata::authorization_server),
+        ));
+    }
+    table
+}
+
+/// The paths the proxy serves.
+pub(crate) fn paths(proxy: &Proxy) -> Vec<String> {
+    table(proxy).into_iter().map(|(path, _)| path).collect()
+}
+
 /// The proxy's routes.
 pub(crate) fn routes(proxy: Arc<Proxy>) -> Router {
-    let issuer_path = proxy.issuer.path().trim_end_matches('/').to_owned();
-    let router = Router::new()
-        .route(&format!("/.well-known/oauth-authorization-server{issuer_path}"), any(metadata::authorization_server))
-        .route(&proxy.path("/jwks"), any(metadata::jwks))
-        .route(&proxy.path("/register"), any(super::clients::register))
-        .route(&proxy.path("/authorize"), any(authorize::authorize))
-        .route(&proxy.path("/oauth/consent"), any(authorize::consent))
-        .route(&proxy.path(&proxy.settings.callback_path.clone()), any(callback::callback))
-        .route(&proxy.path("/token"), any(token::token))
-        .route(&proxy.path("/revoke"), any(revoke::revoke));
-    let router = if issuer_path.is_empty() {
-        router
-    } else {
-        // Some clients look where OpenID Connect puts it, after the path.
-        router.route(
-            &format!("{issuer_path}/.well-known/oauth-authorization-server"),
-            any(metadata::authorization_server),
-        )
-    };
+    let router = table(&proxy).into_iter().fold(Router::new(), |router, (path, route)| router.route(&path, route));
     router.layer(axum::middleware::from_fn_with_state(proxy.clone(), checked)).with_state(proxy)
 }
 
@@ -132,7 +143,7 @@ pub(crate) fn routes(proxy: Arc<Proxy>) -> Router {
 /// consent form, the callback) are never readable across origins.
 async fn checked(State(proxy): State<Arc<Proxy>>, request: Request, next: axum::middleware::Next) -> Response {
     if guard::check(request.headers(), &proxy.hosts, &None, None).is_err() {
-        return (StatusCode::FORBIDDEN, "Host header is not allowed").into_response();
+        return (StatusCode::FORBIDDEN, guard::HOST_REFUSED).into_response();
     }
     let path = request.uri().path();
     let for_pages = path.contains("/.well-known/")
