@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use mcp_runtime::axum::{self, http::header, routing::get, serve::ListenerExt};
+use mcp_runtime::axum::{http::header, routing::get};
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::HttpOptions;
 use redis::aio::ConnectionManager;
@@ -191,28 +191,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let http = reqwest::Client::builder().pool_max_idle_per_host(50).tcp_nodelay(true).build()?;
     let redis = ConnectionManager::new(redis::Client::open(redis_url)?).await?;
 
-    // `Server::run` serves /mcp alone; the contract also wants /health, so
-    // the endpoint goes into a router of our own, served by axum. That
-    // leaves out what `run` does besides: the stderr logger, and
-    // TCP_NODELAY on each connection (without it, an answer written in two
-    // pieces waits for the client's delayed ACK).
-    mcp_runtime::logging::init_stderr();
+    // The contract's /health is a route of our own on the runtime's
+    // server, so its accept loop (TCP_NODELAY, connection limits) and
+    // logger stay.
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let local: SocketAddr = listener.local_addr()?;
-    let mut options = HttpOptions::new();
+    let health = || async { ([(header::CONTENT_TYPE, "application/json")], r#"{"status":"ok","server_type":"rust"}"#) };
+    let mut options = HttpOptions::new().route("/health", get(health));
     if !local.ip().is_loopback() {
         // In a container, clients name the server by its service name.
         options = options.allow_any_host();
     }
-    let mcp = Server::new("bench-workload", env!("CARGO_PKG_VERSION"))
+    Server::new("bench-workload", env!("CARGO_PKG_VERSION"))
         .with_state(Backends { http, redis, api })
-        .http_router(options)?;
-    let health = || async { ([(header::CONTENT_TYPE, "application/json")], r#"{"status":"ok","server_type":"rust"}"#) };
-    let app = axum::Router::new().route("/health", get(health)).merge(mcp);
-    eprintln!("bench-workload: serving MCP over Streamable HTTP at http://{local}/mcp");
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app).await?;
+        .serve_http_on(listener, options)
+        .await?;
     Ok(())
 }
