@@ -9,6 +9,7 @@ mod handle;
 pub(crate) mod list;
 pub(crate) mod snapshot;
 pub(crate) mod tags;
+pub(crate) mod versions;
 
 pub(crate) use handle::catalog_handle;
 
@@ -58,6 +59,19 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The entry's tags (`_meta.tags`).
     fn tags(entry: &Self::Entry) -> Vec<String>;
 
+    /// The entry's version (`_meta.version`), if it has one: entries with
+    /// one key and different versions are served side by side.
+    fn version(entry: &Self::Entry) -> Option<&str> {
+        let _ = entry;
+        None
+    }
+
+    /// The version of a source not yet built.
+    fn source_version(source: &Self::Source) -> Option<String> {
+        let _ = source;
+        None
+    }
+
     /// Whether `request` may see the entry: its token grants the scopes (a
     /// kind may hide more, such as tools for views from clients without
     /// them).
@@ -102,6 +116,13 @@ impl<K: Kind> Item<K> {
             None => K::source_key(&self.source),
         }
     }
+
+    fn version(&self) -> Option<String> {
+        match &self.built {
+            Some(entry) => K::version(entry).map(str::to_owned),
+            None => K::source_version(&self.source),
+        }
+    }
 }
 
 /// Everything a [`Snapshot`] is built from.
@@ -116,6 +137,8 @@ pub(crate) struct Sources<K: Kind> {
     disabled: BTreeSet<String>,
     /// Tags whose components are not offered (`disable_tagged`).
     disabled_tags: BTreeSet<String>,
+    /// The version each pinned key serves as its current one.
+    pins: versions::Pins,
     options: K::Options,
     /// Whether the set may change while the server runs (a handle exists).
     dynamic: bool,
@@ -163,7 +186,34 @@ impl<K: Kind> Sources<K> {
                 dormant.push(entry);
             }
         }
-        Snapshot::new(entries, dormant)
+        Snapshot::new(entries, dormant, &self.pins)
+    }
+
+    /// Make `version` the current one of `key` (`Server::pin_version`).
+    pub(crate) fn pin(&mut self, key: &str, version: &str) {
+        self.pins.insert(key.to_owned(), version.to_owned());
+    }
+
+    /// Every pin names a version its key has (the key must be registered
+    /// unless `later`). Only tools have versions, so only they are pinned.
+    fn check_pins(&self, later: bool) -> Result<(), Error> {
+        for (key, version) in &self.pins {
+            let versions = self.versions(key);
+            let registered = self.items.iter().any(|item| &item.key() == key);
+            if !versions.contains(version) && (registered || !later) {
+                return Err(Error::UnknownVersion { tool: key.clone(), version: version.clone(), versions });
+            }
+        }
+        Ok(())
+    }
+
+    /// The versions registered under `key`, oldest first.
+    fn versions(&self, key: &str) -> Vec<String> {
+        let mut versions: Vec<String> =
+            self.items.iter().filter(|item| item.key() == key).filter_map(Item::version).collect();
+        versions.sort_by(|a, b| versions::compare(Some(a), Some(b)));
+        versions.dedup();
+        versions
     }
 }
 
@@ -188,6 +238,7 @@ impl<K: Kind> Catalog<K> {
             mounted: Default::default(),
             disabled: BTreeSet::new(),
             disabled_tags: BTreeSet::new(),
+            pins: versions::Pins::new(),
             options,
             dynamic: false,
         };
@@ -225,6 +276,14 @@ impl<K: Kind> Catalog<K> {
         self.sources().snapshot(states, false)
     }
 
+    /// The start-up check of pins: each names a version registered under
+    /// its key; one whose key nothing registers yet is an error too,
+    /// unless `later` (a mount may bring it). While the server runs, a pin
+    /// whose version is gone leaves the newest current.
+    pub(crate) fn check_pins(&self, later: bool) -> Result<(), Error> {
+        self.sources().check_pins(later)
+    }
+
     /// Build and publish; the server is starting.
     pub(crate) fn publish(&self, states: Arc<StateMap>) -> Result<(), Error> {
         let mut sources = self.sources();
@@ -249,7 +308,8 @@ impl<K: Kind> Catalog<K> {
     /// the start-up check covers everything at once.
     pub(crate) fn change(&self, change: impl FnOnce(&mut Sources<K>) -> bool) -> Result<bool, Error> {
         let mut sources = self.sources();
-        let undo = (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone());
+        let undo =
+            (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone(), sources.pins.clone());
         let changed = change(&mut sources);
         let Some(states) = self.states.get().filter(|_| changed) else { return Ok(changed) };
         match sources.snapshot(states, true) {
@@ -260,7 +320,7 @@ impl<K: Kind> Catalog<K> {
                 Ok(true)
             }
             Err(error) => {
-                (sources.items, sources.disabled, sources.disabled_tags) = undo;
+                (sources.items, sources.disabled, sources.disabled_tags, sources.pins) = undo;
                 Err(error)
             }
         }
@@ -371,6 +431,27 @@ impl<K: Kind> Catalog<K> {
     /// `false` if the tag was not disabled.
     pub(crate) fn enable_tagged(&self, tag: &str) -> bool {
         self.change(|sources| sources.disabled_tags.remove(tag)).unwrap_or(false)
+    }
+
+    /// Make `version` of `key` its current one (listed and called without
+    /// a version); `false` if no registration of `key` has that version.
+    pub(crate) fn pin_version(&self, key: &str, version: &str) -> bool {
+        self.change(|sources| {
+            sources.versions(key).iter().any(|v| v == version)
+                && sources.pins.insert(key.to_owned(), version.to_owned()).as_deref() != Some(version)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Make the newest version of `key` current again; `false` if it was
+    /// not pinned.
+    pub(crate) fn unpin_version(&self, key: &str) -> bool {
+        self.change(|sources| sources.pins.remove(key).is_some()).unwrap_or(false)
+    }
+
+    /// The versions registered under `key`, enabled or not, oldest first.
+    pub(crate) fn versions(&self, key: &str) -> Vec<String> {
+        self.sources().versions(key)
     }
 
     /// Every registered key, enabled or not, sorted.
