@@ -188,33 +188,6 @@ impl<K: Kind> Sources<K> {
         }
         Snapshot::new(entries, dormant, &self.pins)
     }
-
-    /// Make `version` the current one of `key` (`Server::pin_version`).
-    pub(crate) fn pin(&mut self, key: &str, version: &str) {
-        self.pins.insert(key.to_owned(), version.to_owned());
-    }
-
-    /// Every pin names a version its key has (the key must be registered
-    /// unless `later`). Only tools have versions, so only they are pinned.
-    fn check_pins(&self, later: bool) -> Result<(), Error> {
-        for (key, version) in &self.pins {
-            let versions = self.versions(key);
-            let registered = self.items.iter().any(|item| &item.key() == key);
-            if !versions.contains(version) && (registered || !later) {
-                return Err(Error::UnknownVersion { tool: key.clone(), version: version.clone(), versions });
-            }
-        }
-        Ok(())
-    }
-
-    /// The versions registered under `key`, oldest first.
-    fn versions(&self, key: &str) -> Vec<String> {
-        let mut versions: Vec<String> =
-            self.items.iter().filter(|item| item.key() == key).filter_map(Item::version).collect();
-        versions.sort_by(|a, b| versions::compare(Some(a), Some(b)));
-        versions.dedup();
-        versions
-    }
 }
 
 /// The components of one kind in one server, shared by its connections and
@@ -274,14 +247,6 @@ impl<K: Kind> Catalog<K> {
     /// Build everything without publishing it (the start-up check).
     pub(crate) fn check(&self, states: &StateMap) -> Result<Snapshot<K>, Error> {
         self.sources().snapshot(states, false)
-    }
-
-    /// The start-up check of pins: each names a version registered under
-    /// its key; one whose key nothing registers yet is an error too,
-    /// unless `later` (a mount may bring it). While the server runs, a pin
-    /// whose version is gone leaves the newest current.
-    pub(crate) fn check_pins(&self, later: bool) -> Result<(), Error> {
-        self.sources().check_pins(later)
     }
 
     /// Build and publish; the server is starting.
@@ -431,27 +396,6 @@ impl<K: Kind> Catalog<K> {
     /// `false` if the tag was not disabled.
     pub(crate) fn enable_tagged(&self, tag: &str) -> bool {
         self.change(|sources| sources.disabled_tags.remove(tag)).unwrap_or(false)
-    }
-
-    /// Make `version` of `key` its current one (listed and called without
-    /// a version); `false` if no registration of `key` has that version.
-    pub(crate) fn pin_version(&self, key: &str, version: &str) -> bool {
-        self.change(|sources| {
-            sources.versions(key).iter().any(|v| v == version)
-                && sources.pins.insert(key.to_owned(), version.to_owned()).as_deref() != Some(version)
-        })
-        .unwrap_or(false)
-    }
-
-    /// Make the newest version of `key` current again; `false` if it was
-    /// not pinned.
-    pub(crate) fn unpin_version(&self, key: &str) -> bool {
-        self.change(|sources| sources.pins.remove(key).is_some()).unwrap_or(false)
-    }
-
-    /// The versions registered under `key`, enabled or not, oldest first.
-    pub(crate) fn versions(&self, key: &str) -> Vec<String> {
-        self.sources().versions(key)
     }
 
     /// Every registered key, enabled or not, sorted.
