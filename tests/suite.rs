@@ -76,5 +76,6 @@ mod task_replicas;
 mod tasks;
 mod test_client;
 mod user_state;
+mod versions;
 mod views;
 mod workload;

@@ -17,6 +17,25 @@ pub enum Error {
         /// The Rust item of the second tool.
         second: String,
     },
+    /// A tool is pinned to a version it does not have
+    /// ([`Server::pin_version`](crate::Server::pin_version)).
+    UnknownVersion {
+        /// The tool's name.
+        tool: String,
+        /// The version pinned.
+        version: String,
+        /// The versions it has, oldest first (none: no tool has the name,
+        /// or none of its registrations has a version).
+        versions: Vec<String>,
+    },
+    /// A tool was given a blank version
+    /// ([`ToolBuilder::version`](crate::tools::ToolBuilder::version)).
+    InvalidVersion {
+        /// The tool's name.
+        tool: String,
+        /// The Rust item it is made from.
+        rust_path: String,
+    },
     /// A tool's input schema cannot be shaped by the server's profile.
     Schema {
         /// The tool's name.
@@ -174,6 +193,23 @@ impl fmt::Display for Error {
                 f,
                 "two tools are named `{name}`: `{first}` and `{second}`; rename one with `#[tool(name = \"…\")]`"
             ),
+            Error::UnknownVersion { tool, version, versions } if versions.is_empty() => write!(
+                f,
+                "tool `{tool}` is pinned to version \"{version}\", but no tool `{tool}` has a version; \
+                 give each one with `#[tool(version = \"…\")]`, or remove the pin"
+            ),
+            Error::UnknownVersion { tool, version, versions } => {
+                let versions = versions.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ");
+                write!(
+                    f,
+                    "tool `{tool}` is pinned to version \"{version}\", which it does not have; \
+                     its versions are {versions}"
+                )
+            }
+            Error::InvalidVersion { tool, rust_path } => write!(
+                f,
+                "tool `{tool}` (`{rust_path}`) has a blank version; give it one, such as `.version(\"2\")`, or none"
+            ),
             Error::Schema { tool, rust_path, source } => {
                 write!(f, "tool `{tool}` (`{rust_path}`) has an unusable input schema: {source}")
             }
@@ -247,6 +283,8 @@ impl std::error::Error for Error {
             Error::Schema { source, .. } => Some(source),
             Error::Runtime(e) | Error::Io(e) => Some(e),
             Error::DuplicateTool { .. }
+            | Error::UnknownVersion { .. }
+            | Error::InvalidVersion { .. }
             | Error::InvalidSchema { .. }
             | Error::InvalidParamHeader { .. }
             | Error::MissingState { .. }

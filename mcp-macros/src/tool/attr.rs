@@ -28,6 +28,7 @@ const TOOL_KEYS: &[&str] = &[
     "task",
     "ui",
     "app_only",
+    "version",
     "crate",
 ];
 
@@ -50,6 +51,8 @@ pub(crate) struct ToolAttr {
     pub(crate) ui: Option<syn::LitStr>,
     /// `app_only`: callable by views alone.
     pub(crate) app_only: Option<bool>,
+    /// `version = "2"`: served beside the tool's other versions.
+    pub(crate) version: Option<syn::LitStr>,
 }
 
 /// Whether a tool's calls may run as tasks, as `#[tool(task = "…")]` says.
@@ -140,6 +143,27 @@ impl ToolAttr {
                 }
                 // #[tool(app_only)]
                 "app_only" => set(&mut attr.app_only, flag(meta, errors)?, meta, errors),
+                // #[tool(version = "2")]
+                "version" => {
+                    let version = string_or(meta, errors, version_hint)?.and_then(|lit| {
+                        let version = lit.value();
+                        if !version.trim().is_empty() && version.trim() == version {
+                            return Some(lit);
+                        }
+                        let why = match version.trim() {
+                            "" => {
+                                "a version cannot be empty: write one, such as `version = \"2\"`, or remove `version`"
+                                    .to_owned()
+                            }
+                            trimmed => {
+                                format!("version {version:?} has spaces around it; write `version = {trimmed:?}`")
+                            }
+                        };
+                        errors.spanned(&lit, why);
+                        None
+                    });
+                    set(&mut attr.version, version, meta, errors);
+                }
                 _ => return Ok(false),
             }
             Ok(true)
@@ -185,6 +209,17 @@ fn task_hint(key: &str, value: &Expr) -> String {
 /// `ui = ui::editor` or `ui = EDITOR` → `ui = "ui://…"`.
 fn ui_hint(key: &str, _value: &Expr) -> String {
     format!("`{key}` takes the view's URI as a string literal: `{key} = \"ui://notes/editor\"`")
+}
+
+/// `version = 2` or `version = 1.5` → `version = "2"` (the number as
+/// written, quoted; anything else gets "2").
+fn version_hint(key: &str, value: &Expr) -> String {
+    let written = match value {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) => n.base10_digits().to_owned(),
+        Expr::Lit(syn::ExprLit { lit: Lit::Float(n), .. }) => n.base10_digits().to_owned(),
+        _ => "2".to_owned(),
+    };
+    format!("`{key}` takes the version as a string literal: `{key} = \"{written}\"`")
 }
 
 /// `"10/s"`, `"100/m"`, `"1000/h"` → (calls, period in milliseconds).
@@ -248,6 +283,19 @@ mod tests {
             assert_eq!(rate, format!("{calls}/s"), "{message}");
             assert_eq!(parse_rate(&rate), Ok((calls, 1_000)));
         }
+    }
+
+    #[test]
+    fn a_version_that_is_not_a_string_gets_one_to_write() {
+        for (args, version) in [
+            (quote::quote!(version = 2), "2"),
+            (quote::quote!(version = 1.5), "1.5"),
+            (quote::quote!(version = V2), "2"),
+        ] {
+            assert_eq!(suggested(&tool_error(args), "version"), version);
+        }
+        assert!(tool_error(quote::quote!(version = "")).contains("cannot be empty"));
+        assert!(tool_error(quote::quote!(version = " 2")).contains("`version = \"2\"`"));
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
     });
     let ui = attr.ui.as_ref().map(|uri| quote!(__mcp_builder.ui(#uri);));
     let app_only = (attr.app_only == Some(true)).then(|| quote!(__mcp_builder.app_only();));
+    let version = attr.version.as_ref().map(|version| quote!(__mcp_builder.version(#version);));
     let params = params::params(Kind::Tool, krate, params.iter().enumerate().map(|(i, p)| each(p, i, krate)));
     let span = emit::output_span(item);
     let into_result = quote_spanned! {span=>
@@ -79,7 +80,7 @@ pub(crate) fn expand(function: &Function, attr: &ToolAttr) -> TokenStream {
         fn_name: item.sig.ident.to_string(),
         definition: quote! {
             __mcp_builder.handler_sees_only_parameters();
-            #common #output #no_output_schema #schema_profile #task #ui #app_only
+            #common #output #no_output_schema #schema_profile #task #ui #app_only #version
         },
         run: params::run(item, &params, krate, into_result),
         params,

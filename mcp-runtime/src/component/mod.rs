@@ -9,6 +9,7 @@ mod handle;
 pub(crate) mod list;
 pub(crate) mod snapshot;
 pub(crate) mod tags;
+pub(crate) mod versions;
 
 pub(crate) use handle::catalog_handle;
 
@@ -58,6 +59,19 @@ pub(crate) trait Kind: Send + Sync + Sized + 'static {
     /// The entry's tags (`_meta.tags`).
     fn tags(entry: &Self::Entry) -> Vec<String>;
 
+    /// The entry's version (`_meta.version`), if it has one: entries with
+    /// one key and different versions are served side by side.
+    fn version(entry: &Self::Entry) -> Option<&str> {
+        let _ = entry;
+        None
+    }
+
+    /// The version of a source not yet built.
+    fn source_version(source: &Self::Source) -> Option<String> {
+        let _ = source;
+        None
+    }
+
     /// Whether `request` may see the entry: its token grants the scopes (a
     /// kind may hide more, such as tools for views from clients without
     /// them).
@@ -102,6 +116,13 @@ impl<K: Kind> Item<K> {
             None => K::source_key(&self.source),
         }
     }
+
+    fn version(&self) -> Option<String> {
+        match &self.built {
+            Some(entry) => K::version(entry).map(str::to_owned),
+            None => K::source_version(&self.source),
+        }
+    }
 }
 
 /// Everything a [`Snapshot`] is built from.
@@ -116,6 +137,8 @@ pub(crate) struct Sources<K: Kind> {
     disabled: BTreeSet<String>,
     /// Tags whose components are not offered (`disable_tagged`).
     disabled_tags: BTreeSet<String>,
+    /// The version each pinned key serves as its current one.
+    pins: versions::Pins,
     options: K::Options,
     /// Whether the set may change while the server runs (a handle exists).
     dynamic: bool,
@@ -163,7 +186,7 @@ impl<K: Kind> Sources<K> {
                 dormant.push(entry);
             }
         }
-        Snapshot::new(entries, dormant)
+        Snapshot::new(entries, dormant, &self.pins)
     }
 }
 
@@ -188,6 +211,7 @@ impl<K: Kind> Catalog<K> {
             mounted: Default::default(),
             disabled: BTreeSet::new(),
             disabled_tags: BTreeSet::new(),
+            pins: versions::Pins::new(),
             options,
             dynamic: false,
         };
@@ -249,7 +273,8 @@ impl<K: Kind> Catalog<K> {
     /// the start-up check covers everything at once.
     pub(crate) fn change(&self, change: impl FnOnce(&mut Sources<K>) -> bool) -> Result<bool, Error> {
         let mut sources = self.sources();
-        let undo = (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone());
+        let undo =
+            (sources.items.clone(), sources.disabled.clone(), sources.disabled_tags.clone(), sources.pins.clone());
         let changed = change(&mut sources);
         let Some(states) = self.states.get().filter(|_| changed) else { return Ok(changed) };
         match sources.snapshot(states, true) {
@@ -260,7 +285,7 @@ impl<K: Kind> Catalog<K> {
                 Ok(true)
             }
             Err(error) => {
-                (sources.items, sources.disabled, sources.disabled_tags) = undo;
+                (sources.items, sources.disabled, sources.disabled_tags, sources.pins) = undo;
                 Err(error)
             }
         }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use mcp_core::ErrorObject;
 
 use super::Kind;
+use super::versions::{self, Pins, Table};
 use crate::catalog::views::{Rules, Target};
 use crate::error::Error;
 
@@ -28,6 +29,9 @@ pub(crate) struct Snapshot<K: Kind> {
     /// Disabled server-wide, with no enabled entry of the same key.
     dormant: Vec<Arc<K::Entry>>,
     dormant_index: HashMap<String, usize>,
+    /// Every version of each key that has versions, the current ones
+    /// included, oldest first: what a call that names a version reaches.
+    versions: Table<K>,
 }
 
 fn sort_and_index<K: Kind>(entries: &mut [Arc<K::Entry>]) -> HashMap<String, usize> {
@@ -37,22 +41,54 @@ fn sort_and_index<K: Kind>(entries: &mut [Arc<K::Entry>]) -> HashMap<String, usi
 
 impl<K: Kind> Snapshot<K> {
     pub(super) fn empty() -> Self {
-        Snapshot { entries: Vec::new(), index: HashMap::new(), dormant: Vec::new(), dormant_index: HashMap::new() }
+        Snapshot {
+            entries: Vec::new(),
+            index: HashMap::new(),
+            dormant: Vec::new(),
+            dormant_index: HashMap::new(),
+            versions: Table::new(),
+        }
     }
 
-    /// The snapshot of `entries` (enabled) and `dormant` (disabled): two
-    /// enabled entries with one key are an error; a disabled entry whose
-    /// key an enabled one has, or an earlier disabled one, is left out.
-    pub(super) fn new(mut entries: Vec<Arc<K::Entry>>, mut dormant: Vec<Arc<K::Entry>>) -> Result<Self, Error> {
+    /// The snapshot of `entries` (enabled) and `dormant` (disabled), one
+    /// current entry per key (the version `pins` names, else the newest;
+    /// the other versions kept aside): two enabled entries with one key and
+    /// one version (or none) are an error; a disabled entry whose key an
+    /// enabled one has, or an earlier disabled one, is left out of lists.
+    pub(super) fn new(entries: Vec<Arc<K::Entry>>, dormant: Vec<Arc<K::Entry>>, pins: &Pins) -> Result<Self, Error> {
+        let mut versions = Table::new();
+        let mut entries = versions::choose::<K>(entries, pins, true, true, &mut versions)?;
         let index = sort_and_index::<K>(&mut entries);
-        if let Some(pair) = entries.windows(2).find(|pair| K::key(&pair[0]) == K::key(&pair[1])) {
-            return Err(K::duplicate(&pair[0], &pair[1]));
-        }
         K::check_set(&entries)?;
-        let mut seen = std::collections::HashSet::new();
-        dormant.retain(|e| !index.contains_key(K::key(e)) && seen.insert(K::key(e).to_owned()));
+        let mut dormant = versions::choose::<K>(dormant, pins, false, false, &mut versions)?;
+        dormant.retain(|e| !index.contains_key(K::key(e)));
         let dormant_index = sort_and_index::<K>(&mut dormant);
-        Ok(Snapshot { entries, index, dormant, dormant_index })
+        Ok(Snapshot { entries, index, dormant, dormant_index, versions })
+    }
+
+    /// Whether `key` has versions: a call to it may name one.
+    pub(crate) fn versioned(&self, key: &str) -> bool {
+        self.versions.contains_key(key)
+    }
+
+    /// The version `version` of `key`, if a caller with `view` may reach
+    /// it; else the versions it may reach, oldest first.
+    pub(crate) fn version(&self, key: &str, version: &str, view: Option<&Rules>) -> Result<&Arc<K::Entry>, Vec<&str>> {
+        let all = self.versions.get(key).map(Vec::as_slice).unwrap_or_default();
+        let mut reachable = all.iter().filter(|v| versions::on(v, view));
+        match reachable.clone().find(|v| K::version(&v.entry) == Some(version)) {
+            Some(found) => Ok(&found.entry),
+            None => Err(reachable.by_ref().filter_map(|v| K::version(&v.entry)).collect()),
+        }
+    }
+
+    /// The enabled entries and their other enabled versions, each once
+    /// (what a call without a view may reach: to prepare or tend them all).
+    pub(crate) fn every_version(&self) -> impl Iterator<Item = &Arc<K::Entry>> {
+        let current = |e: &Arc<K::Entry>| self.get(K::key(e)).is_some_and(|c| Arc::ptr_eq(c, e));
+        let others = self.versions.values().flatten().filter(|v| v.enabled).map(|v| &v.entry);
+        let others = others.filter(move |e| !current(e));
+        self.entries.iter().chain(others)
     }
 
     /// The enabled entry with `key`, as every caller sees it.

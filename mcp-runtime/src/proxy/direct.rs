@@ -63,10 +63,16 @@ pub(crate) fn routed(link: &Link, child: &Shared, name: &str, parts: &RequestPar
     Ok(())
 }
 
-/// Call `child`'s tool `name` (its own name there) for `parts`, the
-/// request this server admitted for its mounted copy, within the mount's
-/// timeouts.
-pub(crate) async fn call_tool(link: &Link, child: &Arc<Shared>, name: &str, mut parts: RequestParts) -> CallToolResult {
+/// Call `child`'s tool `name` (its own name there; the `version` the call
+/// names, if any) for `parts`, the request this server admitted for its
+/// mounted copy, within the mount's timeouts.
+pub(crate) async fn call_tool(
+    link: &Link,
+    child: &Arc<Shared>,
+    name: &str,
+    version: Option<&str>,
+    mut parts: RequestParts,
+) -> CallToolResult {
     // As its own server finds it: a `call_tool` of its tool search is a
     // call of the tool it names.
     let (mut name, mut sent) = (name.to_owned(), Some(Value::Object(std::mem::take(&mut parts.arguments))));
@@ -74,9 +80,21 @@ pub(crate) async fn call_tool(link: &Link, child: &Arc<Shared>, name: &str, mut 
         return CallToolResult::error_text(format!("the mounted server `{}` refused: {}", link.label, error.message));
     }
     let name = name.as_str();
-    let Some(entry) = child.tools.current().get(name).cloned() else {
+    let tools = child.tools.current();
+    let Some(entry) = tools.get(name).cloned() else {
         return CallToolResult::error_text(format!("the mounted server `{}` has no tool `{name}` now", link.label));
     };
+    let entry = match version.filter(|v| entry.version.as_deref() != Some(v) && tools.versioned(name)) {
+        None => entry,
+        Some(version) => match tools.version(name, version, None) {
+            Ok(entry) => entry.clone(),
+            Err(versions) => {
+                let why = crate::component::versions::unknown("tool", name, version, &versions);
+                return CallToolResult::error_text(format!("the mounted server `{}` refused: {why}", link.label));
+            }
+        },
+    };
+    drop(tools);
     let show_details = child.show_internal_errors;
     parts.arguments = match arguments(&entry, sent, child.lenient_arguments, show_details) {
         Ok(arguments) => arguments,

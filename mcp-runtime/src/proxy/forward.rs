@@ -57,6 +57,7 @@ impl ProxiedTool {
             needs: Needs::default(),
             profile: None,
             unknown_header_arguments: Vec::new(),
+            blank_version: false,
             scopes: link.scopes(ScopeOf::Tool, &upstream),
             checked_input: None,
             forwarded: true,
@@ -75,6 +76,12 @@ impl Tool for ProxiedTool {
 
     fn call(&self, request: RequestParts) -> BoxFuture<'static, CallToolResult> {
         let (link, name) = (self.link.clone(), self.upstream.clone());
+        // The version a call names goes on to its server, which lists only
+        // its current one here (a tool without versions ignores it).
+        let version = self.definition.version().and_then(|_| {
+            let version = request.meta()?.get(crate::component::versions::META_KEY)?;
+            version.as_str().map(str::to_owned)
+        });
         Box::pin(async move {
             let link = match upgrade(&link) {
                 Ok(link) => link,
@@ -85,7 +92,7 @@ impl Tool for ProxiedTool {
                     return CallToolResult::error_text(why);
                 }
                 if *direct {
-                    return super::direct::call_tool(&link, child, &name, request).await;
+                    return super::direct::call_tool(&link, child, &name, version.as_deref(), request).await;
                 }
             }
             let mut request = request;
@@ -93,7 +100,7 @@ impl Tool for ProxiedTool {
             // Read from the upstream's text straight into a tool result:
             // its `resultType` is not a member of one, and its `_meta` loses
             // the upstream era's members (this server's era puts its own).
-            match link.call_tool(request, &name, arguments).await {
+            match link.call_tool(request, &name, arguments, version.as_deref()).await {
                 Ok(raw) => match serde_json::from_str::<CallToolResult>(raw.get()) {
                     Ok(mut result) => {
                         if let Some(meta) = &mut result.meta {

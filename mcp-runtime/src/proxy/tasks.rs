@@ -41,19 +41,23 @@ use crate::request::{Context, FromRequest, RequestParts};
 const POLL: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(5));
 
 impl Link {
-    /// Call the upstream's tool `name` with `arguments` for the request of
-    /// `parts`: its result as the upstream's JSON text, its envelope still
+    /// Call the upstream's tool `name` (its `version`, if the call names
+    /// one) with `arguments` for the request of `parts`: its result as the upstream's JSON text, its envelope still
     /// on (see [`own_envelope`](super::link::own_envelope)).
     pub(crate) async fn call_tool(
         self: &Arc<Self>,
         mut parts: RequestParts,
         name: &str,
         arguments: JsonObject,
+        version: Option<&str>,
     ) -> Result<Box<RawValue>, ClientError> {
         let running = parts.task.clone();
         let ctx = Context::from_request(&mut parts).map_err(|_| ClientError::Transport("no context".into()))?;
-        let params =
+        let mut params =
             JsonObject::from_iter([("name".into(), json!(name)), ("arguments".into(), Value::Object(arguments))]);
+        if let Some(version) = version {
+            params.insert("_meta".into(), json!({ crate::component::versions::META_KEY: version }));
+        }
         let tasking = self.offers_tasks.load(Ordering::Relaxed) && !self.stateful.load(Ordering::Relaxed);
         if tasking && running.is_some() {
             let result = self.bounded_for(running.as_deref(), self.as_task(&ctx, params)).await?;

@@ -223,6 +223,26 @@ impl Server {
         ToolsHandle(self.tools.clone())
     }
 
+    /// Make `version` of the tool `name` its current one, instead of the
+    /// newest: the one `tools/list` shows and a call without
+    /// `_meta.version` runs (a call may still name another version). A
+    /// server whose tool `name` has no such version does not start (the
+    /// error names the versions it has); while it runs,
+    /// [`ToolsHandle::pin_version`] changes the pin.
+    pub fn pin_version(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.tools.sources().pin(&name.into(), &version.into());
+        self
+    }
+
+    /// Whether tools may come from other servers after start-up, so a pin
+    /// may name one not registered yet.
+    fn mounted(&self) -> bool {
+        #[cfg(feature = "proxy")]
+        return !self.mounts.is_empty();
+        #[cfg(not(feature = "proxy"))]
+        false
+    }
+
     /// Share `value` with every tool that takes a `State<T>` of its type
     /// (one value per type; a second call replaces the first).
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
@@ -257,6 +277,7 @@ impl Server {
             Limiter::new(limit, None)?;
         }
         let tools = self.tools.check(&self.states)?;
+        self.tools.check_pins(self.mounted())?;
         tools.compile_all()?;
         Ok(tools.entries().iter().map(|e| e.definition.tool.clone()).collect())
     }
@@ -277,6 +298,7 @@ impl Server {
     }
 
     pub(crate) fn build(self) -> Result<(Arc<Shared>, Limits), Error> {
+        let mounted = self.mounted();
         #[cfg(feature = "proxy")]
         let links = self.links();
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
@@ -290,6 +312,7 @@ impl Server {
             Some(Arc::new(served))
         };
         self.tools.publish(state.clone())?;
+        self.tools.check_pins(mounted)?;
         self.resources.statics.publish(state.clone())?;
         self.resources.templates.publish(state.clone())?;
         self.prompts.publish(state.clone())?;

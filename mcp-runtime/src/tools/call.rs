@@ -135,8 +135,12 @@ impl Invocable for Call {
                     <Tools as crate::component::Kind>::visible(e, request) && tools.on_for(e, view.as_deref())
                 };
                 tools.unknown("tool", &name, visible)
-            })?
-            .clone();
+            })?;
+        let entry = match versioned(&meta).filter(|_| tools.versioned(&name)) {
+            Some(version) => called_version(request, &tools, &name, entry, version?)?,
+            None => entry,
+        }
+        .clone();
         Ok(Call {
             name,
             sent: arguments,
@@ -242,6 +246,45 @@ impl Invocable for Call {
             span::tool_error(span);
         }
         Some(to.projection.answer(to.id.clone(), result.for_version_of_schema(to.version, self.entry.wraps_output)))
+    }
+}
+
+/// The version a call's `_meta.version` names, if it names one; an error
+/// if it is not a string.
+fn versioned(meta: &Option<JsonObject>) -> Option<Result<&str, ErrorObject>> {
+    let version = meta.as_ref()?.get(crate::component::versions::META_KEY)?;
+    Some(version.as_str().ok_or_else(|| {
+        let kind = mcp_core::jsonrpc::kind_of(version);
+        ErrorObject::invalid_params(format!(
+            "`_meta.version` names a tool's version as a string, such as \"2\", not {kind}"
+        ))
+    }))
+}
+
+/// The version `version` of the tool `name` (whose current entry, the one
+/// the caller sees listed, is `current`): itself when it is that version,
+/// else the other version, if the caller may reach it; an unknown one is
+/// refused naming those it may. A mounted server's tool lists only its
+/// current version, so a version unknown here is its server's to find.
+fn called_version<'a>(
+    request: &Incoming<'_>,
+    tools: &'a crate::component::Snapshot<Tools>,
+    name: &str,
+    current: &'a Arc<Entry>,
+    version: &str,
+) -> Result<&'a Arc<Entry>, ErrorObject> {
+    if current.version.as_deref() == Some(version) {
+        return Ok(current);
+    }
+    let view = request.view();
+    let reachable = |e: &Entry| !e.app_only || crate::apps::declared(&request.peer);
+    match tools.version(name, version, view.as_deref()) {
+        Ok(entry) if reachable(entry) => Ok(entry),
+        Err(_) if current.definition.forwarded => Ok(current),
+        Ok(_) => Err(ErrorObject::invalid_params(crate::component::versions::unknown("tool", name, version, &[]))),
+        Err(versions) => {
+            Err(ErrorObject::invalid_params(crate::component::versions::unknown("tool", name, version, &versions)))
+        }
     }
 }
 

@@ -48,6 +48,8 @@ pub(crate) struct Entry {
     /// For views alone (`#[tool(app_only)]`): clients that render no views
     /// neither see nor call it.
     pub(crate) app_only: bool,
+    /// Its version (`_meta.version`), if it has one.
+    pub(crate) version: Option<String>,
 }
 
 impl Entry {
@@ -142,6 +144,9 @@ impl Kind for Tools {
         }
         raw.timeout = raw.timeout.or(options.default_timeout);
         let (tool, rust_path) = (raw.tool.name.clone(), raw.rust_path.clone());
+        if raw.blank_version {
+            return Err(Error::InvalidVersion { tool, rust_path });
+        }
         if let Some(argument) = raw.unknown_header_arguments.first() {
             let reason = format!(
                 "it has no argument `{argument}` to mirror (a value the runtime supplies, such as `Context`, has no header)"
@@ -164,7 +169,9 @@ impl Kind for Tools {
         let limiter =
             definition.rate_limit.map(|limit| Limiter::new(limit, Some(&definition.tool.name))).transpose()?;
         let app_only = crate::apps::tool_ui(&definition.tool).is_some_and(|ui| ui.app_only());
+        let version = definition.version();
         Ok(Entry {
+            version,
             app_only,
             handler: handler.clone(),
             definition,
@@ -179,6 +186,14 @@ impl Kind for Tools {
 
     fn key(entry: &Entry) -> &str {
         &entry.definition.tool.name
+    }
+
+    fn version(entry: &Entry) -> Option<&str> {
+        entry.version.as_deref()
+    }
+
+    fn source_version(source: &dyn Tool) -> Option<String> {
+        source.definition().version()
     }
 
     fn listed(entry: &Entry, version: ProtocolVersion) -> &RawValue {
@@ -211,7 +226,7 @@ impl Snapshot<Tools> {
     /// Build every argument validator now, reporting the first schema that
     /// cannot be compiled (the explicit start-up check in tests).
     pub(crate) fn compile_all(&self) -> Result<(), Error> {
-        for entry in self.entries() {
+        for entry in self.every_version() {
             entry.check().map_err(|reason| Error::InvalidSchema {
                 tool: entry.definition.tool.name.clone(),
                 rust_path: entry.definition.rust_path.clone(),
@@ -223,7 +238,7 @@ impl Snapshot<Tools> {
 
     /// Let the tools' rate limiters drop allowances that are full again.
     pub(crate) fn forget_idle_allowances(&self) {
-        self.entries().iter().filter_map(|e| e.limiter.as_ref()).for_each(Limiter::forget_idle);
+        self.every_version().filter_map(|e| e.limiter.as_ref()).for_each(Limiter::forget_idle);
     }
 }
 
@@ -260,3 +275,26 @@ crate::component::catalog_handle!(
     Tool,
     "tool"
 );
+
+impl ToolsHandle {
+    /// Make `version` of the tool `name` its current one: the one
+    /// `tools/list` shows and a call without `_meta.version` runs, instead
+    /// of the newest. `false` if no tool `name` has that version, or it
+    /// was already pinned. A pin outlives the version it names: if that
+    /// version is removed, the newest is current until it is back.
+    pub fn pin_version(&self, name: &str, version: &str) -> bool {
+        self.0.pin_version(name, version)
+    }
+
+    /// Make the newest version of the tool `name` current again; `false`
+    /// if it was not pinned.
+    pub fn unpin_version(&self, name: &str) -> bool {
+        self.0.unpin_version(name)
+    }
+
+    /// The versions of the tool `name`, enabled or not, oldest first
+    /// (`#[tool(version = "…")]`); none for a tool without versions.
+    pub fn versions(&self, name: &str) -> Vec<String> {
+        self.0.versions(name)
+    }
+}

@@ -41,6 +41,8 @@ pub struct ToolBuilder {
     parameters_only: bool,
     /// Whether a parameter is injected ([`needs`](Self::needs) was asked).
     injected: bool,
+    /// [`version`](Self::version) was given a blank one.
+    blank_version: bool,
 }
 
 impl ToolBuilder {
@@ -64,6 +66,7 @@ impl ToolBuilder {
             task_support: TaskSupport::Never,
             parameters_only: false,
             injected: false,
+            blank_version: false,
         }
     }
 
@@ -326,6 +329,25 @@ impl ToolBuilder {
         self
     }
 
+    /// Make this version `version` of the tool (kept in its
+    /// `_meta.version`, so it travels with its definition). Tools with one
+    /// name and different versions are served side by side: `tools/list`
+    /// shows the newest (dotted numbers compare as numbers, so "10" is
+    /// newer than "9"; a tool without a version is older than any), unless
+    /// [`Server::pin_version`](crate::Server::pin_version) names another,
+    /// and a call reaches another by naming it in `params._meta.version`.
+    /// A blank version stops the server from starting.
+    /// `#[tool(version = "2")]` calls this.
+    pub fn version(&mut self, version: &str) -> &mut Self {
+        self.blank_version = version.trim().is_empty();
+        if self.blank_version {
+            self.tool.meta.as_mut().map(|meta| meta.remove(crate::component::versions::META_KEY));
+        } else {
+            crate::component::versions::set(&mut self.tool.meta, version);
+        }
+        self
+    }
+
     /// Shape this tool's schemas with `profile` instead of the server's
     /// ([`Server::schema_profile`](crate::Server::schema_profile)):
     /// [`SchemaProfile::Strict`] keeps a JSON Schema 2020-12 input schema
@@ -411,6 +433,7 @@ impl ToolBuilder {
             needs: self.needs,
             profile: self.profile,
             unknown_header_arguments,
+            blank_version: self.blank_version,
             scopes: self.scopes,
             checked_input: None,
             forwarded: false,

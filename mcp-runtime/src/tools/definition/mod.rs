@@ -30,6 +30,9 @@ pub struct ToolDefinition {
     pub(crate) needs: Needs,
     /// Its own schema profile, instead of the server's.
     pub(crate) profile: Option<SchemaProfile>,
+    /// A blank version given to [`ToolBuilder::version`] (the server
+    /// refuses to start: a version says which one a call reaches).
+    pub(crate) blank_version: bool,
     /// Arguments [`ToolBuilder::header`] named that the tool does not have.
     pub(crate) unknown_header_arguments: Vec<String>,
     /// What an access token must grant to see and call it.
@@ -93,6 +96,11 @@ impl ToolDefinition {
     /// Its tags ([`ToolBuilder::tags`]).
     pub fn tags(&self) -> Vec<String> {
         crate::component::tags::of(self.tool.meta.as_ref())
+    }
+
+    /// Its version ([`ToolBuilder::version`]), if it has one.
+    pub fn version(&self) -> Option<String> {
+        crate::component::versions::of(self.tool.meta.as_ref())
     }
 
     /// The schema a call's arguments are checked against: the advertised
