@@ -6,6 +6,8 @@
 //! `list_prompts`...), for clients that only call tools, and follow each
 //! caller's view the same way; 2026-07-28 clients may cache its lists for
 //! a minute (a change to a caller's view tells that caller at once).
+//! `lookup_order` has two versions: the newest is listed and called, and a
+//! call whose `_meta.version` is "1" gets the first.
 //!
 //! ```sh
 //! cargo run --example unlock                          # stdio
@@ -16,12 +18,21 @@ use mcp_runtime::catalog::View;
 use mcp_runtime::prelude::*;
 
 /// Look an order up by its number.
-#[tool(read_only)]
+#[tool(read_only, version = "1")]
 fn lookup_order(
     /// The order's number
     order: u32,
 ) -> String {
     format!("order {order}: shipped")
+}
+
+/// Look an order up by its number: its state and its carrier.
+#[tool(read_only, name = "lookup_order", version = "2")]
+fn lookup_order_v2(
+    /// The order's number
+    order: u32,
+) -> String {
+    format!("order {order}: shipped by post")
 }
 
 /// Sign in as an admin: the refund tools are listed for you from now on.
@@ -62,6 +73,7 @@ fn audit() -> String {
 fn main() -> Result<(), mcp_runtime::Error> {
     Server::empty("desk", env!("CARGO_PKG_VERSION"))
         .tool(lookup_order::Tool)
+        .tool(lookup_order_v2::Tool)
         .tool(sign_in_as_admin::Tool)
         .tool(sign_out::Tool)
         .tool(refund::Tool)

@@ -1,5 +1,6 @@
 """The official Python SDK clients against the unlock example (a support
-desk whose refund tools a caller unlocks for itself): 2.x on the stateless
+desk whose refund tools a caller unlocks for itself, and whose
+`lookup_order` has two versions): 2.x on the stateless
 2026-07-28 path and 1.x after the `initialize` handshake, over stdio or
 Streamable HTTP. The caller lists the public tools, signs in, is told its
 tool list changed (2.x, which caches lists for the minute the server
@@ -37,9 +38,21 @@ async def names(client) -> list[str]:
     return sorted(tool.name for tool in (await client.list_tools()).tools)
 
 
+async def versions(client, label: str) -> None:
+    """`lookup_order` is listed once, as version 2, called as 2 unless a call names 1."""
+    listed = [t for t in (await client.list_tools()).tools if t.name == "lookup_order"]
+    meta = getattr(listed[0], "meta", None) or {}
+    check(len(listed) == 1 and meta.get("version") == "2", f"{label}: lookup_order listed as {listed}")
+    newest = await client.call_tool("lookup_order", {"order": 3})
+    check(newest.content[0].text == "order 3: shipped by post", f"{label}: version 2 answered {newest}")
+    first = await client.call_tool("lookup_order", {"order": 3}, meta={"version": "1"})
+    check(first.content[0].text == "order 3: shipped", f"{label}: version 1 answered {first}")
+
+
 async def unlocked(client, label: str, changed) -> None:
     """Sign in (`changed` waits for the list change it causes), use `refund`, sign out."""
     check(await names(client) == PUBLIC, f"{label}: listed {await names(client)}")
+    await versions(client, label)
     signed = await client.call_tool("sign_in_as_admin", {})
     check(not failed(signed), f"{label}: sign in failed: {signed}")
     await asyncio.wait_for(changed(), 10)
@@ -74,7 +87,8 @@ async def modern(target: list[str]) -> None:
             refused = await client.call_tool("sign_in_as_admin", {})
             check(failed(refused) and "no caller" in refused.content[0].text, f"{label}: {refused}")
             check(await names(client) == PUBLIC, f"{label}: listed {await names(client)}")
-            print(f"unlock client ({label}): no caller without a token, nothing changed: ok")
+            await versions(client, label)
+            print(f"unlock client ({label}): versions; no caller without a token, nothing changed: ok")
             return
         async with client.listen(tools_list_changed=True) as sub:
 
@@ -83,7 +97,7 @@ async def modern(target: list[str]) -> None:
                 check(event == ToolsListChanged(), f"{label}: event {event}")
 
             await unlocked(client, label, changed)
-    print(f"unlock client ({label}): listed, signed in, told of the change, refunded, signed out: ok")
+    print(f"unlock client ({label}): listed (the newest version, the first on request), signed in, told of the change, refunded, signed out: ok")
 
 
 async def handshake(target: list[str]) -> None:
@@ -122,7 +136,7 @@ async def handshake(target: list[str]) -> None:
                         await asyncio.wait_for(ann_heard.get(), 10)
                         check(await names(bob) == PUBLIC, f"{label}: bob listed {await names(bob)}")
                         check(bob_heard.empty(), f"{label}: bob heard of ann's changes")
-    print(f"unlock client ({label}): listed, signed in, told of the change, refunded, signed out: ok")
+    print(f"unlock client ({label}): listed (the newest version, the first on request), signed in, told of the change, refunded, signed out: ok")
 
 
 era, target = sys.argv[1], sys.argv[2:]

@@ -1,6 +1,7 @@
 // The official TypeScript SDK's client against the unlock example (a
 // support desk whose refund tools a caller unlocks for itself), as a
-// 2025-11-25 client sees it: the public tools are listed, signing in is
+// 2025-11-25 client sees it: the public tools are listed (`lookup_order`
+// as its version 2, its version 1 called when a call names it), signing in is
 // followed by a tool list change for this client only, `refund` is then
 // listed and called, the unlocked prompt is found and got through the
 // `list_prompts` and `get_prompt` tools, and signing out hides it again. Over HTTP a second
@@ -68,6 +69,13 @@ const names = async (client) => (await client.listTools()).tools.map((t) => t.na
 const ann = await connect("ts-unlock-ann");
 const bob = mode === "http" ? await connect("ts-unlock-bob") : undefined;
 assert.deepEqual(await names(ann.client), PUBLIC, "the public tools");
+const lookup = (await ann.client.listTools()).tools.filter((t) => t.name === "lookup_order");
+assert.equal(lookup.length, 1, "one lookup_order listed");
+assert.equal(lookup[0]._meta?.version, "2", "the newest version is listed");
+const newest = await ann.client.callTool({ name: "lookup_order", arguments: { order: 3 } });
+assert.equal(newest.content[0].text, "order 3: shipped by post", "version 2 answers");
+const first = await ann.client.callTool({ name: "lookup_order", arguments: { order: 3 }, _meta: { version: "1" } });
+assert.equal(first.content[0].text, "order 3: shipped", "a call naming version 1 gets it");
 const signed = await ann.client.callTool({ name: "sign_in_as_admin", arguments: {} });
 assert.equal(signed.isError, undefined, JSON.stringify(signed));
 assert.equal(await ann.changed(), "tools", "told its tool list changed");
@@ -91,4 +99,4 @@ assert.deepEqual(await names(ann.client), PUBLIC, "back to the public tools");
 
 await ann.client.close();
 await bob?.client.close();
-console.log(`typescript unlock client (${mode}): listed, signed in, told of the change, refunded, signed out: ok`);
+console.log(`typescript unlock client (${mode}): listed (the newest version, the first on request), signed in, told of the change, refunded, signed out: ok`);
