@@ -91,10 +91,10 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// The defaults: `/mcp`, loopback hosts and origins only, no token,
-    /// bodies up to the server's [`max_message_size`](Server::max_message_size)
+    /// bodies up to the server's [`max_message_size`](crate::Server::max_message_size)
     /// read within 60 seconds, 1024 sessions (the least recently used idle
     /// one ends to make room), each ended after 30 idle minutes; and, when
-    /// served by [`Server::serve_http_with`], request headers within 10
+    /// served by [`Server::serve_http_with`](crate::Server::serve_http_with), request headers within 10
     /// seconds and at most 512 open connections.
     pub fn new() -> Self {
         HttpOptions::default()
@@ -234,7 +234,7 @@ impl HttpOptions {
     /// body slowly, or not at all, gets 408 and the connection is closed,
     /// instead of holding it and its buffer forever. Unlike the other
     /// connection limits, this one also applies to a mounted
-    /// [`http_router`](Server::http_router).
+    /// [`http_router`](crate::Server::http_router).
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_timeout = timeout;
         self
@@ -247,7 +247,7 @@ impl HttpOptions {
     /// hyper counts it from the end of the previous response, this is
     /// also how long an idle kept-alive connection stays open. A
     /// connection streaming a response (a call's or the GET stream) is
-    /// not idle and is not closed. Applies to [`Server::serve_http_with`];
+    /// not idle and is not closed. Applies to [`Server::serve_http_with`](crate::Server::serve_http_with);
     /// a router you serve yourself gets what your server sets.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.connections.header_read_timeout = timeout;
@@ -260,7 +260,7 @@ impl HttpOptions {
     /// until one closes, so idle connections cannot make the process run
     /// out of files (the header timeout closes them in turn). Keep it
     /// below the process's open-file limit (`ulimit -n`). Applies to
-    /// [`Server::serve_http_with`].
+    /// [`Server::serve_http_with`](crate::Server::serve_http_with).
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.connections.max_connections = connections;
         self
@@ -310,7 +310,7 @@ impl HttpOptions {
     /// ```
     ///
     /// Replicas must also share the key that seals 2026-07-28 request
-    /// state ([`Server::request_state_keys`]).
+    /// state ([`Server::request_state_keys`](crate::Server::request_state_keys)).
     pub fn shared_store<S>(mut self, store: S) -> Self
     where
         S: EventStore + SessionStore + Fanout,
