@@ -73,6 +73,12 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
+    /// Whether a caller with `view` (none: no rules of its own) sees
+    /// `entry`, which the server offers everyone if `enabled`.
+    pub(crate) fn sees<K: Kind>(view: Option<&Rules>, entry: &K::Entry, enabled: bool) -> bool {
+        view.map_or(enabled, |view| view.keeps::<K>(entry, enabled))
+    }
+
     /// Whether a caller with these rules sees `entry`, which the server
     /// offers everyone if `enabled`.
     pub(crate) fn keeps<K: Kind>(&self, entry: &K::Entry, enabled: bool) -> bool {

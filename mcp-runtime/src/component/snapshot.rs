@@ -75,7 +75,7 @@ impl<K: Kind> Snapshot<K> {
     /// it; else the versions it may reach, oldest first.
     pub(crate) fn version(&self, key: &str, version: &str, view: Option<&Rules>) -> Result<&Arc<K::Entry>, Vec<&str>> {
         let all = self.versions.get(key).map(Vec::as_slice).unwrap_or_default();
-        let mut reachable = all.iter().filter(|v| versions::on(v, view));
+        let mut reachable = all.iter().filter(|v| Rules::sees::<K>(view, &v.entry, v.enabled));
         match reachable.clone().find(|v| K::version(&v.entry) == Some(version)) {
             Some(found) => Ok(&found.entry),
             None => Err(reachable.by_ref().filter_map(|v| K::version(&v.entry)).collect()),
@@ -128,11 +128,7 @@ impl<K: Kind> Snapshot<K> {
 
     /// Whether `entry` is on for a caller with `view`.
     pub(crate) fn on_for(&self, entry: &K::Entry, view: Option<&Rules>) -> bool {
-        let enabled = self.index.contains_key(K::key(entry));
-        match view {
-            None => enabled,
-            Some(view) => view.keeps::<K>(entry, enabled),
-        }
+        Rules::sees::<K>(view, entry, self.index.contains_key(K::key(entry)))
     }
 
     /// The entries from `start` (in `entries`) and `dormant_start` (in

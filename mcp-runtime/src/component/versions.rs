@@ -12,7 +12,6 @@ use std::sync::Arc;
 use mcp_core::JsonObject;
 
 use super::{Catalog, Item, Kind, Sources};
-use crate::catalog::views::Rules;
 use crate::error::Error;
 
 /// The key of a component's version under `_meta`.
@@ -117,14 +116,6 @@ pub(crate) fn unknown(noun: &str, key: &str, version: &str, reachable: &[&str]) 
     }
     let list = reachable.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ");
     format!("{noun} `{key}` has no version \"{version}\"; its versions: {list}")
-}
-
-/// Whether a versioned entry is on for a caller with `view`.
-pub(crate) fn on<K: Kind>(versioned: &Versioned<K>, view: Option<&Rules>) -> bool {
-    match view {
-        None => versioned.enabled,
-        Some(view) => view.keeps::<K>(&versioned.entry, versioned.enabled),
-    }
 }
 
 impl<K: Kind> Sources<K> {

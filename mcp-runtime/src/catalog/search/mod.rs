@@ -127,10 +127,7 @@ impl Built {
     /// Whether a caller with `view` sees the entry at `at` (as far as the
     /// catalog's settings go; scopes are the caller's own check).
     pub(crate) fn on_for(&self, at: usize, view: Option<&crate::catalog::views::Rules>) -> bool {
-        match view {
-            None => self.enabled[at],
-            Some(view) => view.keeps::<Tools>(&self.entries[at], self.enabled[at]),
-        }
+        crate::catalog::views::Rules::sees::<Tools>(view, &self.entries[at], self.enabled[at])
     }
 }
 
