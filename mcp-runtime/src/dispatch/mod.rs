@@ -120,6 +120,7 @@ impl Incoming<'_> {
             session_key: self.session.key,
             http_session: self.session.http_id().cloned(),
             view_owner: self.view_owner(),
+            session_lasts: self.session.lasting_key().is_some(),
             views: Some(self.session.shared.views.clone()),
         }
     }

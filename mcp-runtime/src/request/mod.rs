@@ -64,6 +64,10 @@ pub struct RequestParts {
     /// Whose view of the catalog the request sees (none for a request
     /// made by hand, or a 2026-07-28 one without a token).
     pub(crate) view_owner: Option<crate::catalog::views::Owner>,
+    /// Whether the request's session outlives it (not a stateless
+    /// request's, nor the one an endpoint without session ids shares):
+    /// only such a session may own per-user state.
+    pub(crate) session_lasts: bool,
     /// The views of the server that serves the caller's catalog: kept when
     /// a mounted server's tool is called directly, so a view it changes is
     /// the one the caller's lists are read through.
@@ -91,6 +95,7 @@ impl RequestParts {
             session_key: 0,
             http_session: None,
             view_owner: None,
+            session_lasts: false,
             views: None,
         }
     }
@@ -119,6 +124,7 @@ impl RequestParts {
             session_key: self.session_key,
             http_session: self.http_session.clone(),
             view_owner: self.view_owner.clone(),
+            session_lasts: self.session_lasts,
             views: self.views.clone(),
         }
     }

@@ -166,10 +166,9 @@ impl<T: Send + Sync + 'static> FromRequest for UserState<T> {
             .ok_or_else(|| Rejection::internal("no `UserStore` is registered on this server (`Server::user_state`)"))?;
         // A session owns state only if it outlives the request (not the
         // one an endpoint without session ids shares among its requests).
-        let lasting = matches!(request.view_owner, Some(crate::catalog::views::Owner::Session(_)));
         let caller = match (&request.claims, &request.peer) {
             (Some(claims), _) => Some(subject_key(&claims.principal())),
-            (None, Some(peer)) if lasting && request.protocol_version.uses_handshake() => {
+            (None, Some(peer)) if request.session_lasts && request.protocol_version.uses_handshake() => {
                 Some(session_key(request, peer))
             }
             _ => None,
