@@ -123,3 +123,49 @@ async fn our_client_works_against_an_endpoint_without_session_ids() {
     let text: Vec<&str> = sum.content.iter().filter_map(|c| c.as_text()).collect();
     assert_eq!(text, ["42"]);
 }
+
+/// Work that may become a task.
+#[tool(task = "optional")]
+async fn slow() -> String {
+    "done".into()
+}
+
+/// A note.
+#[resource("notes://today")]
+fn today() -> String {
+    "nothing yet".into()
+}
+
+#[tokio::test]
+async fn initialize_declares_only_what_works_without_a_session() {
+    let server = || Server::empty("plain", "1").tool(add::Tool).tool(slow::Tool).resource(today::Resource);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(server().serve_http_on(listener, HttpOptions::new().session_ids(false)));
+    let client = RawClient::new(&url);
+    let init = |version: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    };
+    for version in ["2025-11-25", "2025-03-26"] {
+        let answer = post(&client, None, init(version)).await;
+        let capabilities = &answer.last()["result"]["capabilities"];
+        // What works: the lists, reads, logging on a call's own stream.
+        assert_eq!(capabilities["tools"], json!({}), "{version}: no listChanged: {capabilities}");
+        assert_eq!(capabilities["resources"], json!({}), "{version}: no subscribe: {capabilities}");
+        assert!(capabilities.get("logging").is_some(), "{version}: {capabilities}");
+        // What needs a session to come back to: tasks, in both spellings.
+        assert!(capabilities.get("tasks").is_none(), "{version}: {capabilities}");
+        assert!(capabilities.pointer("/extensions/io.modelcontextprotocol~1tasks").is_none(), "{capabilities}");
+    }
+
+    // The same server with session ids declares them all.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(server().serve_http_on(listener, HttpOptions::new()));
+    let answer = post(&RawClient::new(&url), None, init("2025-11-25")).await;
+    let capabilities = &answer.last()["result"]["capabilities"];
+    assert_eq!(capabilities["tools"]["listChanged"], true, "{capabilities}");
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{capabilities}");
+    assert!(capabilities.get("tasks").is_some(), "{capabilities}");
+}

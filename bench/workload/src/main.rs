@@ -177,13 +177,18 @@ async fn checkout(
     .to_string())
 }
 
-const USAGE: &str = "usage: bench-workload --http ADDR (API_SERVICE_URL and REDIS_URL from the environment)";
+const USAGE: &str =
+    "usage: bench-workload [--no-session-ids] --http ADDR (API_SERVICE_URL and REDIS_URL from the environment)";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr = match &args[..] {
-        [flag, addr] if flag == "--http" => addr.clone(),
+    // These tools keep nothing per session, so the entry may answer
+    // without session ids as the rmcp entry does (no DELETE follows);
+    // the default issues them, as a user's first server would.
+    let (session_ids, addr) = match &args[..] {
+        [flag, addr] if flag == "--http" => (true, addr.clone()),
+        [no, flag, addr] if no == "--no-session-ids" && flag == "--http" => (false, addr.clone()),
         _ => return Err(USAGE.into()),
     };
     let api = std::env::var("API_SERVICE_URL").unwrap_or_else(|_| "http://mcp-api-service:8100".into());
@@ -197,7 +202,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let local: SocketAddr = listener.local_addr()?;
     let health = || async { ([(header::CONTENT_TYPE, "application/json")], r#"{"status":"ok","server_type":"rust"}"#) };
-    let mut options = HttpOptions::new().route("/health", get(health));
+    let mut options = HttpOptions::new().route("/health", get(health)).session_ids(session_ids);
     if !local.ip().is_loopback() {
         // In a container, clients name the server by its service name.
         options = options.allow_any_host();

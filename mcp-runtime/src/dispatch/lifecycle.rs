@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcp_core::{
-    ErrorObject, InitializeParams, InitializeResult, JsonObject, ProtocolVersion, SetLevelParams, envelope,
+    ErrorObject, InitializeParams, InitializeResult, JsonObject, ProtocolVersion, ServerCapabilities, SetLevelParams,
+    envelope,
 };
 use serde::Serialize;
+use serde_json::Value;
 
 use super::reply::{Empty, ResultBody};
 use super::table::Capability;
@@ -35,12 +37,12 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
             )
         };
     }
-    if request.session.http_id().is_some() {
+    let session = request.session;
+    if session.transport == Some("tcp") {
         connected!(tracing::Level::DEBUG);
     } else {
         connected!(tracing::Level::INFO);
     }
-    let session = request.session;
     let peer = Peer::new(
         session.log_level.clone(),
         Some(params.client_info),
@@ -51,13 +53,20 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         .negotiated
         .set(Negotiated { version, peer: Arc::new(peer) })
         .map_err(|_| ErrorObject::invalid_request("`initialize` was already received on this connection"))?;
-    session.listen_for_changes(request.claims.as_ref().map(|c| c.principal()));
     let shared = request.shared();
     let mut capabilities = shared.capabilities();
-    // Tasks were in the core protocol in 2025-11-25 only (the extension,
-    // declared in every era, is the one that lasted).
-    if version == ProtocolVersion::V2025_11_25 && shared.serves(Capability::Tasks) {
-        capabilities.other.insert("tasks".into(), mcp_core::task::capability_2025_11_25());
+    if session.request_scoped() {
+        // An endpoint that issues no session ids: nothing the client does
+        // after this answer can reach a session, so what needs one is not
+        // declared (and is refused if asked for).
+        capabilities = without_session(capabilities);
+    } else {
+        session.listen_for_changes(request.claims.as_ref().map(|c| c.principal()));
+        // Tasks were in the core protocol in 2025-11-25 only (the
+        // extension, declared in every era, is the one that lasted).
+        if version == ProtocolVersion::V2025_11_25 && shared.serves(Capability::Tasks) {
+            capabilities.other.insert("tasks".into(), mcp_core::task::capability_2025_11_25());
+        }
     }
     Ok(request.reply(InitializeResult {
         protocol_version: version,
@@ -66,6 +75,31 @@ pub(crate) fn initialize(request: &Incoming<'_>, params: Option<JsonObject>) -> 
         instructions: shared.instructions.clone(),
         meta: None,
     }))
+}
+
+/// What a handshake-era server without sessions can keep of its
+/// capabilities: no `listChanged` (no stream to send it on), no resource
+/// subscriptions, no tasks to come back for. Logging stays: a call's own
+/// messages still reach its client on the call's stream, at the default
+/// level.
+fn without_session(mut capabilities: ServerCapabilities) -> ServerCapabilities {
+    if let Some(tools) = &mut capabilities.tools {
+        tools.list_changed = None;
+    }
+    if let Some(prompts) = &mut capabilities.prompts {
+        prompts.list_changed = None;
+    }
+    if let Some(resources) = &mut capabilities.resources {
+        resources.list_changed = None;
+        resources.subscribe = None;
+    }
+    if let Some(Value::Object(extensions)) = capabilities.other.get_mut("extensions") {
+        extensions.remove(mcp_core::task::EXTENSION);
+        if extensions.is_empty() {
+            capabilities.other.remove("extensions");
+        }
+    }
+    capabilities
 }
 
 pub(crate) fn ping(request: &Incoming<'_>, _: Option<JsonObject>) -> Result<Action, ErrorObject> {

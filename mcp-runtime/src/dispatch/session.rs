@@ -116,7 +116,14 @@ impl Session {
     /// The session's key, if it is its own and the session outlasts its
     /// requests (not a stateless HTTP request's): what owns its view.
     pub(crate) fn lasting_key(&self) -> Option<u64> {
-        (self.owns_key && (self.id.is_some() || self.transport != Some("tcp"))).then_some(self.key)
+        (self.owns_key && !self.request_scoped()).then_some(self.key)
+    }
+
+    /// Whether the session lives only as long as the requests it answers:
+    /// an HTTP request's outside any session (2026-07-28, or an endpoint
+    /// that issues no session ids), which nothing can reach afterwards.
+    pub(crate) fn request_scoped(&self) -> bool {
+        self.id.is_none() && self.transport == Some("tcp")
     }
 
     /// Who owns the tasks this session's client asks for (2025-11-25):

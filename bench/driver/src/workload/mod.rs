@@ -133,7 +133,8 @@ pub(crate) async fn run(args: &[String]) -> Result<(), Error> {
             let entry = &entries[at];
             seed(&catalog_binary, &redis_url, other_cpus.as_deref()).await?;
             let env = [("API_SERVICE_URL", api.as_str()), ("REDIS_URL", redis_url.as_str())];
-            let log = work.join(format!("{}-round{}.log", entry.name, round + 1));
+            let file: String = entry.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+            let log = work.join(format!("{file}-round{}.log", round + 1));
             let run =
                 measure(entry, &env, server_cpus.as_deref(), &log, &options, [catalog.pid(), redis.pid()]).await?;
             eprintln!(
@@ -170,6 +171,16 @@ fn entries(options: &Options, release: &Path) -> Result<Vec<Entry>, Error> {
         dir: None,
         port,
     }];
+    // The same entry answering without session ids, as the rmcp entry
+    // does: the handshake's cost with and without a session to keep.
+    let port = procs::free_port()?;
+    entries.push(Entry {
+        name: "ours (no session ids)",
+        program: release.join("bench-workload"),
+        args: vec!["--no-session-ids".into(), "--http".into(), format!("127.0.0.1:{port}")],
+        dir: None,
+        port,
+    });
     if !options.ours_only {
         let rmcp = options.rmcp.clone().ok_or("--rmcp PATH: the rmcp entry's binary (bench/workload.sh builds it)")?;
         // As published, it listens on 0.0.0.0:8095.
@@ -299,9 +310,15 @@ fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
 
     println!("## The published MCP workload (MCP Server Performance Benchmark v2)\n");
     let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
-    let ratios: Vec<&str> = names[1..].to_vec();
-    let header: Vec<String> =
-        names.iter().map(|n| n.to_string()).chain(ratios.iter().map(|n| format!("ours ÷ {n}"))).collect();
+    // Each of our entries against each peer's.
+    let ours: Vec<usize> = (0..names.len()).filter(|&i| names[i].starts_with("ours")).collect();
+    let peers: Vec<usize> = (0..names.len()).filter(|&i| !names[i].starts_with("ours")).collect();
+    let pairs: Vec<(usize, usize)> = ours.iter().flat_map(|&o| peers.iter().map(move |&p| (o, p))).collect();
+    let header: Vec<String> = names
+        .iter()
+        .map(|n| n.to_string())
+        .chain(pairs.iter().map(|&(o, p)| format!("{} ÷ {}", names[o], names[p])))
+        .collect();
     println!("| measurement | unit | {} |", header.join(" | "));
     println!("|---|---|{}", "---|".repeat(header.len()));
     for (name, unit, figure) in &rows {
@@ -309,8 +326,10 @@ fn print_table(entries: &[Entry], results: &[Vec<Run>], options: &Options) {
             results.iter().map(|runs| crate::summary(&runs.iter().map(figure).collect::<Vec<_>>())).collect();
         let mut texts: Vec<String> = cells.iter().map(|(_, t)| t.clone()).collect();
         // A ratio of two zeros (no failed checks) is no ratio.
-        let ratio = |other: f64| if other == 0.0 { "—".to_owned() } else { format!("{:.2}", cells[0].0 / other) };
-        texts.extend(cells[1..].iter().map(|(other, _)| ratio(*other)));
+        let ratio = |(o, p): (usize, usize)| {
+            if cells[p].0 == 0.0 { "—".to_owned() } else { format!("{:.2}", cells[o].0 / cells[p].0) }
+        };
+        texts.extend(pairs.iter().map(|&pair| ratio(pair)));
         println!("| {name} | {unit} | {} |", texts.join(" | "));
     }
     println!(
