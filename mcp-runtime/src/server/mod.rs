@@ -73,7 +73,7 @@ pub struct Server {
     task_ttl: Duration,
     tasks_per_requestor: usize,
     /// Where its skills come from, read when it starts.
-    skills: Vec<crate::skills::Source>,
+    skills: Option<crate::skills::Sources>,
     /// The command line `run` reads, when not the process's ([`args`](Self::args)).
     args: Option<Vec<std::ffi::OsString>>,
     /// What the catalog looks like to each request (`catalog`).
@@ -135,7 +135,7 @@ impl Server {
             task_store: None,
             task_ttl: Duration::from_secs(60 * 60),
             tasks_per_requestor: 1000,
-            skills: Vec::new(),
+            skills: None,
             args: None,
             transforms: Default::default(),
             log_level: crate::logging::LevelFilter::INFO,
@@ -175,14 +175,17 @@ impl Server {
     /// # }
     /// ```
     pub fn skills(mut self, folder: impl Into<std::path::PathBuf>) -> Self {
-        self.skills.push(crate::skills::Source::Folder(folder.into()));
+        self.skills
+            .get_or_insert_with(crate::skills::Sources::new)
+            .list
+            .push(crate::skills::Source::Folder(folder.into()));
         self
     }
 
     /// Serve a skill made in code ([`Skill`](crate::skills::Skill)), as
     /// [`skills`](Self::skills) serves a folder's.
     pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
-        self.skills.push(crate::skills::Source::Code(skill));
+        self.skills.get_or_insert_with(crate::skills::Sources::new).list.push(crate::skills::Source::Code(skill));
         self
     }
 
@@ -304,12 +307,13 @@ impl Server {
         let limiter = self.rate_limit.map(|limit| Limiter::new(limit, None)).transpose()?;
         let views = crate::catalog::views::Views::new(self.announcer.clone(), self.view_lists());
         let state = Arc::new(self.states);
-        let skills = if self.skills.is_empty() {
-            None
-        } else {
-            let (served, files) = crate::skills::Served::load(&self.skills)?;
-            files.into_iter().for_each(|file| self.resources.statics.sources().push(file));
-            Some(Arc::new(served))
+        let skills = match &self.skills {
+            None => None,
+            Some(sources) => {
+                let (served, files) = (sources.load)(&sources.list)?;
+                files.into_iter().for_each(|file| self.resources.statics.sources().push(file));
+                Some(Arc::new(served))
+            }
         };
         self.tools.publish(state.clone())?;
         self.tools.check_pins(mounted)?;

@@ -24,8 +24,11 @@ pub(crate) mod methods;
 mod served;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub(crate) use served::Served;
+
+use crate::resources::Resource;
 
 /// One skill made in code, for [`Server::skill`](crate::Server::skill):
 /// its `SKILL.md` and any other files.
@@ -68,4 +71,21 @@ pub(crate) enum Source {
     Folder(PathBuf),
     /// One skill made in code.
     Code(Skill),
+}
+
+/// The skills a server was given, and what reads them at start-up.
+///
+/// The reader (the skill checks, hashing, the YAML frontmatter parser) is
+/// reached through the pointer that adding a skill stores, never named by
+/// the server's start-up: a program that adds no skill leaves it all to
+/// the linker to drop.
+pub(crate) struct Sources {
+    pub(crate) list: Vec<Source>,
+    pub(crate) load: fn(&[Source]) -> Result<(Served, Vec<Arc<dyn Resource>>), crate::Error>,
+}
+
+impl Sources {
+    pub(crate) fn new() -> Self {
+        Sources { list: Vec::new(), load: Served::load }
+    }
 }
