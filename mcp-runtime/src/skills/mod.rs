@@ -81,8 +81,11 @@ pub(crate) enum Source {
 /// the linker to drop.
 pub(crate) struct Sources {
     pub(crate) list: Vec<Source>,
-    pub(crate) load: fn(&[Source]) -> Result<(Served, Vec<Arc<dyn Resource>>), crate::Error>,
+    pub(crate) load: fn(&[Source]) -> Result<Loaded, crate::Error>,
 }
+
+/// What the server serves of its skills, and the resource of each file.
+pub(crate) type Loaded = (Served, Vec<Arc<dyn Resource>>);
 
 impl Sources {
     pub(crate) fn new() -> Self {

@@ -57,7 +57,7 @@ pub(crate) struct Served {
 impl Served {
     /// Read and check the skills of `sources`: what the server serves, and
     /// the resource of each file.
-    pub(crate) fn load(sources: &[Source]) -> Result<(Served, Vec<Arc<dyn Resource>>), Error> {
+    pub(crate) fn load(sources: &[Source]) -> Result<super::Loaded, Error> {
         let mut drafts = Vec::new();
         for source in sources {
             match source {
