@@ -168,4 +168,5 @@ async fn initialize_declares_only_what_works_without_a_session() {
     assert_eq!(capabilities["tools"]["listChanged"], true, "{capabilities}");
     assert_eq!(capabilities["resources"]["subscribe"], true, "{capabilities}");
     assert!(capabilities.get("tasks").is_some(), "{capabilities}");
+    assert!(capabilities.pointer("/extensions/io.modelcontextprotocol~1tasks").is_some(), "{capabilities}");
 }

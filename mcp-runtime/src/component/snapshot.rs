@@ -75,10 +75,10 @@ impl<K: Kind> Snapshot<K> {
     /// it; else the versions it may reach, oldest first.
     pub(crate) fn version(&self, key: &str, version: &str, view: Option<&Rules>) -> Result<&Arc<K::Entry>, Vec<&str>> {
         let all = self.versions.get(key).map(Vec::as_slice).unwrap_or_default();
-        let mut reachable = all.iter().filter(|v| Rules::sees::<K>(view, &v.entry, v.enabled));
+        let reachable = all.iter().filter(|v| Rules::sees::<K>(view, &v.entry, v.enabled));
         match reachable.clone().find(|v| K::version(&v.entry) == Some(version)) {
             Some(found) => Ok(&found.entry),
-            None => Err(reachable.by_ref().filter_map(|v| K::version(&v.entry)).collect()),
+            None => Err(reachable.filter_map(|v| K::version(&v.entry)).collect()),
         }
     }
 

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use mcp_core::JsonObject;
+use mcp_core::{ErrorObject, JsonObject};
 
 use super::{Catalog, Item, Kind, Sources};
 use crate::error::Error;
@@ -27,6 +27,19 @@ pub(crate) fn set(meta: &mut Option<JsonObject>, version: &str) {
 pub(crate) fn of(meta: Option<&JsonObject>) -> Option<String> {
     let version = meta?.get(META_KEY)?.as_str()?;
     (!version.trim().is_empty()).then(|| version.to_owned())
+}
+
+/// The version a call's `_meta.version` names, if it names one; an error
+/// if it is not a string. The one reading of a call's version: admission
+/// refuses the error, and a proxied tool passes the version on.
+pub(crate) fn named(meta: Option<&JsonObject>) -> Option<Result<&str, ErrorObject>> {
+    let version = meta?.get(META_KEY)?;
+    Some(version.as_str().ok_or_else(|| {
+        let kind = mcp_core::jsonrpc::kind_of(version);
+        ErrorObject::invalid_params(format!(
+            "`_meta.version` names a tool's version as a string, such as \"2\", not {kind}"
+        ))
+    }))
 }
 
 /// One part of a version: a number, or text (after every number).

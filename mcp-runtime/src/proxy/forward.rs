@@ -78,10 +78,10 @@ impl Tool for ProxiedTool {
         let (link, name) = (self.link.clone(), self.upstream.clone());
         // The version a call names goes on to its server, which lists only
         // its current one here (a tool without versions ignores it).
-        let version = self.definition.version().and_then(|_| {
-            let version = request.meta()?.get(crate::component::versions::META_KEY)?;
-            version.as_str().map(str::to_owned)
-        });
+        let version = self
+            .definition
+            .version()
+            .and_then(|_| crate::component::versions::named(request.meta())?.ok().map(str::to_owned));
         Box::pin(async move {
             let link = match upgrade(&link) {
                 Ok(link) => link,

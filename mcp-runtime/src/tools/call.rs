@@ -136,7 +136,7 @@ impl Invocable for Call {
                 };
                 tools.unknown("tool", &name, visible)
             })?;
-        let entry = match versioned(&meta).filter(|_| tools.versioned(&name)) {
+        let entry = match crate::component::versions::named(meta.as_ref()).filter(|_| tools.versioned(&name)) {
             Some(version) => called_version(request, &tools, &name, entry, version?)?,
             None => entry,
         }
@@ -247,18 +247,6 @@ impl Invocable for Call {
         }
         Some(to.projection.answer(to.id.clone(), result.for_version_of_schema(to.version, self.entry.wraps_output)))
     }
-}
-
-/// The version a call's `_meta.version` names, if it names one; an error
-/// if it is not a string.
-fn versioned(meta: &Option<JsonObject>) -> Option<Result<&str, ErrorObject>> {
-    let version = meta.as_ref()?.get(crate::component::versions::META_KEY)?;
-    Some(version.as_str().ok_or_else(|| {
-        let kind = mcp_core::jsonrpc::kind_of(version);
-        ErrorObject::invalid_params(format!(
-            "`_meta.version` names a tool's version as a string, such as \"2\", not {kind}"
-        ))
-    }))
 }
 
 /// The version `version` of the tool `name` (whose current entry, the one

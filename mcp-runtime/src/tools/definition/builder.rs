@@ -341,7 +341,9 @@ impl ToolBuilder {
     pub fn version(&mut self, version: &str) -> &mut Self {
         self.blank_version = version.trim().is_empty();
         if self.blank_version {
-            self.tool.meta.as_mut().map(|meta| meta.remove(crate::component::versions::META_KEY));
+            if let Some(meta) = &mut self.tool.meta {
+                meta.remove(crate::component::versions::META_KEY);
+            }
         } else {
             crate::component::versions::set(&mut self.tool.meta, version);
         }
